@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Set up irpref with its test dependencies in .venv and run the whole test suite.
+# pytest's exit 5 ("no tests collected") is a failure here, never a pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+. .venv/bin/activate
+python -m pip install --quiet --upgrade pip
+python -m pip install --quiet -e ".[test]"
+ruff check src tests benchmarks
+set +e
+python -m pytest -q "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "error: pytest collected no tests" >&2
+  exit 1
+fi
+exit "$status"

@@ -1,0 +1,73 @@
+"""The ``irpref`` command: one module per subcommand, loaded on demand."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import warnings
+
+# subcommand -> (module under irpref.cli, one-line help)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "evaluate": ("evaluate", "evaluate runs with measures (tidy table / tsv / json)"),
+    "trec_eval": ("trec_eval", "drop-in replacement for trec_eval"),
+    "measures": ("measures", "list the measures irpref knows, with formulas and sources"),
+    "ties": ("ties", "how often runs tie, and how much tie-breaking moves each measure"),
+    "compare": ("compare", "pairwise preferences between runs and system orderings"),
+    "significance": ("significance", "paired tests, randomized Tukey HSD, discriminative power"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="irpref",
+        description="Exact, fast offline evaluation of rankings.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    available = {}
+    for name, (module, helptext) in SUBCOMMANDS.items():
+        try:
+            mod = importlib.import_module(f"irpref.cli.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"irpref.cli.{module}":
+                raise
+            continue
+        available[name] = mod
+        mod.add_arguments(sub.add_parser(name, help=helptext, description=helptext, **getattr(mod, "PARSER_KWARGS", {})))
+    if name_needs_raw(argv, available):
+        return available["trec_eval"].run_raw(argv[1:])
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    warnings.simplefilter("default")
+    warnings.showwarning = _show_warning
+    try:
+        return int(available[args.command].run(args) or 0)
+    except BrokenPipeError:
+        sys.stderr.close()  # the reader went away (e.g. `| head`): not an error
+        return 0
+    except (ValueError, OSError) as exc:
+        print(f"irpref {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def name_needs_raw(argv: list[str], available: dict) -> bool:
+    """trec_eval takes its own flag syntax (``-m P.5 -M100``): parse it itself."""
+    return bool(argv) and argv[0] == "trec_eval" and hasattr(available.get("trec_eval"), "run_raw")
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"irpref: warning: {message}", file=sys.stderr)
+
+
+def _version() -> str:
+    from irpref import __version__
+
+    return f"irpref {__version__}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

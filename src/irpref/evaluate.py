@@ -1,0 +1,124 @@
+"""``evaluate``: many runs, many measures, one tidy table.
+
+The result has one row per (run, query, measure) with its value; ``summarize``
+turns it into means over queries (query ``all``), using each measure's own
+aggregate (arithmetic mean unless the family says otherwise).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from irpref.io.frames import as_qrels, as_runs
+from irpref.judged import JudgedRankings, intern, judge
+from irpref.measures import Measure, parse_measures
+
+__all__ = ["evaluate", "judge_inputs", "summarize", "tidy"]
+
+
+def judge_inputs(
+    qrels,
+    runs,
+    *,
+    rel: int = 1,
+    depth: int | None = None,
+    ties: str = "docid",
+    use_tag: bool = False,
+    warn: bool = True,
+) -> JudgedRankings:
+    """Read (if needed), intern and judge ``qrels`` and ``runs``.
+
+    Run queries missing from the qrels are ignored, as trec_eval does, and
+    counted in a warning.
+    """
+    collection = intern(as_qrels(qrels), as_runs(runs, use_tag=use_tag))
+    if warn and collection.unjudged_queries:
+        parts = [
+            f"{name}: {len(qs)} ({', '.join(qs[:5])}{', ...' if len(qs) > 5 else ''})"
+            for name, qs in collection.unjudged_queries.items()
+        ]
+        warnings.warn(
+            "queries absent from the qrels were ignored: " + "; ".join(parts), stacklevel=2
+        )
+    return judge(collection, ties=ties, depth=depth, rel=rel)
+
+
+def tidy(
+    judged: JudgedRankings,
+    values: dict[str, np.ndarray],
+    mask: np.ndarray,
+) -> pd.DataFrame:
+    """Long table (run, query, measure, value) of (R, Q) arrays, rows where ``mask``."""
+    r_idx, q_idx = np.nonzero(mask)
+    runs = np.asarray(judged.run_names, dtype=object)
+    frames = [
+        pd.DataFrame(
+            {
+                "run": runs[r_idx],
+                "query": judged.queries[q_idx],
+                "measure": name,
+                "value": arr[r_idx, q_idx].astype(np.float64),
+            }
+        )
+        for name, arr in values.items()
+    ]
+    if not frames:
+        return pd.DataFrame({"run": [], "query": [], "measure": [], "value": []})
+    return pd.concat(frames, ignore_index=True)
+
+
+def evaluate(
+    qrels,
+    runs,
+    measures: str | Measure | Sequence[str | Measure],
+    *,
+    rel: int = 1,
+    depth: int | None = None,
+    ties: str = "docid",
+    missing: str = "skip",
+    judged: JudgedRankings | None = None,
+) -> pd.DataFrame:
+    """Evaluate ``runs`` against ``qrels``: a tidy DataFrame (run, query, measure, value).
+
+    qrels, runs: paths, DataFrames, nested dicts or read objects (see :mod:`irpref.io`).
+    measures:    e.g. ``["AP", "nDCG@10", "P@10", "RBP(p=0.5)"]`` or trec_eval names.
+    rel:         relevance level, grade >= rel is relevant (trec_eval ``-l``).
+    depth:       keep the top ``depth`` of every ranking after sorting (``-M``).
+    ties:        ``docid`` (trec_eval), ``input`` (file order) or ``expected``.
+    missing:     ``skip`` queries a run lacks, or score them as an empty ranking
+                 (``zero``, trec_eval ``-c``).
+    """
+    parsed = parse_measures(measures)
+    if judged is None:
+        judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties)
+    mask = judged.query_mask(missing)
+    values = {str(m): m.compute(judged) for m in parsed}
+    return tidy(judged, values, mask)
+
+
+def summarize(results: pd.DataFrame) -> pd.DataFrame:
+    """Aggregate per-query rows into one row per (run, measure), query ``all``.
+
+    Each measure uses its family's aggregate (mean unless stated otherwise).
+    """
+    from irpref.measures import parse_measure
+
+    out = []
+    per_query = results[results["query"] != "all"]
+    for measure, group in per_query.groupby("measure", sort=False):
+        aggregate = parse_measure(measure).family.aggregate or np.mean
+        means = group.groupby("run", sort=False)["value"].agg(
+            lambda v, f=aggregate: float(f(v.to_numpy()))
+        )
+        out.append(
+            pd.DataFrame(
+                {"run": means.index, "query": "all", "measure": measure, "value": means.values}
+            )
+        )
+    if not out:
+        return results.iloc[0:0]
+    return pd.concat(out, ignore_index=True)

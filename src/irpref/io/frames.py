@@ -1,0 +1,141 @@
+"""Qrels and runs from pandas DataFrames and nested dicts.
+
+Accepts the shapes other tools use, so their users switch in one line:
+
+- dicts ``{qid: {docid: grade}}`` / ``{qid: {docid: score}}`` (pytrec_eval, ranx);
+- DataFrames with columns ``query_id, doc_id, relevance`` / ``query_id, doc_id,
+  score`` (ir_measures) or ``q_id, doc_id, score`` (ranx) or ``qid, docno, ...``
+  (trec_eval names); ``run`` / ``name`` columns split a frame into runs;
+- paths to TREC files; already-read :class:`Qrels` / :class:`Run` objects.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from irpref.io.trec import Qrels, Run, _check_unique_pairs, read_qrels, read_run
+
+__all__ = ["as_qrels", "as_runs", "qrels_from_frame", "run_from_frame"]
+
+_QUERY = ("query_id", "qid", "q_id", "query", "topic")
+_DOC = ("doc_id", "docid", "docno", "doc", "document")
+_GRADE = ("relevance", "grade", "rel", "label", "judgment")
+_SCORE = ("score", "sim", "similarity")
+
+
+def _column(frame: pd.DataFrame, names: tuple[str, ...], what: str) -> str:
+    for name in names:
+        if name in frame.columns:
+            return name
+    raise ValueError(
+        f"{what}: no column named one of {', '.join(names)} (columns: {', '.join(map(str, frame.columns))})"
+    )
+
+
+def _strings(values) -> pa.Array:
+    return pa.array(np.asarray(values).astype(str), type=pa.string())
+
+
+def qrels_from_frame(frame: pd.DataFrame, source: str = "<DataFrame>") -> Qrels:
+    q = _column(frame, _QUERY, "qrels")
+    d = _column(frame, _DOC, "qrels")
+    g = _column(frame, _GRADE, "qrels")
+    grade = pd.to_numeric(frame[g], errors="coerce")
+    bad = grade.isna() | (grade != np.floor(grade))
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ValueError(f"{source}: row {i}: grade {frame[g].iloc[i]!r} is not an integer")
+    qrels = Qrels(_strings(frame[q]), _strings(frame[d]), grade.to_numpy(np.int64), source)
+    _check_unique_pairs(qrels.query, qrels.doc, source, None, comments=False, what="judged twice")
+    return qrels
+
+
+def run_from_frame(frame: pd.DataFrame, name: str, source: str = "<DataFrame>") -> Run:
+    q = _column(frame, _QUERY, f"run {name}")
+    d = _column(frame, _DOC, f"run {name}")
+    s = _column(frame, _SCORE, f"run {name}")
+    score = pd.to_numeric(frame[s], errors="coerce").to_numpy(np.float64)
+    if np.isnan(score).any():
+        i = int(np.flatnonzero(np.isnan(score))[0])
+        raise ValueError(f"{source}: run {name}: row {i}: score {frame[s].iloc[i]!r} is not a number")
+    run = Run(name, _strings(frame[q]), _strings(frame[d]), score, source)
+    _check_unique_pairs(run.query, run.doc, source, None, comments=False, what="retrieved twice")
+    return run
+
+
+def _from_nested(nested: Mapping, value_name: str) -> pd.DataFrame:
+    q, d, v = [], [], []
+    for qid, docs in nested.items():
+        if not isinstance(docs, Mapping):
+            raise ValueError(f"expected {{qid: {{docid: {value_name}}}}}; query {qid!r} maps to {type(docs).__name__}")
+        q.extend([qid] * len(docs))
+        d.extend(docs.keys())
+        v.extend(docs.values())
+    return pd.DataFrame({"query_id": q, "doc_id": d, value_name: v})
+
+
+def as_qrels(qrels) -> Qrels:
+    """Qrels from a path, DataFrame, ``{qid: {docid: grade}}`` dict or Qrels."""
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, (str, os.PathLike)):
+        return read_qrels(qrels)
+    if isinstance(qrels, pd.DataFrame):
+        return qrels_from_frame(qrels)
+    if isinstance(qrels, Mapping):
+        return qrels_from_frame(_from_nested(qrels, "relevance"), "<dict>")
+    raise TypeError(f"cannot read qrels from a {type(qrels).__name__}")
+
+
+def _is_nested_run(obj) -> bool:
+    if not isinstance(obj, Mapping) or not obj:
+        return False
+    first = next(iter(obj.values()))
+    return isinstance(first, Mapping) and not any(isinstance(v, Mapping) for v in first.values())
+
+
+def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
+    """Runs from paths, DataFrames, dicts or Run objects.
+
+    ``runs`` may be one run or a collection: a list of paths/Run objects, a
+    ``{name: run}`` mapping (each run a path, DataFrame or nested dict), or a
+    DataFrame with a ``run``/``name`` column.
+    """
+    if isinstance(runs, Run):
+        return [runs]
+    if isinstance(runs, (str, os.PathLike)):
+        return [read_run(runs, use_tag=use_tag)]
+    if isinstance(runs, pd.DataFrame):
+        col = next((c for c in ("run", "name", "run_id", "system") if c in runs.columns), None)
+        if col is None:
+            return [run_from_frame(runs, "run")]
+        return [
+            run_from_frame(group, str(name)) for name, group in runs.groupby(col, sort=False)
+        ]
+    if isinstance(runs, Mapping):
+        if _is_nested_run(runs):
+            return [run_from_frame(_from_nested(runs, "score"), "run", "<dict>")]
+        out = []
+        for name, run in runs.items():
+            if isinstance(run, Mapping):
+                out.append(run_from_frame(_from_nested(run, "score"), str(name), "<dict>"))
+            elif isinstance(run, pd.DataFrame):
+                out.append(run_from_frame(run, str(name)))
+            elif isinstance(run, (str, os.PathLike)):
+                out.append(read_run(run, name=str(name)))
+            elif isinstance(run, Run):
+                out.append(Run(str(name), run.query, run.doc, run.score, run.source, run.tag))
+            else:
+                raise TypeError(f"run {name!r}: cannot read a {type(run).__name__}")
+        return out
+    if isinstance(runs, Iterable):
+        out = []
+        for run in runs:
+            out.extend(as_runs(run, use_tag=use_tag))
+        return out
+    raise TypeError(f"cannot read runs from a {type(runs).__name__}")

@@ -1,0 +1,331 @@
+"""Reading TREC qrels and runs, fast, with errors that name the file and line.
+
+Formats
+-------
+qrels: ``qid iter docid grade`` (grade an integer; negative grades are kept:
+trec_eval treats them as "in the pool but unjudged", see :mod:`irpref.judged`).
+run:   ``qid Q0 docid rank score [tag]``.
+
+Fields are separated by any run of spaces or tabs; ``.gz`` files are
+decompressed; qrels lines starting with ``#`` are comments; blank lines are
+skipped. The rank column of a run is ignored (documents are ranked by score).
+
+Fast path: the bytes are normalised (one space between fields) with NumPy and
+parsed by pyarrow's multi-threaded CSV reader. Whenever that fails, a careful
+line-by-line parser re-reads the file only to raise a :class:`TrecFormatError`
+naming the first bad line, so a broken file never yields a number.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+__all__ = [
+    "Qrels",
+    "Run",
+    "TrecFormatError",
+    "read_qrels",
+    "read_run",
+    "run_name_from_path",
+]
+
+PathLike = str | os.PathLike
+
+
+class TrecFormatError(ValueError):
+    """A TREC file that cannot be read: names the file, the line and the problem."""
+
+    def __init__(self, path: str, line: int | None, problem: str, text: str | None = None):
+        self.path, self.line, self.problem, self.text = path, line, problem, text
+        where = f"{path}:{line}" if line is not None else str(path)
+        msg = f"{where}: {problem}"
+        if text is not None:
+            msg += f": {text[:200]!r}"
+        super().__init__(msg)
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Relevance judgements: one row per judged (query, document)."""
+
+    query: pa.Array  # string
+    doc: pa.Array  # string
+    grade: np.ndarray  # int64
+    source: str = "<qrels>"
+
+    def __len__(self) -> int:
+        return len(self.grade)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A ranked run: one row per retrieved (query, document, score), in file order."""
+
+    name: str
+    query: pa.Array  # string
+    doc: pa.Array  # string
+    score: np.ndarray  # float64
+    source: str = "<run>"
+    tag: str | None = field(default=None)
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+
+_RUN_SUFFIXES = (".gz", ".txt", ".run", ".trec", ".tsv")
+
+
+def run_name_from_path(path: PathLike) -> str:
+    """Run name: file name without directory, ``input.`` prefix and TREC suffixes."""
+    name = Path(path).name
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _RUN_SUFFIXES:
+            if name.endswith(suffix) and len(name) > len(suffix):
+                name, changed = name[: -len(suffix)], True
+    if name.startswith("input.") and len(name) > len("input."):
+        name = name[len("input.") :]
+    return name
+
+
+def _read_bytes(path: PathLike) -> bytes:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise TrecFormatError(str(path), None, f"corrupt gzip data ({exc})") from None
+    return data
+
+
+_COMMENT = re.compile(rb"(?m)^[ \t]*#")
+
+
+def _normalise(data: bytes) -> bytes:
+    """One space between fields, no blank lines, no leading/trailing blanks.
+
+    Line structure is otherwise kept, so row i of the result is the i-th
+    non-blank line of the input.
+    """
+    clean = (
+        b"\t" not in data
+        and b"\r" not in data
+        and b"  " not in data
+        and b"\n " not in data
+        and b" \n" not in data
+        and b"\n\n" not in data
+        and not data.startswith((b" ", b"\n"))
+    )
+    if clean:
+        return data if data.endswith(b"\n") else data + b"\n"
+    a = np.frombuffer(data, np.uint8)
+    blank = (a == 32) | (a == 9) | (a == 13)
+    newline = a == 10
+    token = ~(blank | newline)
+    prev_token = np.zeros_like(token)
+    prev_token[1:] = token[:-1]
+    # keep token bytes, newlines, and the first blank after a token
+    b = a[token | newline | (blank & prev_token)]
+    b[(b == 9) | (b == 13)] = 32
+    # drop a blank followed by a newline, then blank lines
+    nxt = np.ones(len(b), bool)
+    nxt[:-1] = b[1:] == 10
+    b = b[~((b == 32) & nxt)]
+    nl = b == 10
+    prev_nl = np.ones(len(b), bool)
+    prev_nl[1:] = nl[:-1]
+    b = b[~(nl & prev_nl)]
+    out = b.tobytes()
+    return out if out.endswith(b"\n") or not out else out + b"\n"
+
+
+def _strip_comments(data: bytes) -> bytes:
+    if not _COMMENT.search(data):
+        return data
+    return b"\n".join(line for line in data.split(b"\n") if not line.lstrip().startswith(b"#"))
+
+
+def _csv(buffer: bytes, names: list[str], types: dict[str, pa.DataType]) -> pa.Table:
+    return pcsv.read_csv(
+        io.BytesIO(buffer),
+        read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
+        parse_options=pcsv.ParseOptions(
+            delimiter=" ", quote_char=False, double_quote=False, escape_char=False
+        ),
+        convert_options=pcsv.ConvertOptions(
+            column_types=types, include_columns=list(types), strings_can_be_null=False
+        ),
+    )
+
+
+def _lines(data: bytes, path: str, *, comments: bool):
+    """Yield (line number, fields) of the non-blank, non-comment lines."""
+    text = data.decode("utf-8", errors="replace")
+    for number, line in enumerate(text.split("\n"), start=1):
+        fields = line.split()
+        if not fields or (comments and fields[0].startswith("#")):
+            continue
+        yield number, line, fields
+
+
+def _diagnose_qrels(data: bytes, path: str) -> None:
+    """Raise a precise error for the first bad qrels line."""
+    seen = False
+    for number, line, fields in _lines(data, path, comments=True):
+        seen = True
+        if len(fields) != 4:
+            raise TrecFormatError(
+                path, number, f"expected 4 fields 'qid iter docid grade', got {len(fields)}", line
+            )
+        try:
+            int(fields[3])
+        except ValueError:
+            raise TrecFormatError(
+                path, number, f"grade {fields[3]!r} is not an integer", line
+            ) from None
+    if not seen:
+        raise TrecFormatError(path, None, "empty qrels file: no judgements")
+
+
+def _diagnose_run(data: bytes, path: str) -> None:
+    """Raise a precise error for the first bad run line."""
+    seen = False
+    for number, line, fields in _lines(data, path, comments=False):
+        seen = True
+        if len(fields) not in (5, 6):
+            raise TrecFormatError(
+                path,
+                number,
+                f"expected 6 fields 'qid Q0 docid rank score tag' (tag optional), got {len(fields)}",
+                line,
+            )
+        try:
+            value = float(fields[4])
+        except ValueError:
+            raise TrecFormatError(
+                path, number, f"score {fields[4]!r} is not a number", line
+            ) from None
+        if value != value:
+            raise TrecFormatError(path, number, "score is NaN", line)
+    if not seen:
+        raise TrecFormatError(path, None, "empty run file: no retrieved documents")
+
+
+def _line_numbers(data: bytes, *, comments: bool) -> np.ndarray:
+    """1-based line number of each data row (as counted by the parsers)."""
+    numbers = []
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        s = line.strip()
+        if s and not (comments and s.startswith(b"#")):
+            numbers.append(number)
+    return np.asarray(numbers, dtype=np.int64)
+
+
+def read_qrels(path: PathLike) -> Qrels:
+    """Read TREC qrels ``qid iter docid grade`` (plain or ``.gz``)."""
+    path = str(path)
+    raw = _read_bytes(path)
+    data = _normalise(_strip_comments(raw))
+    if not data.strip():
+        raise TrecFormatError(path, None, "empty qrels file: no judgements")
+    try:
+        table = _csv(
+            data,
+            ["query", "iter", "doc", "grade"],
+            {"query": pa.string(), "doc": pa.string(), "grade": pa.int64()},
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        _diagnose_qrels(raw, path)
+        raise
+    qrels = Qrels(
+        table["query"].combine_chunks(),
+        table["doc"].combine_chunks(),
+        table["grade"].to_numpy(),
+        source=path,
+    )
+    _check_unique_pairs(qrels.query, qrels.doc, path, raw, comments=True, what="judged twice")
+    return qrels
+
+
+def read_run(path: PathLike, name: str | None = None, *, use_tag: bool = False) -> Run:
+    """Read a TREC run ``qid Q0 docid rank score [tag]`` (plain or ``.gz``).
+
+    The run is named ``name``, else its tag column if ``use_tag``, else
+    :func:`run_name_from_path`. The same document twice in one query is an
+    error, as in trec_eval.
+    """
+    path = str(path)
+    raw = _read_bytes(path)
+    data = _normalise(raw)
+    if not data.strip():
+        raise TrecFormatError(path, None, "empty run file: no retrieved documents")
+    first = data[: data.find(b"\n")]
+    n_fields = first.count(b" ") + 1
+    names = ["query", "q0", "doc", "rank", "score", "tag"][: max(5, min(n_fields, 6))]
+    types = {"query": pa.string(), "doc": pa.string(), "score": pa.float64()}
+    if use_tag and len(names) == 6:
+        types["tag"] = pa.string()
+    try:
+        table = _csv(data, names, types)
+        score = table["score"].to_numpy()
+        if table["score"].null_count or np.isnan(score).any():
+            raise pa.ArrowInvalid("NaN or missing score")
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        _diagnose_run(raw, path)
+        raise
+    tag = None
+    if "tag" in types:
+        tags = pc.unique(table["tag"]).to_pylist()
+        tag = tags[0] if len(tags) == 1 else None
+        if tag is None:
+            raise TrecFormatError(path, None, f"the tag column holds {len(tags)} names, not one")
+    run = Run(
+        name=name or tag or run_name_from_path(path),
+        query=table["query"].combine_chunks(),
+        doc=table["doc"].combine_chunks(),
+        score=score,
+        source=path,
+        tag=tag,
+    )
+    _check_unique_pairs(run.query, run.doc, path, raw, comments=False, what="retrieved twice")
+    return run
+
+
+def _check_unique_pairs(
+    query: pa.Array, doc: pa.Array, path: str, raw: bytes | None, *, comments: bool, what: str
+) -> None:
+    """Raise if a (query, doc) pair occurs twice, naming the second line."""
+    q = pc.dictionary_encode(query).indices.to_numpy().astype(np.int64)
+    d = pc.dictionary_encode(doc).indices.to_numpy().astype(np.int64)
+    key = q * (int(d.max(initial=0)) + 1) + d
+    if pd.Index(key).is_unique:
+        return
+    order = np.argsort(key, kind="stable")
+    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(dup) == 0:
+        return
+    rows = order[dup + 1]
+    row = int(rows.min())
+    line = None
+    if raw is not None:
+        numbers = _line_numbers(raw, comments=comments)
+        line = int(numbers[row]) if row < len(numbers) else None
+    raise TrecFormatError(
+        path,
+        line,
+        f"document {doc[row].as_py()!r} {what} for query {query[row].as_py()!r}"
+        f" ({len(dup)} duplicate pair(s) in the file)",
+    )

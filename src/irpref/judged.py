@@ -1,0 +1,358 @@
+"""Judged rankings: the one picture every measure and preference reads.
+
+``intern`` maps the string ids of the qrels and of all runs to integers once
+(queries and documents are numbered in byte order, so comparing ids compares
+strings as ``strcmp`` does). ``judge`` then ranks every run under a tie
+policy, cuts it at a depth and joins it with the qrels, producing a
+:class:`JudgedRankings`: for every run x query *segment*, the retrieved items
+in rank order with their document, score and grade, in flat arrays covering
+all runs and queries at once (segment ``s = r * n_queries + q`` holds items
+``offsets[s]:offsets[s + 1]``).
+
+Grades follow trec_eval (form_res_rels.c): a retrieved document absent from
+the qrels has grade :data:`NONPOOL`; a negative qrels grade means "in the
+pool, unjudged" for trec_eval's judged-only measures and simply non-relevant
+for every other measure. An item is relevant when ``grade >= rel``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from irpref.io.trec import Qrels, Run
+
+__all__ = ["NONPOOL", "TIES", "Collection", "JudgedRankings", "intern", "judge"]
+
+NONPOOL = np.iinfo(np.int32).min
+"""Grade of a retrieved document that the qrels do not mention."""
+
+TIES = ("docid", "input", "expected")
+"""Tie policies: ``docid`` (trec_eval: score desc, then docid desc), ``input``
+(file order among equal scores), ``expected`` (mean over all orderings of
+tied items; kernels read :attr:`JudgedRankings.tie_offsets`)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Collection:
+    """Qrels and runs with query and document ids interned once."""
+
+    queries: np.ndarray  # (Q,) str, sorted: the qrels' queries
+    docs: pa.Array  # (D,) string, sorted: every document named anywhere
+    qrels_offsets: np.ndarray  # (Q+1,) judged docs of query q at [off[q], off[q+1])
+    qrels_doc: np.ndarray  # int32, sorted within each query
+    qrels_grade: np.ndarray  # int32
+    run_names: list[str]
+    run_offsets: np.ndarray  # (R+1,) rows of run r at [off[r], off[r+1])
+    run_query: np.ndarray  # int32 per row; -1 where the qrels lack the query
+    run_doc: np.ndarray  # int32 per row
+    run_score: np.ndarray  # float64 per row
+    unjudged_queries: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.run_names)
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.docs)
+
+
+def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Integer codes of ``values`` numbered in byte order of the strings."""
+    encoded = pc.dictionary_encode(values)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks() if encoded.num_chunks != 1 else encoded.chunk(0)
+    dictionary = encoded.dictionary
+    order = pc.sort_indices(dictionary).to_numpy()
+    rank = np.empty(len(order), np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank[encoded.indices.to_numpy()], dictionary.take(pa.array(order))
+
+
+def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
+    """Intern the ids of ``qrels`` and ``runs`` (names must be distinct)."""
+    names = [run.name for run in runs]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"run names must be distinct; repeated: {', '.join(dup)}")
+    q_codes, queries = _sorted_codes(qrels.query)
+    all_docs = pa.chunked_array([qrels.doc, *(run.doc for run in runs)], type=pa.string())
+    d_codes, docs = _sorted_codes(all_docs)
+    n_q = len(queries)
+
+    qrels_doc = d_codes[: len(qrels)]
+    order = np.lexsort((qrels_doc, q_codes))
+    qrels_offsets = np.zeros(n_q + 1, np.int64)
+    np.cumsum(np.bincount(q_codes, minlength=n_q), out=qrels_offsets[1:])
+
+    run_offsets = np.zeros(len(runs) + 1, np.int64)
+    np.cumsum([len(run) for run in runs], out=run_offsets[1:])
+    run_query = np.empty(run_offsets[-1], np.int32)
+    unjudged: dict[str, list[str]] = {}
+    for r, run in enumerate(runs):
+        idx = pc.index_in(run.query, value_set=queries)
+        codes = idx.fill_null(-1).to_numpy().astype(np.int32)
+        run_query[run_offsets[r] : run_offsets[r + 1]] = codes
+        if idx.null_count:
+            missing = pc.unique(run.query.filter(pc.is_null(idx))).to_pylist()
+            unjudged[run.name] = sorted(missing)
+    return Collection(
+        queries=np.asarray(queries.to_pylist(), dtype=object),
+        docs=docs,
+        qrels_offsets=qrels_offsets,
+        qrels_doc=qrels_doc[order].astype(np.int32),
+        qrels_grade=qrels.grade[order].astype(np.int32),
+        run_names=names,
+        run_offsets=run_offsets,
+        run_query=run_query,
+        run_doc=d_codes[len(qrels) :].astype(np.int32),
+        run_score=np.concatenate([run.score for run in runs]) if runs else np.empty(0),
+        unjudged_queries=unjudged,
+    )
+
+
+def _reorder_within(perm: np.ndarray, bad_group: np.ndarray, group: np.ndarray, keys) -> None:
+    """Sort ``perm`` in place inside the groups flagged in ``bad_group``.
+
+    ``group`` is nondecreasing along ``perm``; ``keys`` are extra lexsort keys
+    (least significant first) evaluated on the selected positions.
+    """
+    sel = np.flatnonzero(bad_group[group])
+    if len(sel) == 0:
+        return
+    local = np.lexsort((*[k(perm[sel]) for k in keys], group[sel]))
+    perm[sel] = perm[sel][local]
+
+
+def _rank_order(coll: Collection, ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """Permutation of the judged-query rows into (run, query, rank) order.
+
+    Returns the permutation and the segment id of each permuted row. Sorting
+    cost is paid only where a file is not already in the required order.
+    """
+    rows = np.flatnonzero(coll.run_query >= 0)
+    run_of_row = np.repeat(np.arange(coll.n_runs, dtype=np.int64), np.diff(coll.run_offsets))
+    seg = run_of_row[rows] * coll.n_queries + coll.run_query[rows]
+    if len(seg) and np.any(seg[1:] < seg[:-1]):
+        order = np.argsort(seg, kind="stable")
+        rows, seg = rows[order], seg[order]
+    score = coll.run_score
+    n_seg = coll.n_runs * coll.n_queries
+    # 1. score descending within each segment (stable: keeps file order on ties)
+    s = score[rows]
+    same = seg[1:] == seg[:-1]
+    bad = np.zeros(n_seg, bool)
+    bad[seg[1:][same & (s[1:] > s[:-1])]] = True
+    _reorder_within(rows, bad, seg, [lambda p: np.arange(len(p)), lambda p: -score[p]])
+    if ties == "input":
+        return rows, seg
+    # 2. docid descending among equal scores (trec_eval's tie-break)
+    s = score[rows]
+    d = coll.run_doc[rows]
+    new_group = np.ones(len(rows), bool)
+    new_group[1:] = ~same | (s[1:] != s[:-1])
+    group = np.cumsum(new_group) - 1
+    in_group = ~new_group[1:]
+    bad = np.zeros(int(group[-1]) + 1 if len(group) else 0, bool)
+    bad[group[1:][in_group & (d[1:] > d[:-1])]] = True
+    _reorder_within(rows, bad, group, [lambda p: -coll.run_doc[p].astype(np.int64)])
+    return rows, seg
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedRankings:
+    """Every run x query ranking, ranked, cut and joined with the qrels.
+
+    Item arrays are flat over all segments; segment ``s = r * n_queries + q``.
+    """
+
+    run_names: list[str]
+    queries: np.ndarray  # (Q,) str
+    offsets: np.ndarray  # (R*Q+1,) int64
+    doc: np.ndarray  # int32 per item
+    score: np.ndarray  # float64 per item
+    grade: np.ndarray  # int32 per item; NONPOOL if not in the qrels
+    present: np.ndarray  # (R, Q) bool: the run retrieved something for q
+    qrels_offsets: np.ndarray  # (Q+1,)
+    qrels_doc: np.ndarray  # int32
+    qrels_grade: np.ndarray  # int32
+    n_docs: int  # distinct documents in the qrels and all runs
+    rel: int = 1
+    ties: str = "docid"
+    depth: int | None = None
+    docs: pa.Array | None = None  # id -> document string
+
+    # ---- shape -----------------------------------------------------------
+    @property
+    def n_runs(self) -> int:
+        return len(self.run_names)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def n_items(self) -> int:
+        return len(self.doc)
+
+    # ---- per item --------------------------------------------------------
+    @cached_property
+    def segment(self) -> np.ndarray:
+        """Segment id of each item (int64)."""
+        return np.repeat(np.arange(self.n_segments, dtype=np.int64), np.diff(self.offsets))
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """0-based rank of each item within its segment (int64)."""
+        return np.arange(self.n_items, dtype=np.int64) - self.offsets[:-1][self.segment]
+
+    @cached_property
+    def query_of_item(self) -> np.ndarray:
+        return self.segment % self.n_queries
+
+    def relevant(self, rel: int | None = None) -> np.ndarray:
+        """Boolean per item: ``grade >= rel`` (default: the judging level)."""
+        return self.grade >= (self.rel if rel is None else rel)
+
+    @cached_property
+    def judged(self) -> np.ndarray:
+        """Boolean per item: judged with a grade >= 0 (trec_eval's notion)."""
+        return self.grade >= 0
+
+    # ---- tie groups (items of equal score within a segment) --------------
+    @cached_property
+    def tie_offsets(self) -> np.ndarray:
+        """Start of every tie group in the item arrays, plus the end (int64).
+
+        A tie group is a maximal run of equal scores within a segment; with
+        depth cut-offs only retrieved (kept) items belong to groups.
+        """
+        starts = np.ones(self.n_items, bool)
+        if self.n_items:
+            starts[1:] = self.score[1:] != self.score[:-1]
+            starts[self.offsets[:-1][np.diff(self.offsets) > 0]] = True
+        return np.append(np.flatnonzero(starts), self.n_items).astype(np.int64)
+
+    @cached_property
+    def tie_segment(self) -> np.ndarray:
+        """Segment id of each tie group."""
+        return self.segment[self.tie_offsets[:-1]]
+
+    # ---- per segment / per query -----------------------------------------
+    @cached_property
+    def num_ret(self) -> np.ndarray:
+        """(R, Q) number of retrieved items (after the depth cut)."""
+        return np.diff(self.offsets).reshape(self.n_runs, self.n_queries)
+
+    def segment_sum(self, values: np.ndarray) -> np.ndarray:
+        """(R, Q) sum of a per-item array within each segment."""
+        sums = np.bincount(self.segment, weights=values, minlength=self.n_segments)
+        return sums.reshape(self.n_runs, self.n_queries)
+
+    def segment_count(self, mask: np.ndarray) -> np.ndarray:
+        """(R, Q) number of items where ``mask`` is true."""
+        counts = np.bincount(self.segment[mask], minlength=self.n_segments)
+        return counts.reshape(self.n_runs, self.n_queries)
+
+    def num_rel(self, rel: int | None = None) -> np.ndarray:
+        """(Q,) number of judged documents with ``grade >= rel``."""
+        rel = self.rel if rel is None else rel
+        q = np.repeat(np.arange(self.n_queries), np.diff(self.qrels_offsets))
+        return np.bincount(q[self.qrels_grade >= rel], minlength=self.n_queries)
+
+    @cached_property
+    def qrels_query(self) -> np.ndarray:
+        """Query id of each qrels row."""
+        return np.repeat(np.arange(self.n_queries, dtype=np.int64), np.diff(self.qrels_offsets))
+
+    def ideal_grades(self, rel: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Judged grades ``>= rel`` of each query, sorted descending, as (offsets, grades)."""
+        rel = self.rel if rel is None else rel
+        keep = self.qrels_grade >= rel
+        q = self.qrels_query[keep]
+        g = self.qrels_grade[keep]
+        order = np.lexsort((-g, q))
+        offsets = np.zeros(self.n_queries + 1, np.int64)
+        np.cumsum(np.bincount(q, minlength=self.n_queries), out=offsets[1:])
+        return offsets, g[order]
+
+    def query_mask(self, missing: str = "skip") -> np.ndarray:
+        """(R, Q) which run x query values enter means: ``skip`` -> queries the
+        run retrieved; ``zero`` -> every qrels query (trec_eval ``-c``)."""
+        if missing == "skip":
+            return self.present
+        if missing == "zero":
+            return np.ones_like(self.present)
+        raise ValueError(f"missing must be 'skip' or 'zero', not {missing!r}")
+
+
+def judge(
+    coll: Collection,
+    *,
+    ties: str = "docid",
+    depth: int | None = None,
+    rel: int = 1,
+) -> JudgedRankings:
+    """Rank every run (``ties`` policy), cut at ``depth`` (trec_eval -M) and
+    join with the qrels; ``rel`` is the default relevance level (trec_eval -l)."""
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be a positive integer, not {depth}")
+    rows, seg = _rank_order(coll, "input" if ties == "input" else "docid")
+    n_seg = coll.n_runs * coll.n_queries
+    counts = np.bincount(seg, minlength=n_seg)
+    present = (counts > 0).reshape(coll.n_runs, coll.n_queries)
+    if depth is not None and len(rows):
+        starts = np.zeros(n_seg + 1, np.int64)
+        np.cumsum(counts, out=starts[1:])
+        rank = np.arange(len(rows)) - starts[seg]
+        keep = rank < depth
+        rows, seg = rows[keep], seg[keep]
+        counts = np.minimum(counts, depth)
+    offsets = np.zeros(n_seg + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+
+    doc = coll.run_doc[rows]
+    query = seg % coll.n_queries
+    # join with the qrels: binary search of (query, doc) in the sorted qrels keys
+    n_docs = max(coll.n_docs, 1)
+    qrels_q = np.repeat(np.arange(coll.n_queries, dtype=np.int64), np.diff(coll.qrels_offsets))
+    qkey = qrels_q * n_docs + coll.qrels_doc
+    key = query * n_docs + doc
+    pos = np.searchsorted(qkey, key)
+    pos_c = np.minimum(pos, max(len(qkey) - 1, 0))
+    hit = (pos < len(qkey)) & (qkey[pos_c] == key) if len(qkey) else np.zeros(len(key), bool)
+    grade = np.full(len(rows), NONPOOL, np.int32)
+    grade[hit] = coll.qrels_grade[pos_c[hit]]
+    return JudgedRankings(
+        run_names=list(coll.run_names),
+        queries=coll.queries,
+        offsets=offsets,
+        doc=doc,
+        score=coll.run_score[rows],
+        grade=grade,
+        present=present,
+        qrels_offsets=coll.qrels_offsets,
+        qrels_doc=coll.qrels_doc,
+        qrels_grade=coll.qrels_grade,
+        n_docs=coll.n_docs,
+        rel=rel,
+        ties=ties,
+        depth=depth,
+        docs=coll.docs,
+    )

@@ -1,0 +1,200 @@
+"""Classical measures, exactly as trec_eval 10.0 computes them.
+
+Each kernel maps :class:`~irpref.judged.JudgedRankings` to an (R, Q) array
+of per-query values, vectorised over every run and query at once. The
+trec_eval source file a measure follows is named in its ``source``.
+Conventions shared with trec_eval: an item is relevant when its grade is
+``>= rel``; a query with no relevant document scores 0; precision at k
+divides by k even when fewer than k items were retrieved.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irpref.judged import JudgedRankings
+from irpref.measures.base import Measure, Param, register
+
+REL = {"rel": Param(int, None, "relevance level (default: the evaluation's --rel)")}
+
+
+def within_segment_cumsum(judged: JudgedRankings, values: np.ndarray) -> np.ndarray:
+    """Inclusive cumulative sum of ``values`` restarting at every segment."""
+    total = np.cumsum(values, dtype=np.float64 if values.dtype.kind == "f" else np.int64)
+    before = np.concatenate(([0], total))[judged.offsets[:-1]]
+    return total - before[judged.segment]
+
+
+def cut(judged: JudgedRankings, measure: Measure) -> np.ndarray:
+    """Boolean per item: rank within the measure's cut-off (all if none)."""
+    if measure.cutoff is None:
+        return np.ones(judged.n_items, bool)
+    return judged.rank < measure.cutoff
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    den = np.broadcast_to(den, np.broadcast_shapes(np.shape(num), np.shape(den)))
+    out = np.zeros(np.broadcast_shapes(np.shape(num), np.shape(den)))
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+@register(
+    "NumRet",
+    formula="number of retrieved documents (after the depth cut-off), within the cut-off",
+    source="trec_eval m_num_ret.c",
+    trec_eval="num_ret",
+    kind="count",
+    aggregate=np.sum,
+)
+def num_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    n = judged.num_ret
+    return np.minimum(n, m.cutoff) if m.cutoff is not None else n
+
+
+@register(
+    "NumRel",
+    formula="number of judged documents with grade >= rel",
+    source="trec_eval m_num_rel.c",
+    params=REL,
+    cutoff="none",
+    trec_eval="num_rel",
+    kind="count",
+    aggregate=np.sum,
+)
+def num_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    return np.broadcast_to(judged.num_rel(m.rel(judged)), (judged.n_runs, judged.n_queries))
+
+
+@register(
+    "NumRelRet",
+    formula="number of relevant documents retrieved (within the cut-off)",
+    source="trec_eval m_num_rel_ret.c",
+    params=REL,
+    trec_eval="num_rel_ret",
+    kind="count",
+    aggregate=np.sum,
+)
+def num_rel_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    return judged.segment_count(judged.relevant(m.rel(judged)) & cut(judged, m))
+
+
+@register(
+    "P",
+    formula="P@k = |relevant in top k| / k",
+    source="trec_eval m_P.c",
+    params=REL,
+    cutoff="required",
+    trec_eval="P",
+)
+def precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    return num_rel_ret(judged, m) / m.cutoff
+
+
+@register(
+    "R",
+    formula="R@k = |relevant in top k| / |relevant|  (0 when no relevant document)",
+    source="trec_eval m_recall.c",
+    params=REL,
+    trec_eval="recall",
+)
+def recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    return _safe_div(num_rel_ret(judged, m), judged.num_rel(m.rel(judged))[None, :])
+
+
+@register(
+    "AP",
+    formula="AP = sum over relevant retrieved d within the cut-off of P@rank(d), "
+    "divided by |relevant|",
+    source="trec_eval m_map.c, m_map_cut.c",
+    params=REL,
+    trec_eval="map",
+)
+def average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    rel = judged.relevant(m.rel(judged))
+    hits = within_segment_cumsum(judged, rel)
+    contrib = np.where(rel & cut(judged, m), hits / (judged.rank + 1.0), 0.0)
+    return _safe_div(judged.segment_sum(contrib), judged.num_rel(m.rel(judged))[None, :])
+
+
+@register(
+    "RR",
+    formula="RR = 1 / rank of the first relevant document (0 if none within the cut-off)",
+    source="trec_eval m_recip_rank.c",
+    params=REL,
+    trec_eval="recip_rank",
+)
+def reciprocal_rank(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    rel = judged.relevant(m.rel(judged)) & cut(judged, m)
+    first = np.full(judged.n_segments, np.inf)
+    np.minimum.at(first, judged.segment[rel], judged.rank[rel] + 1.0)
+    return (1.0 / first).reshape(judged.n_runs, judged.n_queries)
+
+
+def _discount(rank0: np.ndarray) -> np.ndarray:
+    return 1.0 / np.log2(rank0 + 2.0)
+
+
+def ideal_dcg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
+    """(Q,) DCG of the ideal ranking: every judged grade > 0, sorted descending."""
+    offsets, grades = judged.ideal_grades(1)
+    q = np.repeat(np.arange(judged.n_queries), np.diff(offsets))
+    rank0 = np.arange(len(grades)) - offsets[:-1][q]
+    keep = rank0 < cutoff if cutoff is not None else np.ones(len(grades), bool)
+    return np.bincount(
+        q[keep], weights=grades[keep] * _discount(rank0[keep]), minlength=judged.n_queries
+    )
+
+
+@register(
+    "nDCG",
+    formula="nDCG@k = sum_{i<=k} g(d_i)/log2(i+1) / the same for the qrels sorted by grade; "
+    "gain g = grade (grades <= 0 gain nothing)",
+    source="trec_eval m_ndcg.c, m_ndcg_cut.c (Jarvelin & Kekalainen 2002)",
+    trec_eval="ndcg",
+)
+def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    gain = np.where(judged.grade > 0, judged.grade, 0).astype(np.float64)
+    gain[~cut(judged, m)] = 0.0
+    dcg = judged.segment_sum(gain * _discount(judged.rank))
+    return _safe_div(dcg, ideal_dcg(judged, m.cutoff)[None, :])
+
+
+@register(
+    "Success",
+    formula="Success@k = 1 if a relevant document is in the top k, else 0",
+    source="trec_eval m_success.c",
+    params=REL,
+    cutoff="required",
+    trec_eval="success",
+)
+def success(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    return (num_rel_ret(judged, m) > 0).astype(np.float64)
+
+
+@register(
+    "Rprec",
+    formula="Rprec = |relevant in top R| / R, R = |relevant|",
+    source="trec_eval m_Rprec.c",
+    params=REL,
+    cutoff="none",
+    trec_eval="Rprec",
+)
+def r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    r = judged.num_rel(m.rel(judged))
+    rel = judged.relevant(m.rel(judged)) & (judged.rank < r[judged.query_of_item])
+    return _safe_div(judged.segment_count(rel), r[None, :])
+
+
+@register(
+    "RBP",
+    formula="RBP(p) = (1 - p) * sum_i [d_i relevant] p^(i-1)  (Moffat & Zobel 2008)",
+    source="trec_eval m_rbp.c",
+    params={**REL, "p": Param(float, 0.8, "persistence")},
+    trec_eval="rbp",
+)
+def rank_biased_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    p = m.get("p")
+    rel = judged.relevant(m.rel(judged)) & cut(judged, m)
+    weights = np.where(rel, (1.0 - p) * np.power(p, judged.rank.astype(np.float64)), 0.0)
+    return judged.segment_sum(weights)

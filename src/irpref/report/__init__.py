@@ -1,0 +1,1 @@
+"""Output: terminal tables, TSV and JSON."""
