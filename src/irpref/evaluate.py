@@ -29,6 +29,7 @@ def judge_inputs(
     ties: str = "docid",
     use_tag: bool = False,
     warn: bool = True,
+    corpus_size: int | None = None,
 ) -> JudgedRankings:
     """Read (if needed), intern and judge ``qrels`` and ``runs``.
 
@@ -44,7 +45,7 @@ def judge_inputs(
         warnings.warn(
             "queries absent from the qrels were ignored: " + "; ".join(parts), stacklevel=2
         )
-    return judge(collection, ties=ties, depth=depth, rel=rel)
+    return judge(collection, ties=ties, depth=depth, rel=rel, corpus_size=corpus_size)
 
 
 def tidy(
@@ -80,6 +81,7 @@ def evaluate(
     depth: int | None = None,
     ties: str = "docid",
     missing: str = "skip",
+    corpus_size: int | None = None,
     judged: JudgedRankings | None = None,
 ) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels``: a tidy DataFrame (run, query, measure, value).
@@ -91,10 +93,14 @@ def evaluate(
     ties:        ``docid`` (trec_eval), ``input`` (file order) or ``expected``.
     missing:     ``skip`` queries a run lacks, or score them as an empty ranking
                  (``zero``, trec_eval ``-c``).
+    corpus_size: documents in the collection, for measures that impute
+                 unretrieved relevant documents at the bottom of the corpus.
     """
     parsed = parse_measures(measures)
     if judged is None:
-        judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties)
+        judged = judge_inputs(
+            qrels, runs, rel=rel, depth=depth, ties=ties, corpus_size=corpus_size
+        )
     mask = judged.query_mask(missing)
     values = {str(m): m.compute(judged) for m in parsed}
     return tidy(judged, values, mask)

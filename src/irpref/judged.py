@@ -190,6 +190,7 @@ class JudgedRankings:
     rel: int = 1
     ties: str = "docid"
     depth: int | None = None
+    corpus_size: int | None = None  # documents in the corpus, if known (--corpus-size)
     docs: pa.Array | None = None  # id -> document string
 
     # ---- shape -----------------------------------------------------------
@@ -306,9 +307,12 @@ def judge(
     ties: str = "docid",
     depth: int | None = None,
     rel: int = 1,
+    corpus_size: int | None = None,
 ) -> JudgedRankings:
     """Rank every run (``ties`` policy), cut at ``depth`` (trec_eval -M) and
-    join with the qrels; ``rel`` is the default relevance level (trec_eval -l)."""
+    join with the qrels; ``rel`` is the default relevance level (trec_eval -l);
+    ``corpus_size`` is the number of documents in the collection, for measures
+    that impute unretrieved relevant documents at its bottom."""
     if ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     if depth is not None and depth < 1:
@@ -354,5 +358,6 @@ def judge(
         rel=rel,
         ties=ties,
         depth=depth,
+        corpus_size=corpus_size,
         docs=coll.docs,
     )

@@ -22,6 +22,9 @@ def add_judging(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
                         help="grade >= N is relevant (trec_eval -l; default 1)")
     parser.add_argument("--depth", type=int, default=None, metavar="N",
                         help="keep the top N of each ranking after sorting (trec_eval -M)")
+    parser.add_argument("--corpus-size", type=int, default=None, metavar="N",
+                        help="documents in the collection (for measures that impute unretrieved "
+                             "relevant documents at the bottom of the corpus)")
     if ties:
         parser.add_argument("--ties", choices=TIES, default="docid",
                             help="tie policy: docid (trec_eval), input (file order), expected "

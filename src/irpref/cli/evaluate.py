@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     judged = judge_inputs(args.qrels, args.runs, rel=args.rel, depth=args.depth, ties=args.ties,
-                          use_tag=args.tag_names)
+                          use_tag=args.tag_names, corpus_size=args.corpus_size)
     results = evaluate(None, None, args.measures or DEFAULT_MEASURES, missing=args.missing,
                        judged=judged)
     means = summarize(results)
