@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Set up irpref in .venv and run the main job on the example collection shipped
+# in the package (a slice of TREC 2019 Deep Learning passage; grade >= 2 relevant).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+. .venv/bin/activate
+python -m pip install --quiet --upgrade pip
+python -m pip install --quiet -e .
+# shellcheck disable=SC2046  # the paths are split on purpose
+set -- $(python -m irpref.examples)
+echo "== irpref evaluate (trec_eval-exact measures, grade >= 2 relevant)"
+irpref evaluate "$@" --rel 2 -m AP nDCG@10 RR P@10 R@100
