@@ -98,9 +98,7 @@ def evaluate(
     """
     parsed = parse_measures(measures)
     if judged is None:
-        judged = judge_inputs(
-            qrels, runs, rel=rel, depth=depth, ties=ties, corpus_size=corpus_size
-        )
+        judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, corpus_size=corpus_size)
     mask = judged.query_mask(missing)
     values = {str(m): m.compute(judged) for m in parsed}
     return tidy(judged, values, mask)

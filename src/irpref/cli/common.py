@@ -9,28 +9,54 @@ from irpref.report.tables import FORMATS
 
 
 def add_inputs(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docid grade; .gz ok)")
+    parser.add_argument(
+        "qrels", metavar="QRELS", help="TREC qrels file (qid iter docid grade; .gz ok)"
+    )
     parser.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (.gz ok)")
     parser.add_argument(
-        "--tag-names", action="store_true",
+        "--tag-names",
+        action="store_true",
         help="name runs by their tag column instead of their file names",
     )
 
 
 def add_judging(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
-    parser.add_argument("--rel", type=int, default=1, metavar="N",
-                        help="grade >= N is relevant (trec_eval -l; default 1)")
-    parser.add_argument("--depth", type=int, default=None, metavar="N",
-                        help="keep the top N of each ranking after sorting (trec_eval -M)")
-    parser.add_argument("--corpus-size", type=int, default=None, metavar="N",
-                        help="documents in the collection (for measures that impute unretrieved "
-                             "relevant documents at the bottom of the corpus)")
+    parser.add_argument(
+        "--rel",
+        type=int,
+        default=1,
+        metavar="N",
+        help="grade >= N is relevant (trec_eval -l; default 1)",
+    )
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=None,
+        metavar="N",
+        help="keep the top N of each ranking after sorting (trec_eval -M)",
+    )
+    parser.add_argument(
+        "--corpus-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="documents in the collection (for measures that impute unretrieved "
+        "relevant documents at the bottom of the corpus)",
+    )
     if ties:
-        parser.add_argument("--ties", choices=TIES, default="docid",
-                            help="tie policy: docid (trec_eval), input (file order), expected "
-                                 "(mean over all orderings of tied scores)")
+        parser.add_argument(
+            "--ties",
+            choices=TIES,
+            default="docid",
+            help="tie policy: docid (trec_eval), input (file order), expected "
+            "(mean over all orderings of tied scores)",
+        )
 
 
 def add_format(parser: argparse.ArgumentParser, default: str = "table") -> None:
-    parser.add_argument("--format", choices=FORMATS, default=default,
-                        help=f"output format (default {default}); tsv keeps full precision")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=default,
+        help=f"output format (default {default}); tsv keeps full precision",
+    )

@@ -16,22 +16,40 @@ DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs(parser)
-    parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
-                        metavar="MEASURE",
-                        help=f"measures, e.g. AP nDCG@10 'RBP(p=0.5)' or trec_eval names "
-                             f"(default: {' '.join(DEFAULT_MEASURES)})")
+    parser.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        nargs="+",
+        action="extend",
+        metavar="MEASURE",
+        help=f"measures, e.g. AP nDCG@10 'RBP(p=0.5)' or trec_eval names "
+        f"(default: {' '.join(DEFAULT_MEASURES)})",
+    )
     add_judging(parser)
-    parser.add_argument("--missing", choices=("skip", "zero"), default="skip",
-                        help="queries a run lacks: skip them, or score them as empty (trec_eval -c)")
+    parser.add_argument(
+        "--missing",
+        choices=("skip", "zero"),
+        default="skip",
+        help="queries a run lacks: skip them, or score them as empty (trec_eval -c)",
+    )
     parser.add_argument("--per-query", action="store_true", help="also print per-query values")
     add_format(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    judged = judge_inputs(args.qrels, args.runs, rel=args.rel, depth=args.depth, ties=args.ties,
-                          use_tag=args.tag_names, corpus_size=args.corpus_size)
-    results = evaluate(None, None, args.measures or DEFAULT_MEASURES, missing=args.missing,
-                       judged=judged)
+    judged = judge_inputs(
+        args.qrels,
+        args.runs,
+        rel=args.rel,
+        depth=args.depth,
+        ties=args.ties,
+        use_tag=args.tag_names,
+        corpus_size=args.corpus_size,
+    )
+    results = evaluate(
+        None, None, args.measures or DEFAULT_MEASURES, missing=args.missing, judged=judged
+    )
     means = summarize(results)
     table = pd.concat([results, means], ignore_index=True) if args.per_query else means
     if args.format == "table" and not args.per_query:

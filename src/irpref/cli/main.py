@@ -35,7 +35,11 @@ def main(argv: list[str] | None = None) -> int:
                 raise
             continue
         available[name] = mod
-        mod.add_arguments(sub.add_parser(name, help=helptext, description=helptext, **getattr(mod, "PARSER_KWARGS", {})))
+        mod.add_arguments(
+            sub.add_parser(
+                name, help=helptext, description=helptext, **getattr(mod, "PARSER_KWARGS", {})
+            )
+        )
     if name_needs_raw(argv, available):
         return available["trec_eval"].run_raw(argv[1:])
     args = parser.parse_args(argv)

@@ -33,7 +33,8 @@ def _column(frame: pd.DataFrame, names: tuple[str, ...], what: str) -> str:
         if name in frame.columns:
             return name
     raise ValueError(
-        f"{what}: no column named one of {', '.join(names)} (columns: {', '.join(map(str, frame.columns))})"
+        f"{what}: no column named one of {', '.join(names)} "
+        f"(columns: {', '.join(map(str, frame.columns))})"
     )
 
 
@@ -62,7 +63,9 @@ def run_from_frame(frame: pd.DataFrame, name: str, source: str = "<DataFrame>") 
     score = pd.to_numeric(frame[s], errors="coerce").to_numpy(np.float64)
     if np.isnan(score).any():
         i = int(np.flatnonzero(np.isnan(score))[0])
-        raise ValueError(f"{source}: run {name}: row {i}: score {frame[s].iloc[i]!r} is not a number")
+        raise ValueError(
+            f"{source}: run {name}: row {i}: score {frame[s].iloc[i]!r} is not a number"
+        )
     run = Run(name, _strings(frame[q]), _strings(frame[d]), score, source)
     _check_unique_pairs(run.query, run.doc, source, None, comments=False, what="retrieved twice")
     return run
@@ -72,7 +75,10 @@ def _from_nested(nested: Mapping, value_name: str) -> pd.DataFrame:
     q, d, v = [], [], []
     for qid, docs in nested.items():
         if not isinstance(docs, Mapping):
-            raise ValueError(f"expected {{qid: {{docid: {value_name}}}}}; query {qid!r} maps to {type(docs).__name__}")
+            raise ValueError(
+                f"expected {{qid: {{docid: {value_name}}}}}; "
+                f"query {qid!r} maps to {type(docs).__name__}"
+            )
         q.extend([qid] * len(docs))
         d.extend(docs.keys())
         v.extend(docs.values())
@@ -114,9 +120,7 @@ def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
         col = next((c for c in ("run", "name", "run_id", "system") if c in runs.columns), None)
         if col is None:
             return [run_from_frame(runs, "run")]
-        return [
-            run_from_frame(group, str(name)) for name, group in runs.groupby(col, sort=False)
-        ]
+        return [run_from_frame(group, str(name)) for name, group in runs.groupby(col, sort=False)]
     if isinstance(runs, Mapping):
         if _is_nested_run(runs):
             return [run_from_frame(_from_nested(runs, "score"), "run", "<dict>")]

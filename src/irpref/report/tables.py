@@ -7,7 +7,6 @@ digit is lost between irpref and a downstream tool.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -20,9 +19,7 @@ FORMATS = ("table", "tsv", "json")
 
 
 def format_value(value: float) -> str:
-    """Full precision, integers without a decimal point, NaN as ``nan``."""
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 2**53:
-        return repr(value)
+    """Shortest text that reads back as the same double (``repr``), e.g. ``0.1``, ``nan``."""
     return repr(float(value))
 
 
@@ -56,7 +53,9 @@ def write_table(
         json.dump(records, out, indent=1)
         out.write("\n")
     elif fmt == "table":
-        index = list(wide_index) if wide_index is not None else [k for k in keys if k != wide_columns]
+        index = (
+            list(wide_index) if wide_index is not None else [k for k in keys if k != wide_columns]
+        )
         if frame.empty:
             out.write("(no results)\n")
             return
@@ -65,8 +64,14 @@ def write_table(
         )
         wide.columns.name = None
         with pd.option_context(
-            "display.max_rows", None, "display.max_columns", None, "display.width", 200,
-            "display.float_format", lambda v: f"{v:.{digits}f}",
+            "display.max_rows",
+            None,
+            "display.max_columns",
+            None,
+            "display.width",
+            200,
+            "display.float_format",
+            lambda v: f"{v:.{digits}f}",
         ):
             out.write(wide.to_string() + "\n")
     else:
