@@ -1,0 +1,282 @@
+"""Tie-aware measures: the exact mean over all orderings of tied scores.
+
+McSherry & Najork, "Computing Information Retrieval Performance Measures
+Efficiently in the Presence of Tied Scores" (ECIR 2008), section 2. A ranking
+with tied scores is a sequence of tie groups V_1..V_m; group i holds n_i items,
+r_i of them relevant, starts after rank t_i and follows R_i relevant items.
+Every ordering of the items inside each group is equally likely; each kernel
+here returns the *exact* expectation of its measure over those orderings, in
+one vectorised pass over all runs and queries (no enumeration):
+
+- position j of group i is relevant with probability r_i / n_i, so measures
+  linear in per-position relevance or gain (P, R, F1, NumRelRet, Rprec, RBP,
+  nDCG) replace rel(v_j) (or the gain) by the group's mean (sections 2.1-2.3, 2.6);
+- AP: position j contributes (r_i/n_i) (R_i + (j-t_i-1)(r_i-1)/(n_i-1) + 1) / j
+  (section 2.4);
+- RR: within the first group holding a relevant item, the first relevant item
+  sits at t_i + x with probability f(x-1, r_i, n_i) r_i / (n_i - x + 1), where
+  f(x, r, n) = prod_{y<=x} (1 - r/(n-y+1)) is the fraction of orderings whose
+  first x items are non-relevant (section 2.5);
+- Success@k = 1 - P(no relevant item in the top k) = 1 - f(k - t_c, r_c, n_c)
+  when no relevant item precedes the group V_c holding rank k (an extension by
+  the same argument as section 2.5).
+
+Conventions are those of :mod:`irpref.measures.classic` (trec_eval): relevant
+means grade >= rel, nDCG gains are the grades (grades <= 0 gain nothing), a
+query without relevant documents scores 0, P@k divides by k. Tie groups are
+those of :attr:`~irpref.judged.JudgedRankings.tie_offsets`: the depth cut-off
+(trec_eval -M) is applied by :func:`~irpref.judged.judge` to the canonical
+docid order, so when it splits a tie group only the kept items are averaged
+over. Relevant documents that were never retrieved count in the denominators
+(R, AP, Rprec, nDCG's ideal) exactly as in the tie-oblivious measures.
+
+This module also registers the family ``F1`` (both tie policies).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from irpref.judged import JudgedRankings
+from irpref.measures import classic
+from irpref.measures.base import REGISTRY, Measure, attach_kernel, register
+from irpref.measures.classic import REL, _discount, _safe_div, ideal_dcg
+
+__all__ = ["TieGroups", "first_irrelevant_fraction", "tie_groups"]
+
+
+class TieGroups:
+    """Per-group statistics of the tie groups of ``judged`` at relevance level ``rel``.
+
+    Group arrays (one entry per tie group, in item order): ``start`` (first
+    item), ``size`` n_i, ``start_rank`` t_i (0-based rank of the first item),
+    ``n_rel`` r_i, ``rel_before`` R_i (relevant items earlier in the segment),
+    ``segment``.
+    """
+
+    def __init__(self, judged: JudgedRankings, rel: int) -> None:
+        bounds = judged.tie_offsets
+        self.judged = judged
+        self.start = bounds[:-1]
+        self.size = np.diff(bounds)
+        self.segment = judged.tie_segment
+        seg_start = judged.offsets[:-1][self.segment]
+        self.start_rank = self.start - seg_start
+        cum = np.zeros(judged.n_items + 1, np.int64)
+        np.cumsum(judged.relevant(rel), out=cum[1:])
+        self.n_rel = cum[bounds[1:]] - cum[self.start]
+        self.rel_before = cum[self.start] - cum[seg_start]
+
+    def per_item(self, values: np.ndarray) -> np.ndarray:
+        """Broadcast a per-group array to the items of each group."""
+        return np.repeat(values, self.size)
+
+    @property
+    def mean_rel(self) -> np.ndarray:
+        """Per item: r_i / n_i, the probability that its position is relevant."""
+        return self.per_item(self.n_rel / self.size)
+
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def tie_groups(judged: JudgedRankings, rel: int) -> TieGroups:
+    """The (cached) :class:`TieGroups` of ``judged`` at level ``rel``."""
+    per = _CACHE.setdefault(judged, {})
+    if rel not in per:
+        per[rel] = TieGroups(judged, rel)
+    return per[rel]
+
+
+def first_irrelevant_fraction(x: np.ndarray, r: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """f(x, r, n): the fraction of orderings of n items, r relevant, whose first x
+    items are all non-relevant (McSherry & Najork 2008, section 2.5).
+
+    f(0, r, n) = 1 and f(x, r, n) = (1 - r/(n-x+1)) f(x-1, r, n), i.e.
+    C(n-x, r) / C(n, r); evaluated as a product of min(x, r) factors
+    (prod_{j<r} (n-x-j)/(n-j) when r <= x, else prod_{y<x} (n-r-y)/(n-y)),
+    vectorised over the arrays (one loop step per factor, not per element).
+    """
+    x, r, n = np.broadcast_arrays(*(np.asarray(a, np.int64) for a in (x, r, n)))
+    shape = x.shape
+    x, r, n = x.ravel(), r.ravel(), n.ravel()
+    steps = np.minimum(x, r)
+    order = np.argsort(-steps, kind="stable")  # longest products first
+    neg_steps = -steps[order]
+    top = n[order].astype(np.float64)
+    fixed = np.where(r <= x, x, r)[order].astype(np.float64)  # the subtrahend that stays
+    acc = np.ones(len(x))
+    for j in range(int(-neg_steps[0]) if len(x) else 0):
+        a = slice(0, int(np.searchsorted(neg_steps, -j, side="left")))  # steps > j
+        acc[a] *= (top[a] - fixed[a] - j) / (top[a] - j)
+    out = np.empty(len(x))
+    out[order] = acc
+    return out.reshape(shape)
+
+
+def _cut(judged: JudgedRankings, m: Measure) -> np.ndarray | None:
+    return None if m.cutoff is None else judged.rank < m.cutoff
+
+
+def _masked_sum(judged: JudgedRankings, values: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    return judged.segment_sum(values if mask is None else np.where(mask, values, 0.0))
+
+
+def expected_rel_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """(R, Q) expected number of relevant items within the cut-off: R_c + (k-t_c) r_c/n_c
+    (McSherry & Najork 2008, section 2.1)."""
+    return _masked_sum(judged, tie_groups(judged, m.rel(judged)).mean_rel, _cut(judged, m))
+
+
+# ---- families whose value does not depend on the order of tied items -------
+for _name in ("NumRet", "NumRel"):
+    if _name in REGISTRY:
+        attach_kernel(_name)(REGISTRY[_name].kernel)
+
+
+@attach_kernel("NumRelRet")
+def expected_num_rel_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[NumRelRet@k] = R_c + (k - t_c) r_c / n_c (McSherry & Najork 2008, 2.1)."""
+    return expected_rel_ret(judged, m)
+
+
+@attach_kernel("P")
+def expected_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[P@k] = (R_c + (k - t_c) r_c / n_c) / k (McSherry & Najork 2008, 2.1)."""
+    return expected_rel_ret(judged, m) / m.cutoff
+
+
+@attach_kernel("R")
+def expected_recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[R@k] = (R_c + (k - t_c) r_c / n_c) / |relevant| (McSherry & Najork 2008, 2.2)."""
+    return _safe_div(expected_rel_ret(judged, m), judged.num_rel(m.rel(judged))[None, :])
+
+
+def _f1_cutoff(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    return judged.num_ret if m.cutoff is None else np.full(judged.num_ret.shape, m.cutoff)
+
+
+@register(
+    "F1",
+    formula="F1@k = 2 P@k R@k / (P@k + R@k) = 2 |relevant in top k| / (k + |relevant|); "
+    "without a cut-off k = number retrieved (set F1, trec_eval set_F with beta=1)",
+    source="McSherry & Najork 2008, section 2.3; trec_eval m_set_F.c",
+    params=REL,
+)
+def f1(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """F1@k = 2 rel_ret / (k + num_rel) (McSherry & Najork 2008, 2.3); 0 when undefined."""
+    den = _f1_cutoff(judged, m) + judged.num_rel(m.rel(judged))[None, :]
+    return _safe_div(2.0 * classic.num_rel_ret(judged, m), den)
+
+
+@attach_kernel("F1")
+def expected_f1(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[F1@k] = 2 (R_c + (k - t_c) r_c/n_c) / (k + |relevant|) (McSherry & Najork 2008, 2.3)."""
+    den = _f1_cutoff(judged, m) + judged.num_rel(m.rel(judged))[None, :]
+    return _safe_div(2.0 * expected_rel_ret(judged, m), den)
+
+
+@attach_kernel("AP")
+def expected_average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[AP@k] = sum_{j<=k} (r_i/n_i) (R_i + (j - t_i - 1)(r_i - 1)/(n_i - 1) + 1) / j,
+    divided by |relevant| (McSherry & Najork 2008, section 2.4)."""
+    g = tie_groups(judged, m.rel(judged))
+    r, n = g.n_rel.astype(np.float64), g.size.astype(np.float64)
+    others = _safe_div(r - 1.0, n - 1.0)  # (r_i - 1)/(n_i - 1); unused when n_i = 1
+    j = judged.rank + 1.0
+    before = j - g.per_item(g.start_rank) - 1.0  # j - t_i - 1, 1-based j
+    hits = g.per_item(g.rel_before) + before * g.per_item(others) + 1.0
+    contrib = g.per_item(r / n) * hits / j
+    total = _masked_sum(judged, contrib, _cut(judged, m))
+    return _safe_div(total, judged.num_rel(m.rel(judged))[None, :])
+
+
+def _first_relevant_group(g: TieGroups, cutoff: np.ndarray | int | None) -> np.ndarray:
+    """Index of the first group with a relevant item in each segment, if it starts
+    within the cut-off."""
+    idx = np.flatnonzero(g.n_rel > 0)
+    first = np.ones(len(idx), bool)
+    first[1:] = g.segment[idx[1:]] != g.segment[idx[:-1]]
+    idx = idx[first]
+    if cutoff is not None:
+        k = cutoff if np.ndim(cutoff) == 0 else cutoff[g.segment[idx]]
+        idx = idx[g.start_rank[idx] < k]
+    return idx
+
+
+@attach_kernel("RR")
+def expected_reciprocal_rank(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[RR@k] = sum_{j=t_i+1}^{min(t_i+n_i, k)} P(first relevant at j) / j over the first
+    group V_i holding a relevant item, P(first at t_i+x) = f(x-1, r_i, n_i) r_i/(n_i-x+1)
+    (McSherry & Najork 2008, section 2.5)."""
+    g = tie_groups(judged, m.rel(judged))
+    idx = _first_relevant_group(g, m.cutoff)
+    t = g.start_rank[idx].astype(np.float64)
+    r = g.n_rel[idx].astype(np.float64)
+    n = g.size[idx].astype(np.float64)
+    # positions x = 1..L; the first relevant item cannot lie beyond n - r + 1
+    last = np.minimum(g.size[idx], g.size[idx] - g.n_rel[idx] + 1)
+    if m.cutoff is not None:
+        last = np.minimum(last, m.cutoff - g.start_rank[idx])
+    order = np.argsort(-last, kind="stable")
+    t, r, n, last = t[order], r[order], n[order], last[order]
+    neg_last = -last
+    value = np.zeros(len(idx))
+    none_yet = np.ones(len(idx))  # f(x-1, r, n)
+    for x in range(1, int(last[0]) + 1 if len(idx) else 1):
+        a = slice(0, int(np.searchsorted(neg_last, -x, side="right")))  # last >= x
+        left = n[a] - x + 1.0  # items not yet placed
+        value[a] += none_yet[a] * r[a] / left / (t[a] + x)
+        none_yet[a] *= (left - r[a]) / left
+    out = np.zeros(judged.n_segments)
+    out[g.segment[idx][order]] = value
+    return out.reshape(judged.n_runs, judged.n_queries)
+
+
+@attach_kernel("Success")
+def expected_success(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[Success@k] = 1 - P(no relevant item in the top k); with V_c the group
+    holding rank k, that probability is [R_c = 0] f(k - t_c, r_c, n_c) (the
+    argument of McSherry & Najork 2008, section 2.5)."""
+    g = tie_groups(judged, m.rel(judged))
+    idx = _first_relevant_group(g, m.cutoff)
+    inside = np.minimum(g.size[idx], m.cutoff - g.start_rank[idx])
+    miss = first_irrelevant_fraction(inside, g.n_rel[idx], g.size[idx])
+    out = np.zeros(judged.n_segments)
+    out[g.segment[idx]] = 1.0 - miss
+    return out.reshape(judged.n_runs, judged.n_queries)
+
+
+@attach_kernel("Rprec")
+def expected_r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[Rprec] = E[P@R] with R = |relevant| (McSherry & Najork 2008, 2.1, k = R)."""
+    rel = m.rel(judged)
+    num_rel = judged.num_rel(rel)
+    g = tie_groups(judged, rel)
+    inside = judged.rank < num_rel[judged.query_of_item]
+    return _safe_div(_masked_sum(judged, g.mean_rel, inside), num_rel[None, :])
+
+
+@attach_kernel("RBP")
+def expected_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[RBP(p)] = (1 - p) sum_j (r_i/n_i) p^(j-1): RBP is linear in per-position
+    relevance (Moffat & Zobel 2008; McSherry & Najork 2008, the argument of 2.6)."""
+    p = m.get("p")
+    g = tie_groups(judged, m.rel(judged))
+    weights = (1.0 - p) * np.power(p, judged.rank.astype(np.float64)) * g.mean_rel
+    return _masked_sum(judged, weights, _cut(judged, m))
+
+
+@attach_kernel("nDCG")
+def expected_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[nDCG@k] = sum_i (mean gain of V_i) sum_{j in V_i, j<=k} 1/log2(j+1), divided
+    by the ideal DCG@k (McSherry & Najork 2008, section 2.6); gain = grade."""
+    gain = np.where(judged.grade > 0, judged.grade, 0).astype(np.float64)
+    bounds = judged.tie_offsets
+    csum = np.concatenate(([0.0], np.cumsum(gain)))
+    group_gain = (csum[bounds[1:]] - csum[bounds[:-1]]) / np.diff(bounds)
+    mean_gain = np.repeat(group_gain, np.diff(bounds))
+    dcg = _masked_sum(judged, mean_gain * _discount(judged.rank), _cut(judged, m))
+    return _safe_div(dcg, ideal_dcg(judged, m.cutoff)[None, :])
