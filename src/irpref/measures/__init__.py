@@ -1,7 +1,11 @@
 """Measure families; importing this package registers them all."""
 
-from irpref.measures import classic  # noqa: F401  (registers its families)
-from irpref.measures import tie_aware  # noqa: F401  (tie-aware kernels, F1)
+from irpref.measures import (
+    classic,  # noqa: F401  (registers its families)
+    recall_level,  # noqa: F401  (RL, TSE, SL1, SL3, RE)
+    search_length,  # noqa: F401  (ASL)
+    tie_aware,  # noqa: F401  (tie-aware kernels, F1)
+)
 from irpref.measures.base import REGISTRY, Family, Measure, parse_measure, parse_measures
 
 __all__ = ["REGISTRY", "Family", "Measure", "parse_measure", "parse_measures"]

@@ -1,0 +1,402 @@
+"""Recall-level metrics, total search efficiency and Cooper/Rocchio search lengths.
+
+Diaz & Mitra 2023, "Recall, Robustness, and Lexicographic Evaluation":
+
+- §2.3.1, Def. 2.1: a *recall-level metric* is ``mu(p) = sum_{i=1..m} e(p_i) z(i, m)``
+  for an exposure ``e`` (strictly decreasing in position) and a normalization
+  ``z`` of recall level ``i`` and ``m`` relevant items. The paper's pairs:
+
+  ======  ==========================  ===============================
+  name    e(i)                        z(i, m)
+  ======  ==========================  ===============================
+  ap      1/i                         i/m
+  rr      1/i                         1 if i = 1 else 0
+  ndcg    1/log2(i+1)                 1 / sum_{k<=m} 1/log2(k+1)
+  rbp     (1-γ) γ^(i-1)               1
+  lin     1 - i/n  (needs n)          (no z in the paper; use any)
+  sl3     (TSE, Eq. 3)                1 if i = m else 0
+  mean    (Rocchio's average)         1/m
+  ======  ==========================  ===============================
+
+- §3.2, Eq. 3: total search efficiency ``TSE_e = e(p_m)``; Cooper's (1968)
+  type-3 search length ``SL3 = p_m - m`` and type-1 ``SL1 = p_1 - 1``;
+  Rocchio's (1964) recall error ``RE = mean(p) - (m+1)/2``.
+- §2.2: unretrieved relevant items are imputed (``impute=``, see
+  :mod:`irpref.measures.positions`), pessimistically by default.
+
+Registered families (``rel=`` and an ``@k`` cut-off, which treats items
+below rank k as unretrieved, apply to all):
+
+``RL(e=E,z=Z)``, ``RL-AP``, ``RL-RR``, ``RL-nDCG``, ``RL-RBP(p=γ)``,
+``TSE(e=E)``, ``SL1``, ``SL3``, ``RE``. Search lengths are *lower is better*.
+A query without relevant documents scores 0 for RL sums (as trec_eval) and
+NaN for TSE/SL1/SL3/RE (undefined; means skip NaN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from irpref.judged import JudgedRankings
+from irpref.measures.base import Measure, Param, attach_kernel, register
+from irpref.measures.positions import (
+    IMPUTATIONS,
+    RelevantPositions,
+    relevant_positions,
+    resolve_corpus_size,
+    tie_groups,
+)
+
+__all__ = ["EXPOSURES", "NORMALIZATIONS", "RecallLevelMetric", "named_metric"]
+
+Exposure = Callable[[np.ndarray, "float | None", float], np.ndarray]
+Normalization = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _e_inverse(i: np.ndarray, n: float | None, gamma: float) -> np.ndarray:
+    return 1.0 / i
+
+
+def _e_log(i: np.ndarray, n: float | None, gamma: float) -> np.ndarray:
+    return 1.0 / np.log2(i + 1.0)
+
+
+def _e_geometric(i: np.ndarray, n: float | None, gamma: float) -> np.ndarray:
+    return (1.0 - gamma) * np.power(gamma, i - 1.0)
+
+
+def _e_linear(i: np.ndarray, n: float | None, gamma: float) -> np.ndarray:
+    if n is None:
+        raise ValueError(
+            "linear exposure e(i) = 1 - i/n needs the corpus size n: "
+            "pass corpus_size=N (CLI: --corpus-size N)"
+        )
+    return 1.0 - i / n
+
+
+EXPOSURES: dict[str, Exposure] = {
+    "ap": _e_inverse,
+    "rr": _e_inverse,
+    "ndcg": _e_log,
+    "rbp": _e_geometric,
+    "lin": _e_linear,
+}
+"""Exposure functions ``e(i, n, γ)`` of Diaz & Mitra 2023 §2.3.1."""
+
+
+def _z_ap(i: np.ndarray, m: np.ndarray) -> np.ndarray:
+    return i / np.maximum(m, 1)
+
+
+def _z_rr(i: np.ndarray, m: np.ndarray) -> np.ndarray:
+    return (i == 1).astype(np.float64)
+
+
+def _z_ndcg(i: np.ndarray, m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, dtype=np.int64)
+    top = int(m.max(initial=0))
+    ideal = np.concatenate(([1.0], np.cumsum(1.0 / np.log2(np.arange(2, top + 2)))))
+    return np.broadcast_to(1.0 / ideal[np.maximum(m, 0)], np.shape(i)).astype(np.float64)
+
+
+def _z_one(i: np.ndarray, m: np.ndarray) -> np.ndarray:
+    return np.ones(np.broadcast_shapes(np.shape(i), np.shape(m)))
+
+
+def _z_last(i: np.ndarray, m: np.ndarray) -> np.ndarray:
+    return (i == m).astype(np.float64)
+
+
+def _z_mean(i: np.ndarray, m: np.ndarray) -> np.ndarray:
+    return np.broadcast_to(1.0 / np.maximum(m, 1), np.shape(i)).astype(np.float64)
+
+
+NORMALIZATIONS: dict[str, Normalization] = {
+    "ap": _z_ap,
+    "rr": _z_rr,
+    "ndcg": _z_ndcg,
+    "rbp": _z_one,
+    "sl3": _z_last,
+    "mean": _z_mean,
+}
+"""Normalizations ``z(i, m)`` of Diaz & Mitra 2023 §2.3.1 and §3.2 (``sl3``)."""
+
+
+@dataclass(frozen=True)
+class RecallLevelMetric:
+    """``mu(p) = sum_i e(p_i) z(i, m)`` (Diaz & Mitra 2023, Def. 2.1).
+
+    ``e`` and ``z`` are names from :data:`EXPOSURES` / :data:`NORMALIZATIONS`
+    or callables ``e(i, n, gamma)`` and ``z(i, m)`` on arrays; ``gamma`` is
+    the RBP persistence. Undefined positions (NaN) get exposure 0.
+    """
+
+    e: str | Exposure = "ap"
+    z: str | Normalization = "ap"
+    gamma: float = 0.8
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.e, str) and self.e not in EXPOSURES:
+            raise ValueError(f"unknown exposure {self.e!r}; known: {', '.join(EXPOSURES)}")
+        if isinstance(self.z, str) and self.z not in NORMALIZATIONS:
+            raise ValueError(
+                f"unknown normalization {self.z!r}; known: {', '.join(NORMALIZATIONS)}"
+            )
+        if not 0.0 < self.gamma < 1.0:
+            raise ValueError(f"the RBP persistence must be in (0, 1), not {self.gamma}")
+
+    def __str__(self) -> str:
+        if self.name:
+            return self.name
+        e = self.e if isinstance(self.e, str) else getattr(self.e, "__name__", "e")
+        z = self.z if isinstance(self.z, str) else getattr(self.z, "__name__", "z")
+        return f"RL(e={e},z={z})"
+
+    def exposure(self, i, n: float | None = None) -> np.ndarray:
+        """e(i) for positions ``i`` (NaN -> 0: an undefined position is unseen)."""
+        i = np.asarray(i, dtype=np.float64)
+        f = EXPOSURES[self.e] if isinstance(self.e, str) else self.e
+        with np.errstate(invalid="ignore"):
+            out = np.asarray(f(i, n, self.gamma), dtype=np.float64)
+        return np.where(np.isnan(i), 0.0, out)
+
+    def norm(self, i, m) -> np.ndarray:
+        """z(i, m) for recall levels ``i`` of queries with ``m`` relevant items."""
+        f = NORMALIZATIONS[self.z] if isinstance(self.z, str) else self.z
+        return np.asarray(f(np.asarray(i), np.asarray(m)), dtype=np.float64)
+
+    def __call__(self, p, n: float | None = None) -> float:
+        """The metric for one query: ``p`` holds the positions of its relevant
+        items (any order; sorted here), ``n`` the corpus size."""
+        p = np.sort(np.asarray(p, dtype=np.float64))
+        if len(p) == 0:
+            return 0.0
+        i = np.arange(1, len(p) + 1)
+        return float(np.sum(self.exposure(p, n) * self.norm(i, np.full(len(p), len(p)))))
+
+    def tse(self) -> RecallLevelMetric:
+        """TSE with this exposure: the same ``e`` with ``z = sl3`` (Eq. 3)."""
+        return RecallLevelMetric(self.e, "sl3", self.gamma, f"TSE(e={self.e})")
+
+
+def named_metric(name: str, gamma: float = 0.8) -> RecallLevelMetric:
+    """The paper's metric ``ap``, ``rr``, ``ndcg`` or ``rbp`` as (e, z)."""
+    if name not in ("ap", "rr", "ndcg", "rbp"):
+        raise ValueError(f"no named recall-level metric {name!r} (ap, rr, ndcg, rbp)")
+    label = "nDCG" if name == "ndcg" else name.upper()
+    return RecallLevelMetric(name, name, gamma, f"RL-{label}")
+
+
+# ---- kernels -------------------------------------------------------------
+
+REL = {"rel": Param(int, None, "relevance level (default: the evaluation's --rel)")}
+IMPUTE = {
+    "impute": Param(
+        str,
+        "pessimistic",
+        "unretrieved relevant items: pessimistic (bottom of a corpus of --corpus-size n), "
+        "optimistic (right after the last retrieved item) or none (exposure 0)",
+        IMPUTATIONS,
+    )
+}
+IMPUTE_POSITIONS = {
+    "impute": Param(
+        str,
+        "pessimistic",
+        "unretrieved relevant items: pessimistic (bottom of a corpus of --corpus-size n) "
+        "or optimistic (right after the last retrieved item)",
+        IMPUTATIONS[:2],
+    )
+}
+GAMMA = {"p": Param(float, 0.8, "RBP persistence γ (exposure rbp)")}
+E_PARAM = {"e": Param(str, None, "exposure: " + ", ".join(EXPOSURES), tuple(EXPOSURES))}
+Z_PARAM = {"z": Param(str, None, "normalization: " + ", ".join(NORMALIZATIONS),
+                      tuple(NORMALIZATIONS))}
+SOURCE = "Diaz & Mitra 2023, Recall, Robustness, and Lexicographic Evaluation"
+
+
+def positions_for(judged: JudgedRankings, m: Measure) -> RelevantPositions:
+    """Relevant positions under the measure's ``rel``, cut-off and ``impute``."""
+    impute = m.get("impute")
+    n = (
+        resolve_corpus_size(judged, str(m))
+        if impute == "pessimistic"
+        else (float(judged.corpus_size) if judged.corpus_size is not None else None)
+    )
+    return relevant_positions(judged, rel=m.rel(judged), cutoff=m.cutoff, impute=impute, n=n)
+
+
+def _required(m: Measure, key: str) -> str:
+    value = m.get(key)
+    if value is None:
+        choices = ", ".join(m.family.params[key].choices or ())
+        raise ValueError(f"{m.name} needs {key}=..., one of {choices} (e.g. {m.name}({key}=ap))")
+    return value
+
+
+def recall_level_values(judged: JudgedRankings, m: Measure, metric: RecallLevelMetric):
+    """(R, Q) values of ``metric`` under the measure's imputation."""
+    pos = positions_for(judged, m)
+    w = metric.exposure(pos.position, pos.n) * metric.norm(pos.level, pos.m_of_slot)
+    return pos.segment_sum(w).reshape(judged.n_runs, judged.n_queries)
+
+
+def _formula(e: str, z: str) -> str:
+    return f"sum_i e(p_i) z(i, m) with e = {e}, z = {z}; p imputed per impute="
+
+
+@register(
+    "RL",
+    formula="RL(e,z) = sum_{i=1..m} e(p_i) z(i, m) over the sorted positions p of the m "
+    "relevant items (unretrieved ones imputed)",
+    source=SOURCE + ", §2.3.1 Def. 2.1, Eq. 1",
+    params={**E_PARAM, **Z_PARAM, **GAMMA, **IMPUTE, **REL},
+    description="generic recall-level metric; e and z are required",
+)
+def rl_generic(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    metric = RecallLevelMetric(_required(m, "e"), _required(m, "z"), m.get("p"))
+    return recall_level_values(judged, m, metric)
+
+
+def _register_named(name: str, key: str, formula: str, extra: dict[str, Any]) -> None:
+    def kernel(judged: JudgedRankings, m: Measure) -> np.ndarray:
+        gamma = m.get("p") if "p" in extra else 0.8
+        return recall_level_values(judged, m, named_metric(key, gamma))
+
+    register(
+        name,
+        formula=formula,
+        source=SOURCE + ", §2.3.1",
+        params={**extra, **IMPUTE, **REL},
+        description=f"RL(e={key},z={key}); with impute=none it equals trec_eval's form",
+    )(kernel)
+
+
+_register_named("RL-AP", "ap", "sum_i (1/p_i)(i/m) = AP with p imputed", {})
+_register_named("RL-RR", "rr", "1/p_1 = RR with p imputed", {})
+_register_named(
+    "RL-nDCG", "ndcg", "sum_i 1/log2(p_i+1) / sum_{k<=m} 1/log2(k+1) = binary nDCG", {}
+)
+_register_named("RL-RBP", "rbp", "sum_i (1-γ) γ^(p_i-1) = RBP(γ) with p imputed", GAMMA)
+
+
+@register(
+    "TSE",
+    formula="TSE_e = e(p_m): exposure of the lowest-ranked relevant item",
+    source=SOURCE + ", §3.2 Eq. 3",
+    params={**E_PARAM, **GAMMA, **IMPUTE, **REL},
+    aggregate=np.nanmean,
+    description="total search efficiency; e is required, e.g. TSE(e=ap); "
+    "equals the worst-off searcher and provider (Theorems B.1-B.2)",
+)
+def total_search_efficiency(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    metric = RecallLevelMetric(_required(m, "e"), "sl3", m.get("p"))
+    pos = positions_for(judged, m)
+    value = metric.exposure(pos.last(), pos.n)
+    value[pos.m == 0] = np.nan
+    return value.reshape(judged.n_runs, judged.n_queries)
+
+
+@register(
+    "SL1",
+    formula="SL1 = p_1 - 1 (Cooper's type-1 search length; lower is better)",
+    source=SOURCE + ", §3.2 (Cooper 1968)",
+    params={**IMPUTE_POSITIONS, **REL},
+    aggregate=np.nanmean,
+)
+def search_length_1(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    pos = positions_for(judged, m)
+    return (pos.first() - 1.0).reshape(judged.n_runs, judged.n_queries)
+
+
+@register(
+    "SL3",
+    formula="SL3 = p_m - m (Cooper's type-3 search length; lower is better)",
+    source=SOURCE + ", §3.2 (Cooper 1968)",
+    params={**IMPUTE_POSITIONS, **REL},
+    aggregate=np.nanmean,
+)
+def search_length_3(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    pos = positions_for(judged, m)
+    return (pos.last() - pos.m).reshape(judged.n_runs, judged.n_queries)
+
+
+@register(
+    "RE",
+    formula="RE = (1/m) sum_i p_i - (m+1)/2 (Rocchio's recall error; lower is better)",
+    source=SOURCE + ", §3.2 (Rocchio 1964)",
+    params={**IMPUTE_POSITIONS, **REL},
+    aggregate=np.nanmean,
+)
+def recall_error(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    pos = positions_for(judged, m)
+    return _recall_error(pos, pos.segment_sum(pos.position), judged)
+
+
+def _recall_error(pos: RelevantPositions, total: np.ndarray, judged: JudgedRankings):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = total / pos.m - (pos.m + 1) / 2.0
+    value[pos.m == 0] = np.nan
+    return value.reshape(judged.n_runs, judged.n_queries)
+
+
+# ---- exact expectations over tied scores (ties="expected") ---------------
+# A tie group of g items holding r relevant ones, starting after rank s, puts
+# a random r-subset of positions s+1..s+g: E[min] = s + (g+1)/(r+1),
+# E[max] = s + r(g+1)/(r+1), E[each] = s + (g+1)/2.
+
+
+def _no_cutoff(m: Measure) -> None:
+    if m.cutoff is not None:
+        raise ValueError(
+            f"{m} with ties='expected' is not supported: a tie group may straddle the "
+            "cut-off; use --depth instead of @k, or ties='docid'"
+        )
+
+
+def _relevant_groups(judged: JudgedRankings, rel: int):
+    g = tie_groups(judged, rel)
+    keep = g.n_rel > 0
+    return g.segment[keep], g.start[keep], g.size[keep], g.n_rel[keep]
+
+
+@attach_kernel("SL1")
+def search_length_1_expected(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    _no_cutoff(m)
+    pos = positions_for(judged, m)
+    value = pos.first() - 1.0
+    seg, start, size, r = _relevant_groups(judged, m.rel(judged))
+    first = np.ones(len(seg), bool)
+    first[1:] = seg[1:] != seg[:-1]
+    value[seg[first]] = start[first] + (size[first] + 1.0) / (r[first] + 1.0) - 1.0
+    return value.reshape(judged.n_runs, judged.n_queries)
+
+
+@attach_kernel("SL3")
+def search_length_3_expected(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    _no_cutoff(m)
+    pos = positions_for(judged, m)
+    value = pos.last() - pos.m
+    seg, start, size, r = _relevant_groups(judged, m.rel(judged))
+    last = np.ones(len(seg), bool)
+    last[:-1] = seg[1:] != seg[:-1]
+    seg, start, size, r = seg[last], start[last], size[last], r[last]
+    complete = pos.m_ret[seg] == pos.m[seg]  # otherwise p_m is imputed, not tied
+    seg, start, size, r = seg[complete], start[complete], size[complete], r[complete]
+    value[seg] = start + r * (size + 1.0) / (r + 1.0) - pos.m[seg]
+    return value.reshape(judged.n_runs, judged.n_queries)
+
+
+@attach_kernel("RE")
+def recall_error_expected(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    _no_cutoff(m)
+    pos = positions_for(judged, m)
+    imputed = pos.segment_sum(np.where(pos.retrieved, 0.0, pos.position))
+    seg, start, size, r = _relevant_groups(judged, m.rel(judged))
+    tied = np.bincount(seg, weights=r * (start + (size + 1.0) / 2.0), minlength=len(pos.m))
+    return _recall_error(pos, imputed + tied, judged)
