@@ -124,10 +124,27 @@ def _masked_sum(judged: JudgedRankings, values: np.ndarray, mask: np.ndarray | N
     return judged.segment_sum(values if mask is None else np.where(mask, values, 0.0))
 
 
-def expected_rel_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """(R, Q) expected number of relevant items within the cut-off: R_c + (k-t_c) r_c/n_c
-    (McSherry & Najork 2008, section 2.1)."""
-    return _masked_sum(judged, tie_groups(judged, m.rel(judged)).mean_rel, _cut(judged, m))
+def expected_rel_ret(
+    judged: JudgedRankings, m: Measure, cutoff: np.ndarray | int | None = None
+) -> np.ndarray:
+    """(R, Q) expected number of relevant items in the top k: R_c + (k - t_c) r_c / n_c,
+    V_c the group holding rank k (McSherry & Najork 2008, section 2.1).
+
+    ``cutoff`` (default: the measure's) may be a (Q,) array of per-query cut-offs.
+    """
+    cutoff = m.cutoff if cutoff is None else cutoff
+    g = tie_groups(judged, m.rel(judged))
+    length = np.diff(judged.offsets)
+    if cutoff is not None:
+        per_seg = np.tile(cutoff, judged.n_runs) if np.ndim(cutoff) else cutoff
+        length = np.minimum(length, per_seg)
+    seg = np.flatnonzero(length > 0)
+    last = judged.offsets[seg] + length[seg] - 1  # the item at rank k (1-based)
+    c = np.searchsorted(g.start, last, side="right") - 1  # its group V_c
+    inside = length[seg] - g.start_rank[c]  # k - t_c
+    out = np.zeros(judged.n_segments)
+    out[seg] = g.rel_before[c] + inside * g.n_rel[c] / g.size[c]
+    return out.reshape(judged.n_runs, judged.n_queries)
 
 
 # ---- families whose value does not depend on the order of tied items -------
@@ -252,11 +269,8 @@ def expected_success(judged: JudgedRankings, m: Measure) -> np.ndarray:
 @attach_kernel("Rprec")
 def expected_r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """E[Rprec] = E[P@R] with R = |relevant| (McSherry & Najork 2008, 2.1, k = R)."""
-    rel = m.rel(judged)
-    num_rel = judged.num_rel(rel)
-    g = tie_groups(judged, rel)
-    inside = judged.rank < num_rel[judged.query_of_item]
-    return _safe_div(_masked_sum(judged, g.mean_rel, inside), num_rel[None, :])
+    num_rel = judged.num_rel(m.rel(judged))
+    return _safe_div(expected_rel_ret(judged, m, num_rel), num_rel[None, :])
 
 
 @attach_kernel("RBP")
