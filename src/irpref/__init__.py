@@ -8,6 +8,8 @@ from irpref.evaluate import evaluate, judge_inputs, summarize
 from irpref.io import Qrels, Run, TrecFormatError, read_qrels, read_run
 from irpref.judged import Collection, JudgedRankings, intern, judge
 from irpref.measures import REGISTRY, Measure, parse_measure, parse_measures
+from irpref.meta.discriminative import discriminative_power
+from irpref.stats import Pairwise, adjust_pvalues, significance, tukey_hsd
 
 __version__ = "0.1.0"
 
@@ -16,9 +18,12 @@ __all__ = [
     "Collection",
     "JudgedRankings",
     "Measure",
+    "Pairwise",
     "Qrels",
     "Run",
     "TrecFormatError",
+    "adjust_pvalues",
+    "discriminative_power",
     "evaluate",
     "intern",
     "judge",
@@ -27,5 +32,7 @@ __all__ = [
     "parse_measures",
     "read_qrels",
     "read_run",
+    "significance",
     "summarize",
+    "tukey_hsd",
 ]

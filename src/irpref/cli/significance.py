@@ -1,0 +1,176 @@
+"""``irpref significance QRELS RUN... -m MEASURE... [--test ...] [--summary]``
+
+Tests every pair of runs under each measure: metrics (``evaluate``) are
+compared by their per-query differences, preferences (``compare``) by their
+per-query values. Prints, per run pair, the raw and adjusted p-values and
+effect sizes; with ``--summary``, the discriminative power of each measure
+and test (percentage of pairs with adjusted p < alpha).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+
+from irpref.cli.common import add_format, add_inputs, add_judging
+from irpref.evaluate import evaluate, judge_inputs
+from irpref.meta.discriminative import discriminative_power
+from irpref.report.tables import format_value
+from irpref.stats import CORRECTIONS, TESTS, significance
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "RR"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_inputs(parser)
+    parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                        metavar="MEASURE",
+                        help="metrics (AP, RR, nDCG@10, ...) and/or preferences (sgnLP, rrLP, "
+                             f"RPP, ...) (default: {' '.join(DEFAULT_MEASURES)})")
+    add_judging(parser)
+    parser.add_argument("--missing", choices=("skip", "zero"), default="skip",
+                        help="queries a run lacks: skip them, or score them as empty "
+                             "(trec_eval -c)")
+    parser.add_argument("--test", dest="tests", nargs="+", action="extend", choices=TESTS,
+                        metavar="TEST",
+                        help="paired (t for metrics and real preferences, sign for sign "
+                             "preferences; default), t, sign, wilcoxon, hsd (randomized Tukey "
+                             "HSD); several may be given")
+    parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                        help="multiple-comparison correction over all run pairs "
+                             "(default holm; hsd needs none)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="significance level for --summary (default 0.05)")
+    parser.add_argument("--permutations", type=int, default=10_000, metavar="B",
+                        help="permutations of the randomized HSD (default 10000)")
+    parser.add_argument("--seed", type=int, default=None, metavar="S",
+                        help="seed of the HSD permutations and bootstrap (default: random, "
+                             "printed on stderr)")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                        help="bootstrap resamples for the CI of the mean (0: none; default 1000)")
+    parser.add_argument("--confidence", type=float, default=0.95,
+                        help="level of the bootstrap CI (default 0.95)")
+    parser.add_argument("--summary", action="store_true",
+                        help="one row per (measure, test): discriminative power in percent")
+    add_format(parser)
+
+
+def measure_tables(args: argparse.Namespace) -> list[pd.DataFrame]:
+    """Tidy tables for the requested metrics (evaluate) and preferences (compare)."""
+    from irpref.measures import parse_measure
+
+    measures = args.measures or DEFAULT_MEASURES
+    metrics, preferences = [], []
+    for m in measures:
+        try:
+            metrics.append(str(parse_measure(m)))
+        except ValueError as metric_error:
+            if not _is_preference(m):
+                raise metric_error
+            preferences.append(m)
+    judged = judge_inputs(args.qrels, args.runs, rel=args.rel, depth=args.depth, ties=args.ties,
+                          use_tag=args.tag_names, corpus_size=args.corpus_size)
+    tables = []
+    if metrics:
+        tables.append(evaluate(None, None, metrics, missing=args.missing, judged=judged))
+    if preferences:
+        tables.append(_compare(args, judged, preferences))
+    return tables
+
+
+def _is_preference(name: str) -> bool:
+    try:
+        from irpref import preferences
+    except ImportError:
+        return False
+    parse = getattr(preferences, "parse_preference", None)
+    if parse is not None:
+        try:
+            parse(name)
+            return True
+        except ValueError:
+            return False
+    base = name.split("(")[0].split("@")[0]
+    registry = getattr(preferences, "PREFERENCES", None) or getattr(preferences, "REGISTRY", {})
+    return base in registry
+
+
+def _compare(args: argparse.Namespace, judged, preferences: list[str]) -> pd.DataFrame:
+    import inspect
+
+    import irpref
+
+    compare = getattr(irpref, "compare", None)
+    if compare is None:
+        raise ValueError(f"preferences {', '.join(preferences)} need irpref.compare")
+    params = inspect.signature(compare).parameters
+    kwargs = {"rel": args.rel}
+    if "judged" in params:
+        kwargs["judged"] = judged
+        return compare(None, None, preferences, **kwargs)
+    for key in ("depth", "ties", "corpus_size"):
+        if key in params:
+            kwargs[key] = getattr(args, key)
+    return compare(args.qrels, args.runs, preferences, **kwargs)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 < args.alpha < 1:
+        raise ValueError(f"--alpha must be in (0, 1), got {args.alpha}")
+    if args.permutations < 1:
+        raise ValueError(f"--permutations must be >= 1, got {args.permutations}")
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    tests = args.tests or ["paired"]
+    seed = args.seed
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+        if "hsd" in tests or (args.bootstrap and not args.summary):
+            print(f"irpref: note: no --seed given; used --seed {seed}", file=sys.stderr)
+    tables = measure_tables(args)
+    results = significance(
+        tables, tests, correction=args.correction, permutations=args.permutations, seed=seed,
+        bootstrap=0 if args.summary else args.bootstrap, confidence=args.confidence,
+    )
+    frame = discriminative_power(results, args.alpha) if args.summary else results
+    write_frame(frame, args.format, sys.stdout)
+    return 0
+
+
+def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO) -> None:
+    """A wide frame as an aligned table, TSV (full precision) or JSON records."""
+    if fmt == "tsv":
+        out.write("\t".join(frame.columns) + "\n")
+        for row in frame.itertuples(index=False):
+            out.write("\t".join(_cell(v) for v in row) + "\n")
+    elif fmt == "json":
+        records = [{k: _json(v) for k, v in r.items()} for r in frame.to_dict("records")]
+        json.dump(records, out, indent=1)
+        out.write("\n")
+    else:
+        if frame.empty:
+            out.write("(no results)\n")
+            return
+        with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                               "display.width", 250):
+            out.write(frame.to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n")
+
+
+def _cell(value) -> str:
+    if isinstance(value, (float, np.floating)):
+        return format_value(float(value))
+    return str(value)
+
+
+def _json(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    return value

@@ -1,0 +1,1 @@
+"""Meta-evaluation: discriminative power, ties, degradation, orientation."""
