@@ -1,0 +1,120 @@
+"""``irpref ties QRELS RUN... [-m MEASURE...]``: ties in runs and what the tie-break costs.
+
+For each run: queries with tied scores among the retrieved items, items in tie
+groups; for each run and measure: the mean under trec_eval's docid tie-break
+and the tie-aware expected value (McSherry & Najork 2008), the mean and
+largest per-query difference and the number of queries that change; per
+measure: run pairs whose order the two policies disagree on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+
+from irpref.cli.common import add_format, add_inputs, add_judging
+from irpref.evaluate import judge_inputs
+from irpref.meta.ties import DEFAULT_MEASURES, TiesReport, ties_report
+from irpref.report.tables import write_table
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_inputs(parser)
+    parser.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        nargs="+",
+        action="extend",
+        metavar="MEASURE",
+        help=f"measures to compare (default: {' '.join(DEFAULT_MEASURES)})",
+    )
+    add_judging(parser, ties=False)
+    parser.add_argument(
+        "--missing",
+        choices=("skip", "zero"),
+        default="skip",
+        help="queries a run lacks: skip them, or score them as empty (trec_eval -c)",
+    )
+    parser.add_argument(
+        "--per-query",
+        action="store_true",
+        help="with --format tsv/json: per-query docid and expected values instead",
+    )
+    add_format(parser)
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    out = []
+    for rec in frame.to_dict("records"):
+        out.append(
+            {
+                k: (None if isinstance(v, float) and np.isnan(v) else v.item()
+                    if isinstance(v, np.generic) else v)
+                for k, v in rec.items()
+            }
+        )
+    return out
+
+
+def write_report(report: TiesReport, fmt: str, out: TextIO, per_query: bool = False) -> None:
+    """Print ``report`` as terminal tables, one long TSV table or JSON."""
+    if per_query and fmt != "table":
+        frame = report.per_query
+        if fmt == "tsv":
+            out.write("run\tquery\tmeasure\tdocid\texpected\tdiff\n")
+            for row in frame.itertuples(index=False):
+                out.write("\t".join([*map(str, row[:3]), *(repr(float(v)) for v in row[3:])]))
+                out.write("\n")
+        else:
+            json.dump(_records(frame), out, indent=1)
+            out.write("\n")
+        return
+    if fmt == "tsv":
+        write_table(report.tidy(), ["run", "measure", "statistic"], "tsv", out)
+    elif fmt == "json":
+        json.dump(
+            {
+                "ties": _records(report.ties),
+                "effects": _records(report.effects),
+                "orderings": _records(report.orderings),
+                "swaps": _records(report.swaps),
+            },
+            out,
+            indent=1,
+        )
+        out.write("\n")
+    else:
+        fmt4 = {"float_format": lambda v: f"{v:.4g}"}
+        out.write("Tied scores among retrieved items (groups of size >= 2):\n")
+        out.write(report.ties.to_string(index=False) + "\n\n")
+        out.write("Per-query effect of the docid tie-break (diff = expected - docid):\n")
+        out.write(report.effects.to_string(index=False, **fmt4) + "\n\n")
+        out.write("Run pairs ordered differently by the docid and expected means:\n")
+        out.write(report.orderings.to_string(index=False, **fmt4) + "\n")
+        if len(report.swaps):
+            out.write("\nSwapped pairs:\n" + report.swaps.to_string(index=False, **fmt4) + "\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    judged = judge_inputs(
+        args.qrels,
+        args.runs,
+        rel=args.rel,
+        depth=args.depth,
+        ties="docid",
+        use_tag=args.tag_names,
+        corpus_size=args.corpus_size,
+    )
+    report = ties_report(
+        measures=args.measures or DEFAULT_MEASURES, missing=args.missing, judged=judged
+    )
+    with pd.option_context("display.width", 200, "display.max_rows", None,
+                           "display.max_columns", None):
+        write_report(report, args.format, sys.stdout, per_query=args.per_query)
+    return 0

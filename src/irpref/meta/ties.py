@@ -1,0 +1,210 @@
+"""How often runs tie, and how much the tie-break moves each measure.
+
+McSherry & Najork (ECIR 2008, section 1) motivate tie-aware measures by the
+observation that "different well-sorted permutations of result vectors can
+have appreciably different performance values, large enough to affect the
+relative ordering" of systems. This module measures exactly that on real
+runs: per run, how many queries have tied scores among the retrieved items
+and how many items sit in tie groups; per run and measure, the per-query
+difference between trec_eval's docid tie-break and the tie-aware expected
+value (mean over all orderings of tied items, :mod:`irpref.measures.tie_aware`):
+
+    diff(q) = expected(q) - docid(q);   mean |diff|, max |diff|, #{q : |diff| > tol}
+
+and, per measure, how many run pairs the two policies order differently.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from irpref.evaluate import judge_inputs
+from irpref.judged import JudgedRankings
+from irpref.measures import Measure, parse_measures
+
+__all__ = ["DEFAULT_MEASURES", "TiesReport", "tie_counts", "ties_report"]
+
+DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR"]
+
+TIE_COLUMNS = ["queries", "tied_queries", "items", "tied_items", "tie_groups", "largest_group"]
+EFFECT_COLUMNS = [
+    "docid", "expected", "mean_diff", "mean_abs_diff", "max_abs_diff", "changed", "queries",
+]
+ORDER_COLUMNS = ["pairs", "swapped", "kendall_tau"]
+
+
+def tie_counts(judged: JudgedRankings, missing: str = "skip") -> pd.DataFrame:
+    """One row per run: queries evaluated, queries with a tie among the retrieved
+    items, items retrieved, items in tie groups (of size >= 2), such groups, and
+    the largest group. Counts ties among the items kept after the depth cut-off."""
+    mask = judged.query_mask(missing)
+    sizes = np.diff(judged.tie_offsets)
+    tied = sizes > 1
+    seg = judged.tie_segment
+    n = judged.n_segments
+    tied_items = np.bincount(seg, weights=np.where(tied, sizes, 0), minlength=n)
+    groups = np.bincount(seg, weights=tied, minlength=n)
+    largest = np.zeros(n, np.int64)
+    np.maximum.at(largest, seg, sizes)
+
+    def per_run(values: np.ndarray) -> np.ndarray:
+        return np.where(mask, values.reshape(judged.n_runs, judged.n_queries), 0).sum(axis=1)
+
+    largest_run = np.where(mask, largest.reshape(mask.shape), 0).max(axis=1, initial=0)
+    return pd.DataFrame(
+        {
+            "run": judged.run_names,
+            "queries": mask.sum(axis=1),
+            "tied_queries": per_run(groups > 0),
+            "items": per_run(np.diff(judged.offsets)),
+            "tied_items": per_run(tied_items).astype(np.int64),
+            "tie_groups": per_run(groups).astype(np.int64),
+            "largest_group": largest_run,
+        }
+    )
+
+
+@dataclass(frozen=True)
+class TiesReport:
+    """The ties report: three tables (see :func:`ties_report`)."""
+
+    ties: pd.DataFrame  # one row per run: TIE_COLUMNS
+    effects: pd.DataFrame  # one row per (run, measure): EFFECT_COLUMNS
+    orderings: pd.DataFrame  # one row per measure: ORDER_COLUMNS
+    swaps: pd.DataFrame  # the run pairs whose order flips: measure, run_a, run_b, means
+    per_query: pd.DataFrame  # run, query, measure, docid, expected, diff
+
+    def tidy(self) -> pd.DataFrame:
+        """Everything as one long table (run, measure, statistic, value); run-level
+        tie counts have measure ``-``, system-ordering rows have run ``-``."""
+        ties = self.ties.melt(id_vars="run", var_name="statistic").assign(measure="-")
+        effects = self.effects.melt(id_vars=["run", "measure"], var_name="statistic")
+        orders = self.orderings.melt(id_vars="measure", var_name="statistic").assign(run="-")
+        cols = ["run", "measure", "statistic", "value"]
+        out = pd.concat([ties[cols], effects[cols], orders[cols]], ignore_index=True)
+        out["value"] = out["value"].astype(np.float64)
+        return out
+
+
+def _aggregate(measure: Measure, values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    agg = measure.family.aggregate or np.mean
+    return np.array([float(agg(v[m])) if m.any() else np.nan for v, m in zip(values, mask)])
+
+
+def _orderings(
+    measure: str, names: list[str], docid: np.ndarray, expected: np.ndarray
+) -> tuple[dict[str, float], pd.DataFrame]:
+    """Run pairs ordered differently by the docid and expected means (a tie in a
+    mean counts as an order of its own), and Kendall's tau-a between the two."""
+    i, j = np.triu_indices(len(names), k=1)
+    a = np.sign(docid[i] - docid[j])
+    b = np.sign(expected[i] - expected[j])
+    pairs = len(i)
+    swapped = np.flatnonzero(a != b)
+    i, j = i[swapped], j[swapped]
+    runs = np.asarray(names, dtype=object)
+    swaps = pd.DataFrame(
+        {
+            "measure": measure,
+            "run_a": runs[i],
+            "run_b": runs[j],
+            "docid_a": docid[i],
+            "docid_b": docid[j],
+            "expected_a": expected[i],
+            "expected_b": expected[j],
+        }
+    )
+    summary = {
+        "pairs": pairs,
+        "swapped": len(swapped),
+        "kendall_tau": float(np.sum(a * b) / pairs) if pairs else np.nan,
+    }
+    return summary, swaps
+
+
+def ties_report(
+    qrels=None,
+    runs=None,
+    measures: str | Measure | Sequence[str | Measure] = tuple(DEFAULT_MEASURES),
+    *,
+    rel: int = 1,
+    depth: int | None = None,
+    missing: str = "skip",
+    tolerance: float = 1e-12,
+    corpus_size: int | None = None,
+    judged: JudgedRankings | None = None,
+) -> TiesReport:
+    """Ties in ``runs`` and the effect of trec_eval's docid tie-break on ``measures``.
+
+    Every measure is computed under ``ties="docid"`` and ``ties="expected"``
+    (McSherry & Najork 2008) on the same judged rankings; a query *changes*
+    when the two differ by more than ``tolerance``. ``judged`` (docid order)
+    may be given instead of ``qrels`` and ``runs``.
+    """
+    parsed = parse_measures(list(measures) if not isinstance(measures, str) else measures)
+    if judged is None:
+        judged = judge_inputs(
+            qrels, runs, rel=rel, depth=depth, ties="docid", corpus_size=corpus_size
+        )
+    elif judged.ties not in ("docid", "expected"):
+        raise ValueError(
+            f"ties_report needs rankings judged with ties='docid', not {judged.ties!r}"
+        )
+    # judge() orders items canonically (docid) for both policies: same arrays
+    docid_view = dataclasses.replace(judged, ties="docid")
+    expected_view = dataclasses.replace(judged, ties="expected")
+    mask = judged.query_mask(missing)
+    n_q = mask.sum(axis=1)
+    effects, orders, swaps, per_query = [], [], [], []
+    r_idx, q_idx = np.nonzero(mask)
+    for m in parsed:
+        a = m.compute(docid_view)
+        b = m.compute(expected_view)
+        diff = np.where(mask, b - a, 0.0)
+        absd = np.abs(diff)
+        mean_a, mean_b = _aggregate(m, a, mask), _aggregate(m, b, mask)
+        effects.append(
+            pd.DataFrame(
+                {
+                    "run": judged.run_names,
+                    "measure": str(m),
+                    "docid": mean_a,
+                    "expected": mean_b,
+                    "mean_diff": np.divide(diff.sum(axis=1), n_q, where=n_q > 0,
+                                           out=np.full(len(n_q), np.nan)),
+                    "mean_abs_diff": np.divide(absd.sum(axis=1), n_q, where=n_q > 0,
+                                               out=np.full(len(n_q), np.nan)),
+                    "max_abs_diff": absd.max(axis=1, initial=0.0),
+                    "changed": (absd > tolerance).sum(axis=1),
+                    "queries": n_q,
+                }
+            )
+        )
+        summary, flipped = _orderings(str(m), judged.run_names, mean_a, mean_b)
+        orders.append({"measure": str(m), **summary})
+        swaps.append(flipped)
+        per_query.append(
+            pd.DataFrame(
+                {
+                    "run": np.asarray(judged.run_names, dtype=object)[r_idx],
+                    "query": judged.queries[q_idx],
+                    "measure": str(m),
+                    "docid": a[r_idx, q_idx],
+                    "expected": b[r_idx, q_idx],
+                    "diff": diff[r_idx, q_idx],
+                }
+            )
+        )
+    empty = pd.DataFrame(columns=["run", "measure", *EFFECT_COLUMNS])
+    return TiesReport(
+        ties=tie_counts(judged, missing),
+        effects=pd.concat(effects, ignore_index=True) if effects else empty,
+        orderings=pd.DataFrame(orders, columns=["measure", *ORDER_COLUMNS]),
+        swaps=pd.concat(swaps, ignore_index=True) if swaps else pd.DataFrame(),
+        per_query=pd.concat(per_query, ignore_index=True) if per_query else pd.DataFrame(),
+    )
