@@ -4,11 +4,15 @@ Tie-aware measures, atomized search length, lexicographic and recall-paired
 preferences, trec_eval-exact classical measures, significance testing.
 """
 
+from irpref.asl import search_lengths
 from irpref.evaluate import evaluate, judge_inputs, summarize
 from irpref.io import Qrels, Run, TrecFormatError, read_qrels, read_run
 from irpref.judged import Collection, JudgedRankings, intern, judge
 from irpref.measures import REGISTRY, Measure, parse_measure, parse_measures
+from irpref.measures.recall_level import RecallLevelMetric
 from irpref.meta.discriminative import discriminative_power
+from irpref.meta.orientation import orientation
+from irpref.meta.robustness import worst_provider, worst_user
 from irpref.stats import Pairwise, adjust_pvalues, significance, tukey_hsd
 
 __version__ = "0.1.0"
@@ -20,6 +24,7 @@ __all__ = [
     "Measure",
     "Pairwise",
     "Qrels",
+    "RecallLevelMetric",
     "Run",
     "TrecFormatError",
     "adjust_pvalues",
@@ -28,11 +33,15 @@ __all__ = [
     "intern",
     "judge",
     "judge_inputs",
+    "orientation",
     "parse_measure",
     "parse_measures",
     "read_qrels",
     "read_run",
+    "search_lengths",
     "significance",
     "summarize",
     "tukey_hsd",
+    "worst_provider",
+    "worst_user",
 ]

@@ -25,7 +25,15 @@ import numpy as np
 
 from irpref.judged import JudgedRankings
 
-__all__ = ["IMPUTATIONS", "RelevantPositions", "relevant_positions", "resolve_corpus_size"]
+__all__ = [
+    "IMPUTATIONS",
+    "RelevantPositions",
+    "TieGroups",
+    "impute",
+    "relevant_positions",
+    "resolve_corpus_size",
+    "tie_groups",
+]
 
 IMPUTATIONS = ("pessimistic", "optimistic", "none")
 
@@ -176,3 +184,29 @@ def tie_groups(judged: JudgedRankings, rel: int) -> TieGroups:
         n_rel=n_rel,
         nonrel_before=before_group - before_seg,
     )
+
+
+def impute(
+    retrieved: np.ndarray, m: int, n_ret: int, impute: str = "pessimistic", n: float | None = None
+) -> np.ndarray:
+    """Reference (one query) form of :func:`relevant_positions`: the sorted
+    positions ``retrieved`` (1-based, ``<= n_ret``) of the retrieved relevant
+    items completed to ``m`` positions (Diaz & Mitra 2023 §2.2, Fig. 1)."""
+    p = np.sort(np.asarray(retrieved, dtype=np.float64))
+    k = m - len(p)
+    if k < 0:
+        raise ValueError(f"{len(p)} retrieved relevant items but only m = {m}")
+    j = np.arange(1, k + 1, dtype=np.float64)
+    if impute == "pessimistic":
+        if n is None:
+            raise ValueError("pessimistic imputation needs the corpus size n")
+        if n < n_ret + k:
+            raise ValueError(f"corpus size {n} < {n_ret} retrieved + {k} unretrieved relevant")
+        rest = n - k + j
+    elif impute == "optimistic":
+        rest = n_ret + j
+    elif impute == "none":
+        rest = np.full(k, np.nan)
+    else:
+        raise ValueError(f"impute must be one of {', '.join(IMPUTATIONS)}, not {impute!r}")
+    return np.concatenate((p, rest))

@@ -11,6 +11,9 @@ Per relevant document d of query q (§3.1):
   not retrieve scores ``irrel_q``, the number of non-relevant documents the
   run retrieved (no "+1", as printed; a run retrieving no non-relevant
   document scores 0 there).
+- ``missing=after``: unretrieved relevant documents sit right after the last
+  retrieved one, scoring ``irrel_q + 1`` (the optimistic imputation of Diaz &
+  Mitra 2023 §2.2; Eq. 3 plus one, so never better than a retrieved one).
 - ``missing=corpus``: unretrieved relevant documents sit at the bottom of a
   corpus of n documents, so each scores ``n - m + 1`` (Diaz & Ferraro 2022,
   §5.1, the RPP paper's ASL baseline). n is ``corpus_size`` when given,
@@ -43,7 +46,7 @@ from irpref.measures.positions import (
 
 __all__ = ["MISSING", "search_length_slots"]
 
-MISSING = ("retrieved", "corpus")
+MISSING = ("retrieved", "after", "corpus")
 
 
 def search_length_slots(
@@ -62,6 +65,8 @@ def search_length_slots(
         raise ValueError(f"missing must be one of {', '.join(MISSING)}, not {missing!r}")
     pos = relevant_positions(judged, rel=rel, cutoff=cutoff, impute="optimistic")
     sl = pos.position - (pos.level - 1)  # rank - relevant above (Eq. 2)
+    if missing == "after":  # optimistic imputation: irrel_q + 1
+        return pos, sl
     irrel = (pos.n_ret - pos.m_ret)[pos.segment]  # Eq. 3
     return pos, np.where(pos.retrieved, sl, irrel.astype(np.float64))
 
@@ -83,7 +88,8 @@ def _mean_over_golds(pos: RelevantPositions, sl: np.ndarray, golds, judged) -> n
 @register(
     "ASL",
     formula="ASL = mean over relevant d of (non-relevant retrieved above d) + 1; unretrieved "
-    "d: the non-relevant retrieved (missing=retrieved, Eq. 3) or n - m + 1 (missing=corpus); "
+    "d: the non-relevant retrieved (missing=retrieved, Eq. 3), that + 1 (missing=after) or "
+    "n - m + 1 (missing=corpus); "
     "golds=g: the first g relevant documents only, / min(g, m) (lower is better)",
     source="Alex, Hall & Metzler 2022, Atomized Search Length, §3.1 Eq. 1-5; "
     "missing=corpus: Diaz & Ferraro 2022 (RPP) §5.1",
@@ -92,8 +98,9 @@ def _mean_over_golds(pos: RelevantPositions, sl: np.ndarray, golds, judged) -> n
         "missing": Param(
             str,
             "retrieved",
-            "unretrieved relevant documents: retrieved (Eq. 3: non-relevant retrieved) or "
-            "corpus (bottom of a corpus of --corpus-size n, default: documents seen)",
+            "unretrieved relevant documents: retrieved (Eq. 3: non-relevant retrieved), "
+            "after (non-relevant retrieved + 1) or corpus (bottom of a corpus of "
+            "--corpus-size n, default: documents seen)",
             MISSING,
         ),
         "rel": Param(int, None, "relevance level (default: the evaluation's --rel)"),

@@ -1,0 +1,112 @@
+"""Precision and recall orientation of a metric (Diaz & Mitra 2023, §3.1, Fig. 2-3).
+
+For m relevant items in a ranking of n:
+
+- *precision orientation*: ``mu(p) - mu(p')`` where ``p = (1, n-m+2, ..., n)``
+  has the top relevant item first and the other m-1 at the bottom, and
+  ``p' = (n-m+1, ..., n)`` moves that item to the worst place it can take;
+- *recall orientation*: ``mu(p) - mu(p')`` where ``p = (1, ..., m)`` and
+  ``p' = (1, ..., m-1, n)`` moves the bottom relevant item to position n.
+
+``scaled=True`` divides both by the metric's range for that m,
+``mu(1..m) - mu(n-m+1..n)`` (how Fig. 3 plots TSE, so that it applies to any
+exposure). A metric is a :class:`~irpref.measures.recall_level.RecallLevelMetric`
+or any callable ``metric(p, n) -> float`` of the sorted positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+from irpref.measures.recall_level import RecallLevelMetric, named_metric
+
+__all__ = [
+    "figure3",
+    "figure3_metrics",
+    "orientation",
+    "precision_orientation",
+    "recall_orientation",
+]
+
+Metric = Callable[[np.ndarray, float], float]
+
+
+def _check(m: int, n: float) -> None:
+    if m < 1 or n < m:
+        raise ValueError(f"orientation needs 1 <= m <= n, got m={m}, n={n}")
+
+
+def _range(metric: Metric, m: int, n: float) -> float:
+    best = metric(np.arange(1.0, m + 1), n)
+    worst = metric(np.arange(n - m + 1.0, n + 1), n)
+    return best - worst
+
+
+def precision_orientation(metric: Metric, m: int, n: float, scaled: bool = False) -> float:
+    """Change when the top relevant item moves from position 1 to n-m+1, the
+    other m-1 held at the bottom (Fig. 2a)."""
+    _check(m, n)
+    bottom = np.arange(n - m + 2.0, n + 1)
+    delta = metric(np.concatenate(([1.0], bottom)), n) - metric(
+        np.concatenate(([n - m + 1.0], bottom)), n
+    )
+    return delta / _range(metric, m, n) if scaled else delta
+
+
+def recall_orientation(metric: Metric, m: int, n: float, scaled: bool = False) -> float:
+    """Change when the bottom relevant item moves from position m to n, the
+    other m-1 held at the top (Fig. 2b)."""
+    _check(m, n)
+    top = np.arange(1.0, m)
+    delta = metric(np.concatenate((top, [float(m)])), n) - metric(
+        np.concatenate((top, [float(n)])), n
+    )
+    return delta / _range(metric, m, n) if scaled else delta
+
+
+def orientation(
+    metric: Metric, m: int | Iterable[int], n: float, scaled: bool = False
+) -> pd.DataFrame:
+    """Table ``m, precision, recall`` of the orientations for each ``m``."""
+    ms = [int(m)] if np.isscalar(m) else [int(x) for x in m]
+    return pd.DataFrame(
+        {
+            "m": ms,
+            "precision": [precision_orientation(metric, k, n, scaled) for k in ms],
+            "recall": [recall_orientation(metric, k, n, scaled) for k in ms],
+        }
+    )
+
+
+def _recall_at(k: int) -> RecallLevelMetric:
+    def e_cut(i, n, gamma):
+        return (np.asarray(i) <= k).astype(np.float64)
+
+    e_cut.__name__ = f"cut{k}"
+    return RecallLevelMetric(e_cut, "mean", name=f"R@{k}")
+
+
+def figure3_metrics(gamma: float = 0.8, k: int = 1000) -> dict[str, Metric]:
+    """The metrics of Fig. 3 as (e, z) pairs: RR, AP, nDCG, RBP(γ), R@k
+    (exposure 1[i <= k], z = 1/m; not strictly decreasing) and TSE (e = 1/i)."""
+    return {
+        "RR": named_metric("rr"),
+        "AP": named_metric("ap"),
+        "nDCG": named_metric("ndcg"),
+        f"RBP(p={gamma})": named_metric("rbp", gamma),
+        f"R@{k}": _recall_at(k),
+        "TSE": RecallLevelMetric("ap", "sl3", name="TSE(e=ap)"),
+    }
+
+
+def figure3(n: float = 1e5, ms: Iterable[int] = range(1, 16), gamma: float = 0.8) -> pd.DataFrame:
+    """Fig. 3's data: orientation of each :func:`figure3_metrics` metric for
+    ``m`` in ``ms`` and a corpus of ``n`` items (TSE scaled by its range)."""
+    frames = [
+        orientation(metric, ms, n, scaled=name == "TSE").assign(metric=name)
+        for name, metric in figure3_metrics(gamma).items()
+    ]
+    return pd.concat(frames, ignore_index=True)[["metric", "m", "precision", "recall"]]
