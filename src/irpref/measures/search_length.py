@@ -61,7 +61,7 @@ def search_length_slots(
         n = resolve_corpus_size(judged, "ASL(missing=corpus)", fallback=True)
         pos = relevant_positions(judged, rel=rel, cutoff=cutoff, impute="pessimistic", n=n)
         return pos, pos.position - (pos.level - 1)  # = n - m + 1 when unretrieved
-    if missing != "retrieved":
+    if missing not in MISSING:
         raise ValueError(f"missing must be one of {', '.join(MISSING)}, not {missing!r}")
     pos = relevant_positions(judged, rel=rel, cutoff=cutoff, impute="optimistic")
     sl = pos.position - (pos.level - 1)  # rank - relevant above (Eq. 2)
