@@ -222,6 +222,21 @@ def test_hsd_preference_matrix_matches_brute_force(kind):
     np.testing.assert_allclose(p, _hsd_brute_matrix(m, _perms(2, 150, q, r)))
 
 
+def test_hsd_order_induced_sign_preference_fast_path():
+    rng = np.random.default_rng(9)
+    keys = rng.integers(0, 4, (9, 6))  # per-query orders with ties, as sgnLP / sgnLR give
+    m = np.sign(keys[:, :, None] - keys[:, None, :]).astype(float)
+    assert S._order_keys(m) is not None
+    pw = Pairwise.from_matrix(m, "sign")
+    fast, _ = S.tukey_hsd(pw, 300, seed=4)
+    slow, _ = S.tukey_hsd(pw, 300, seed=4, exploit_order=False)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_allclose(fast, _hsd_brute_matrix(m, _perms(4, 300, 9, 6)))
+    for x, y in [(0, 1), (1, 2), (2, 0)]:  # a cycle: no order
+        m[0, x, y], m[0, y, x] = 1.0, -1.0
+    assert S._order_keys(m) is None
+
+
 def test_hsd_identical_runs_give_p_one():
     x = _scores(0, runs=4, queries=12)
     x[2] = x[1]
