@@ -5,6 +5,7 @@ preferences, trec_eval-exact classical measures, significance testing.
 """
 
 from irpref.asl import search_lengths
+from irpref.compare import compare, mean_preferences, preference_matrix
 from irpref.evaluate import evaluate, judge_inputs, summarize
 from irpref.io import Qrels, Run, TrecFormatError, read_qrels, read_run
 from irpref.judged import Collection, JudgedRankings, intern, judge
@@ -27,15 +28,18 @@ __all__ = [
     "RecallLevelMetric",
     "Run",
     "TrecFormatError",
+    "compare",
     "adjust_pvalues",
     "discriminative_power",
     "evaluate",
     "intern",
     "judge",
     "judge_inputs",
+    "mean_preferences",
     "orientation",
     "parse_measure",
     "parse_measures",
+    "preference_matrix",
     "read_qrels",
     "read_run",
     "search_lengths",

@@ -1,0 +1,133 @@
+"""``compare``: pairwise preferences between runs, one tidy table.
+
+The result has one row per (run_a, run_b, query, measure) with the value of
+the preference of ``run_a`` over ``run_b`` (positive: ``run_a`` preferred);
+pairs are ``a < b`` in the order the runs were given (the other orientation
+is the negation). :func:`mean_preferences` gives the means over queries
+(query ``all``); :func:`preference_matrix` the R x R matrix of one measure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from irpref.evaluate import judge_inputs
+from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
+from irpref.judged import JudgedRankings
+from irpref.preferences import (
+    DEFAULT_PREFERENCES,
+    Comparison,
+    Preference,
+    parse_preferences,
+    preference_matrices,
+)
+
+__all__ = ["compare", "compare_matrices", "mean_preferences", "preference_matrix"]
+
+
+def compare_matrices(
+    qrels,
+    runs,
+    measures: str | Preference | Sequence[str | Preference] | None = None,
+    *,
+    rel: int = 1,
+    depth: int | None = None,
+    ties: str = "docid",
+    subtopics=None,
+    judged: JudgedRankings | None = None,
+    use_tag: bool = False,
+) -> Comparison:
+    """Like :func:`compare`, but returns the (Q, R, R) matrices (a :class:`Comparison`)."""
+    prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES)
+    if rel < 1:
+        raise ValueError(f"the relevance level must be >= 1, not {rel}")
+    sub: SubtopicQrels | None = None
+    if any(p.family.needs_subtopics for p in prefs):
+        if subtopics is not None:
+            sub = as_subtopic_qrels(subtopics)
+        elif judged is None:
+            sub = as_subtopic_qrels(qrels)
+            qrels = collapse(sub)
+        else:
+            raise ValueError("ST-RPP needs subtopic judgments: pass subtopics=...")
+    if judged is None:
+        judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, use_tag=use_tag)
+    return preference_matrices(judged, prefs, subtopics=sub)
+
+
+def compare(
+    qrels,
+    runs,
+    measures: str | Preference | Sequence[str | Preference] | None = None,
+    *,
+    rel: int = 1,
+    depth: int | None = None,
+    ties: str = "docid",
+    subtopics=None,
+    judged: JudgedRankings | None = None,
+) -> pd.DataFrame:
+    """Compare every pair of ``runs``: a tidy DataFrame (run_a, run_b, query, measure, value).
+
+    qrels, runs: paths, DataFrames, nested dicts or read objects (see :mod:`irpref.io`).
+    measures:    preferences, e.g. ``["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)"]``
+                 (default: those six plus ``RPP(p=inverse)``); ``kind`` of each in
+                 ``irpref.preferences.PREFERENCES``.
+    rel:         relevance level: grade >= rel is relevant.
+    depth:       keep the top ``depth`` of every ranking after sorting.
+    ties:        ``docid`` (trec_eval: score desc, docid desc) or ``input``.
+    subtopics:   ndeval-format judgments (``topic subtopic docid grade``) for
+                 ``ST-RPP``; if omitted, ``qrels`` itself is read in that format
+                 and collapsed (max grade over subtopics) for the other measures.
+
+    Values are per query, for the queries with at least one relevant item (as
+    pref_eval); a run that lacks a query retrieved nothing for it. Pairs are
+    ``a < b`` in input order; key columns are categorical.
+    """
+    return compare_matrices(
+        qrels, runs, measures, rel=rel, depth=depth, ties=ties, subtopics=subtopics, judged=judged
+    ).tidy()
+
+
+def mean_preferences(results: pd.DataFrame) -> pd.DataFrame:
+    """Means over queries: one row per (run_a, run_b, measure), query ``all``."""
+    per_query = results[results["query"] != "all"]
+    if per_query.empty:
+        return results.iloc[0:0]
+    means = (
+        per_query.groupby(["measure", "run_a", "run_b"], sort=False, observed=True)["value"]
+        .mean()
+        .reset_index()
+    )
+    means["query"] = "all"
+    out = means[["run_a", "run_b", "query", "measure", "value"]]
+    return out.astype({c: object for c in ("run_a", "run_b", "measure")})
+
+
+def preference_matrix(
+    results: pd.DataFrame, measure: str | None = None, query: str = "all"
+) -> pd.DataFrame:
+    """The R x R antisymmetric matrix (rows preferred over columns when > 0)
+    of one measure, for one query or the mean over queries (``all``)."""
+    table = results
+    if measure is not None:
+        table = table[table["measure"] == str(measure)]
+    elif table["measure"].nunique() > 1:
+        raise ValueError("the table holds several measures: pick one")
+    if query == "all":
+        table = mean_preferences(table) if (table["query"] != "all").any() else table
+    table = table[table["query"] == query]
+    if table.empty:
+        raise ValueError(f"no rows for measure={measure!r}, query={query!r}")
+    runs = pd.unique(np.concatenate([table["run_a"].to_numpy(object),
+                                     table["run_b"].to_numpy(object)]))
+    index = pd.Index(runs)
+    a = index.get_indexer(table["run_a"].to_numpy(object))
+    b = index.get_indexer(table["run_b"].to_numpy(object))
+    mat = np.zeros((len(runs), len(runs)))
+    v = table["value"].to_numpy(np.float64)
+    mat[a, b] = v
+    mat[b, a] = -v
+    return pd.DataFrame(mat, index=runs, columns=runs)

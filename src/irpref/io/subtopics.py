@@ -1,0 +1,192 @@
+"""Subtopic (diversity) judgments in ndeval format: ``topic subtopic docid grade``.
+
+This is the format of the TREC Web track diversity qrels read by ``ndeval``:
+one line per (topic, subtopic, document) with an integer grade. It looks
+like TREC qrels (whose second column is an unused iteration number), but a
+document appears once per subtopic, so :func:`irpref.io.read_qrels` refuses
+it. A subtopic ``0`` (or ``Q0``) line carries a plain judgment, no subtopic.
+
+:func:`collapse` gives the plain qrels used by every other measure: a
+document's grade is its maximum over subtopics, as in the reference
+implementation of RPP (pref_eval, ``util/trec_io.py``: "general relevance is
+the max over subtopics").
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from irpref.io.trec import (
+    Qrels,
+    TrecFormatError,
+    _csv,
+    _line_numbers,
+    _lines,
+    _normalise,
+    _read_bytes,
+    _strip_comments,
+)
+
+__all__ = ["SubtopicQrels", "as_subtopic_qrels", "collapse", "read_subtopic_qrels"]
+
+NO_SUBTOPIC = ("0", "Q0")
+
+
+@dataclass(frozen=True)
+class SubtopicQrels:
+    """Judgments per (query, subtopic, document)."""
+
+    query: pa.Array  # string
+    subtopic: pa.Array  # string ("0" / "Q0": no subtopic)
+    doc: pa.Array  # string
+    grade: np.ndarray  # int64
+    source: str = "<subtopic qrels>"
+
+    def __len__(self) -> int:
+        return len(self.grade)
+
+    @property
+    def has_subtopic(self) -> np.ndarray:
+        """Boolean per row: the row names a real subtopic (not 0 / Q0)."""
+        return ~pc.is_in(self.subtopic, value_set=pa.array(NO_SUBTOPIC)).to_numpy(
+            zero_copy_only=False
+        )
+
+
+def _diagnose(data: bytes, path: str) -> None:
+    seen = False
+    for number, line, fields in _lines(data, path, comments=True):
+        seen = True
+        if len(fields) != 4:
+            raise TrecFormatError(
+                path,
+                number,
+                f"expected 4 fields 'topic subtopic docid grade', got {len(fields)}",
+                line,
+            )
+        try:
+            int(fields[3])
+        except ValueError:
+            raise TrecFormatError(
+                path, number, f"grade {fields[3]!r} is not an integer", line
+            ) from None
+    if not seen:
+        raise TrecFormatError(path, None, "empty subtopic qrels file: no judgements")
+
+
+def read_subtopic_qrels(path: str | os.PathLike) -> SubtopicQrels:
+    """Read ndeval-format qrels ``topic subtopic docid grade`` (plain or ``.gz``)."""
+    path = str(path)
+    raw = _read_bytes(path)
+    data = _normalise(_strip_comments(raw))
+    if not data.strip():
+        raise TrecFormatError(path, None, "empty subtopic qrels file: no judgements")
+    try:
+        table = _csv(
+            data,
+            ["query", "subtopic", "doc", "grade"],
+            {
+                "query": pa.string(),
+                "subtopic": pa.string(),
+                "doc": pa.string(),
+                "grade": pa.int64(),
+            },
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        _diagnose(raw, path)
+        raise
+    sub = SubtopicQrels(
+        table["query"].combine_chunks(),
+        table["subtopic"].combine_chunks(),
+        table["doc"].combine_chunks(),
+        table["grade"].to_numpy(),
+        source=path,
+    )
+    _check_unique(sub, raw)
+    return sub
+
+
+def _check_unique(sub: SubtopicQrels, raw: bytes | None) -> None:
+    """Raise if a (topic, subtopic, document) triple is judged twice."""
+    frame = pd.DataFrame(
+        {
+            "q": pc.dictionary_encode(sub.query).indices.to_numpy(),
+            "s": pc.dictionary_encode(sub.subtopic).indices.to_numpy(),
+            "d": pc.dictionary_encode(sub.doc).indices.to_numpy(),
+        }
+    )
+    dup = frame.duplicated()
+    if not dup.any():
+        return
+    row = int(np.flatnonzero(dup.to_numpy())[0])
+    line = None
+    if raw is not None:
+        numbers = _line_numbers(raw, comments=True)
+        line = int(numbers[row]) if row < len(numbers) else None
+    raise TrecFormatError(
+        sub.source,
+        line,
+        f"document {sub.doc[row].as_py()!r} judged twice for topic {sub.query[row].as_py()!r}"
+        f" subtopic {sub.subtopic[row].as_py()!r}",
+    )
+
+
+_QUERY = ("query_id", "qid", "q_id", "query", "topic")
+_SUBTOPIC = ("subtopic", "subtopic_id", "iteration", "iter", "intent")
+_DOC = ("doc_id", "docid", "docno", "doc", "document")
+_GRADE = ("relevance", "grade", "rel", "label", "judgment")
+
+
+def _column(frame: pd.DataFrame, names: tuple[str, ...]) -> str:
+    for name in names:
+        if name in frame.columns:
+            return name
+    raise ValueError(
+        f"subtopic qrels: no column named one of {', '.join(names)} "
+        f"(columns: {', '.join(map(str, frame.columns))})"
+    )
+
+
+def as_subtopic_qrels(obj) -> SubtopicQrels:
+    """Subtopic qrels from a path, a DataFrame (query, subtopic, doc, grade
+    columns) or a :class:`SubtopicQrels`."""
+    if isinstance(obj, SubtopicQrels):
+        return obj
+    if isinstance(obj, (str, os.PathLike)):
+        return read_subtopic_qrels(obj)
+    if isinstance(obj, pd.DataFrame):
+        cols = [_column(obj, names) for names in (_QUERY, _SUBTOPIC, _DOC, _GRADE)]
+        grade = pd.to_numeric(obj[cols[3]], errors="coerce")
+        bad = grade.isna() | (grade != np.floor(grade))
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValueError(f"subtopic qrels: row {i}: grade {obj[cols[3]].iloc[i]!r} "
+                             "is not an integer")
+        strings = [pa.array(np.asarray(obj[c]).astype(str), type=pa.string()) for c in cols[:3]]
+        sub = SubtopicQrels(*strings, grade.to_numpy(np.int64), source="<DataFrame>")
+        _check_unique(sub, None)
+        return sub
+    if isinstance(obj, Mapping):
+        raise TypeError("subtopic qrels cannot be a dict; use a path or a DataFrame")
+    raise TypeError(f"cannot read subtopic qrels from a {type(obj).__name__}")
+
+
+def collapse(sub: SubtopicQrels) -> Qrels:
+    """Plain qrels: one row per (query, document), its maximum grade over subtopics."""
+    table = pa.table({"query": sub.query, "doc": sub.doc, "grade": pa.array(sub.grade)})
+    grouped = table.group_by(["query", "doc"], use_threads=False).aggregate(
+        [("grade", "max")]
+    )
+    return Qrels(
+        grouped["query"].combine_chunks(),
+        grouped["doc"].combine_chunks(),
+        grouped["grade_max"].to_numpy(),
+        source=sub.source,
+    )

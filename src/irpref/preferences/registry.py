@@ -1,0 +1,229 @@
+"""Preferences as values: ``Preference`` objects, their text form, the registry.
+
+A preference compares two rankings of one query and returns a value
+``Δ(π, π')``: positive when ``π`` is preferred, negative when ``π'`` is,
+0 when indifferent; always antisymmetric, ``Δ(π, π') = -Δ(π', π)``.
+
+Text form (the grammar of :mod:`irpref.measures.base`, without cut-offs)::
+
+    NAME [ "(" key=value {"," key=value} ")" ]
+
+e.g. ``sgnLP``, ``rrLP``, ``sgnLR``, ``RPP``, ``RPP(p=dcg)``,
+``RPP(p=inverse)``, ``ST-RPP``. Parameters print sorted by key, defaults
+omitted. The reference implementation's names (pref_eval: ``lexiprecision``,
+``rrlexiprecision``, ``lexirecall``, ``rpp``, ``dcgrpp``, ``invrpp``) are
+accepted as aliases.
+
+Each family has a ``kind``: ``sign`` when its values are in {-1, 0, 1}
+(paired sign test), ``real`` otherwise (paired t test).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from irpref.measures.base import Param
+
+__all__ = [
+    "ALIASES",
+    "DEFAULT_PREFERENCES",
+    "PREFERENCES",
+    "PrefFamily",
+    "Preference",
+    "parse_preference",
+    "parse_preferences",
+    "preference_kind",
+]
+
+KINDS = ("sign", "real")
+WEIGHTINGS = ("uniform", "dcg", "inverse")
+
+
+@dataclass(frozen=True)
+class PrefFamily:
+    """A preference family: documentation, parameters and its kind."""
+
+    name: str
+    kind: str  # "sign" | "real"
+    formula: str
+    source: str
+    params: dict[str, Param] = field(default_factory=dict)
+    description: str = ""
+    needs_subtopics: bool = False
+
+
+_REL = Param(int, None, "relevance level: grade >= rel is relevant (default: compare's rel)")
+_P = Param(str, "uniform", "p(i), the distribution of recall requirements", WEIGHTINGS)
+
+PREFERENCES: dict[str, PrefFamily] = {
+    fam.name: fam
+    for fam in [
+        PrefFamily(
+            "sgnLP",
+            "sign",
+            "sgn(δRR_{i*}(π, π')), i* = min{i : p_i != p'_i}; unretrieved relevant items "
+            "tie with each other and lose to retrieved ones",
+            "Diaz 2023, lexiprecision, §3.2 and Eq. 3",
+            {"rel": _REL},
+            "lexicographic precision: compare sorted relevant positions from the top",
+        ),
+        PrefFamily(
+            "rrLP",
+            "real",
+            "δRR_{i*}(π, π') = 1/p_{i*} - 1/p'_{i*}, i* = min{i : p_i != p'_i}; "
+            "1/p = 0 for an unretrieved item",
+            "Diaz 2023, lexiprecision, §3.5 Eq. 2",
+            {"rel": _REL},
+            "lexiprecision with the reciprocal-rank difference at the deciding level",
+        ),
+        PrefFamily(
+            "sgnLR",
+            "sign",
+            "sgn(p'_{i*} - p_{i*}), i* = max{i : p_i != p'_i}, unretrieved relevant items "
+            "imputed at the bottom of the corpus (they tie with each other)",
+            "Diaz & Mitra 2023, lexirecall, §5.2 Eq. 11 (leximin, Eq. 9-10)",
+            {"rel": _REL},
+            "lexicographic recall: compare sorted relevant positions from the bottom",
+        ),
+        PrefFamily(
+            "RPP",
+            "real",
+            "Σ_λ Σ_{i<=m_λ} p(λ) p(i|λ) sgn(f'_{i,λ} - f_{i,λ}); p(λ) ∝ m_λ = |{d : y_d >= λ}|, "
+            "p(i|λ) ∝ 1 (uniform), 1/log2(i+1) (dcg) or 1/i (inverse) over i <= m_λ; "
+            "one population (Eq. 4) when the relevant items share one grade",
+            "Diaz & Ferraro 2022, RPP, §4 Eq. 4-5 and §5.3",
+            {
+                "p": _P,
+                "grades": Param(
+                    str,
+                    "graded",
+                    "graded: one population per grade >= rel (Eq. 5); binary: Eq. 4 only",
+                    ("graded", "binary"),
+                ),
+                "rel": _REL,
+            },
+            "recall-paired preference",
+        ),
+        PrefFamily(
+            "ST-RPP",
+            "real",
+            "Σ_{t ∈ T ∪ {t*}} Σ_{i<=m_t} p(t) p(i|t) sgn(f'_{i,t} - f_{i,t}); p(t) ∝ m_t, "
+            "relevant items of subtopic t; t* (background) = relevant to any subtopic",
+            "Diaz & Ferraro 2022, RPP, §4 Eq. 6 and §5.3",
+            {"p": _P, "rel": _REL},
+            "subtopic recall-paired preference (needs ndeval-format subtopic qrels)",
+            needs_subtopics=True,
+        ),
+    ]
+}
+
+ALIASES: dict[str, str] = {
+    "lexiprecision": "sgnLP",
+    "LP": "sgnLP",
+    "rrlexiprecision": "rrLP",
+    "lexirecall": "sgnLR",
+    "LR": "sgnLR",
+    "rpp": "RPP",
+    "dcgrpp": "RPP(p=dcg)",
+    "invrpp": "RPP(p=inverse)",
+    "strpp": "ST-RPP",
+    "st-rpp": "ST-RPP",
+}
+
+DEFAULT_PREFERENCES = ["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)", "RPP(p=inverse)"]
+
+
+@dataclass(frozen=True)
+class Preference:
+    """One preference: a family name and its (non-default) parameters."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.name
+        return self.name + "(" + ",".join(f"{k}={v}" for k, v in self.params) + ")"
+
+    __repr__ = __str__
+
+    @property
+    def family(self) -> PrefFamily:
+        return PREFERENCES[self.name]
+
+    @property
+    def kind(self) -> str:
+        return self.family.kind
+
+    def get(self, key: str) -> Any:
+        """The parameter ``key`` (its default when not given)."""
+        for k, v in self.params:
+            if k == key:
+                return v
+        return self.family.params[key].default
+
+    def rel(self, default: int) -> int:
+        value = self.get("rel")
+        return int(default if value is None else value)
+
+
+_GRAMMAR = re.compile(
+    r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*$"
+)
+
+
+def parse_preference(text: str | Preference) -> Preference:
+    """Parse ``text``, e.g. ``RPP(p=dcg)``; a ValueError names what is wrong."""
+    if isinstance(text, Preference):
+        return text
+    if not isinstance(text, str):
+        raise TypeError(f"a preference is a string, not {type(text).__name__}")
+    stripped = text.strip()
+    if stripped in ALIASES:
+        return parse_preference(ALIASES[stripped])
+    m = _GRAMMAR.match(text)
+    if m is None:
+        raise ValueError(f"cannot parse preference {text!r}: expected NAME(key=value,...)")
+    name = m.group("name")
+    if name not in PREFERENCES:
+        known = ", ".join(sorted(PREFERENCES))
+        raise ValueError(f"unknown preference {name!r} in {text!r}; known preferences: {known}")
+    family = PREFERENCES[name]
+    params: dict[str, Any] = {}
+    if m.group("params") and m.group("params").strip():
+        for item in m.group("params").split(","):
+            if "=" not in item:
+                raise ValueError(f"{text!r}: parameter {item.strip()!r} is not key=value")
+            key, value = (s.strip() for s in item.split("=", 1))
+            if key not in family.params:
+                allowed = ", ".join(family.params) or "none"
+                raise ValueError(f"{name}: unknown parameter {key!r} (allowed: {allowed})")
+            params[key] = family.params[key].convert(name, key, value)
+    if params.get("rel") is not None and params["rel"] < 1:
+        raise ValueError(f"{text!r}: the relevance level must be >= 1")
+    canonical = tuple(
+        sorted((k, v) for k, v in params.items() if v != family.params[k].default)
+    )
+    return Preference(name, canonical)
+
+
+def parse_preferences(texts) -> list[Preference]:
+    """Parse several preferences; a string may hold several separated by spaces."""
+    if isinstance(texts, (str, Preference)):
+        texts = [texts]
+    out: list[Preference] = []
+    for t in texts:
+        for piece in [t] if isinstance(t, Preference) else t.split():
+            pref = parse_preference(piece)
+            if pref not in out:
+                out.append(pref)
+    if not out:
+        raise ValueError("no preference given")
+    return out
+
+
+def preference_kind(text: str | Preference) -> str:
+    """``sign`` (values in {-1, 0, 1}: sign test) or ``real`` (t test)."""
+    return parse_preference(text).kind
