@@ -1,0 +1,87 @@
+"""``irpref compare QRELS RUN... -m PREF...``: pairwise preferences and system orderings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+import pandas as pd
+
+from irpref.aggregate import orderings_of
+from irpref.cli.common import add_format, add_inputs
+from irpref.compare import compare_matrices
+from irpref.judged import TIES
+from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
+from irpref.report.tables import write_table
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_inputs(parser)
+    parser.add_argument(
+        "-m", "--measure", dest="measures", nargs="+", action="extend", metavar="PREF",
+        help=f"preferences: {', '.join(PREFERENCES)}, e.g. 'RPP(p=dcg)' "
+             f"(default: {' '.join(DEFAULT_PREFERENCES)})",
+    )
+    parser.add_argument("--rel", type=int, default=1, metavar="N",
+                        help="grade >= N is relevant (default 1)")
+    parser.add_argument("--depth", type=int, default=None, metavar="N",
+                        help="keep the top N of each ranking after sorting")
+    parser.add_argument("--ties", choices=[t for t in TIES if t != "expected"], default="docid",
+                        help="tie policy: docid (trec_eval: score desc, docid desc) or input")
+    parser.add_argument("--subtopics", metavar="FILE", default=None,
+                        help="ndeval-format subtopic qrels (topic subtopic docid grade) for "
+                             "ST-RPP; default: read QRELS in that format when ST-RPP is asked")
+    parser.add_argument("--per-query", action="store_true", help="also print per-query values")
+    parser.add_argument("--teleport", type=float, default=0.05, metavar="T",
+                        help="MC4 random-jump probability (default 0.05; 0 = plain chain)")
+    add_format(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    comp = compare_matrices(
+        args.qrels, args.runs, args.measures, rel=args.rel, depth=args.depth, ties=args.ties,
+        subtopics=args.subtopics, use_tag=args.tag_names,
+    )
+    means = comp.tidy_means()
+    out = sys.stdout
+    if args.format != "table":
+        table = pd.concat([comp.tidy(), means], ignore_index=True) if args.per_query else means
+        write_table(table, ["run_a", "run_b", "query", "measure"], args.format, out)
+        return 0
+    if args.per_query:
+        write_table(comp.tidy(), ["run_a", "run_b", "query", "measure"], "table", out)
+        out.write("\n")
+    _write_readable(comp, args.teleport, out)
+    return 0
+
+
+def _write_readable(comp, teleport: float, out) -> None:
+    runs = comp.runs
+    labels = [f"{i + 1:>{len(str(len(runs)))}} {name}" for i, name in enumerate(runs)]
+    cols = [str(i + 1) for i in range(len(runs))]
+    opts = ("display.max_rows", None, "display.max_columns", None, "display.width", 10_000)
+    for name in comp.names:
+        values = comp.values[name]
+        kind = PREFERENCES[comp.preferences[comp.names.index(name)].name].kind
+        out.write(
+            f"== {name} ({kind}): mean over {len(values)} queries; row run preferred to "
+            f"column run when > 0 ==\n"
+        )
+        mat = pd.DataFrame(comp.mean(name), index=labels, columns=cols)
+        with pd.option_context(*opts, "display.float_format", lambda v: f"{v:+.4f}"):
+            out.write(mat.to_string() + "\n")
+        if len(values) == 0:
+            out.write("(no query with a relevant item)\n\n")
+            continue
+        orders = orderings_of(values, runs, teleport=teleport)
+        wide = pd.DataFrame({"rank": np.arange(1, len(runs) + 1)})
+        titles = {"win_rate": "win rate (Eq. 7)", "mc4": "MC4", "borda": "Borda"}
+        for method, group in orders.groupby("method", sort=False):
+            fmt = "{:.4f}" if method != "borda" else "{:.1f}"
+            wide[titles[method]] = [
+                f"{r} ({fmt.format(s)})" for r, s in zip(group["run"], group["score"])
+            ]
+        out.write(f"-- {name}: system orderings --\n")
+        with pd.option_context(*opts):
+            out.write(wide.to_string(index=False) + "\n\n")
