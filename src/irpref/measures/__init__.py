@@ -5,6 +5,7 @@ from irpref.measures import (
     recall_level,  # noqa: F401  (RL, TSE, SL1, SL3, RE)
     search_length,  # noqa: F401  (ASL)
     tie_aware,  # noqa: F401  (tie-aware kernels, F1)
+    trec_extra,  # noqa: F401  (the rest of trec_eval: Bpref, infAP, GMAP, ...)
 )
 from irpref.measures.base import REGISTRY, Family, Measure, parse_measure, parse_measures
 

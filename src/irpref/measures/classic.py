@@ -136,13 +136,17 @@ def _discount(rank0: np.ndarray) -> np.ndarray:
 
 
 def ideal_dcg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
-    """(Q,) DCG of the ideal ranking: every judged grade > 0, sorted descending."""
+    """(Q,) DCG of the ideal ranking: every judged grade > 0, sorted descending.
+
+    Summed rank by rank as trec_eval does (m_ndcg_cut.c), so the value is
+    bit-identical to trec_eval's ``ideal_dcg``.
+    """
     offsets, grades = judged.ideal_grades(1)
     q = np.repeat(np.arange(judged.n_queries), np.diff(offsets))
     rank0 = np.arange(len(grades)) - offsets[:-1][q]
     keep = rank0 < cutoff if cutoff is not None else np.ones(len(grades), bool)
     return np.bincount(
-        q[keep], weights=grades[keep] * _discount(rank0[keep]), minlength=judged.n_queries
+        q[keep], weights=grades[keep] / np.log2(rank0[keep] + 2.0), minlength=judged.n_queries
     )
 
 
@@ -156,7 +160,7 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
 def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     gain = np.where(judged.grade > 0, judged.grade, 0).astype(np.float64)
     gain[~cut(judged, m)] = 0.0
-    dcg = judged.segment_sum(gain * _discount(judged.rank))
+    dcg = judged.segment_sum(gain / np.log2(judged.rank + 2.0))
     return _safe_div(dcg, ideal_dcg(judged, m.cutoff)[None, :])
 
 
@@ -188,13 +192,22 @@ def r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RBP",
-    formula="RBP(p) = (1 - p) * sum_i [d_i relevant] p^(i-1)  (Moffat & Zobel 2008)",
-    source="trec_eval m_rbp.c",
+    formula="RBP(p) = (1 - p) * sum_i [d_i relevant] p^(i-1)  (binary gain; graded: gRBP)",
+    source="Moffat & Zobel, TOIS 2008, section 4; summed as trec_eval m_rbp.c",
     params={**REL, "p": Param(float, 0.8, "persistence")},
-    trec_eval="rbp",
+    trec_eval="rbp.p=P on binary qrels (trec_eval's rbp is gRBP)",
 )
 def rank_biased_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     p = m.get("p")
     rel = judged.relevant(m.rel(judged)) & cut(judged, m)
-    weights = np.where(rel, (1.0 - p) * np.power(p, judged.rank.astype(np.float64)), 0.0)
-    return judged.segment_sum(weights)
+    weights = np.where(rel, power_table(p, judged)[judged.rank], 0.0)
+    return (1.0 - p) * judged.segment_sum(weights)
+
+
+def power_table(p: float, judged: JudgedRankings) -> np.ndarray:
+    """``p**i`` for every rank i (plus one), multiplied out one rank at a time
+    as trec_eval's m_rbp.c does, so RBP sums are bit-identical."""
+    n = int(np.diff(judged.offsets).max(initial=0)) + 1
+    table = np.full(n, float(p))
+    table[0] = 1.0
+    return np.multiply.accumulate(table)
