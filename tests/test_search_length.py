@@ -142,7 +142,8 @@ def _orderings(ranking, scores):
 def test_expected_ties_match_all_orderings(data, missing):
     qrels, runs, truth = data
     measures = [str(irpref.parse_measure(t)) for t in
-                (f"ASL(missing={missing})", "SL1(impute=optimistic)", "SL3", "RE")]
+                (f"ASL(missing={missing})", "SL1(impute=optimistic)", "SL3", "RE",
+                 "TSE(e=ap)", "TSE(e=ndcg)")]
     res = irpref.evaluate(qrels, runs, measures, ties="expected", missing="zero",
                           corpus_size=30)
     got = {(r, q, m): v for r, q, m, v in
@@ -150,7 +151,7 @@ def test_expected_ties_match_all_orderings(data, missing):
     for (r, q), (ranking, scores, m) in truth.items():
         if m == 0:
             continue
-        sums = np.zeros(4)
+        sums = np.zeros(6)
         count = 0
         for order in _orderings(ranking, scores):
             labels = [d.startswith("r") for d in order]
@@ -159,7 +160,7 @@ def test_expected_ties_match_all_orderings(data, missing):
             pess = p + [30 - k + j for j in range(1, k + 1)]
             opt = p + [len(order) + j for j in range(1, k + 1)]
             sums += [reference_asl(labels, m, missing, n=30), opt[0] - 1, pess[-1] - m,
-                     np.mean(pess) - (m + 1) / 2]
+                     np.mean(pess) - (m + 1) / 2, 1 / pess[-1], 1 / np.log2(pess[-1] + 1)]
             count += 1
         for name, want in zip(measures, sums / count):
             assert got[r, q, name] == pytest.approx(want), name

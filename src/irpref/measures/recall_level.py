@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.special import gammaln
 
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Measure, Param, attach_kernel, register
@@ -292,7 +293,7 @@ _register_named("RL-RBP", "rbp", "sum_i (1-γ) γ^(p_i-1) = RBP(γ) with p imput
     params={**E_PARAM, **GAMMA, **IMPUTE, **REL},
     aggregate=np.nanmean,
     description="total search efficiency; e is required, e.g. TSE(e=ap); "
-    "equals the worst-off searcher and provider (Theorems B.1-B.2)",
+    "equals the worst-off searcher and provider (Theorems B.1-B.2); ties=expected: exact E[e(p_m)]",
 )
 def total_search_efficiency(judged: JudgedRankings, m: Measure) -> np.ndarray:
     metric = RecallLevelMetric(_required(m, "e"), "sl3", m.get("p"))
@@ -389,6 +390,33 @@ def search_length_3_expected(judged: JudgedRankings, m: Measure) -> np.ndarray:
     complete = pos.m_ret[seg] == pos.m[seg]  # otherwise p_m is imputed, not tied
     seg, start, size, r = seg[complete], start[complete], size[complete], r[complete]
     value[seg] = start + r * (size + 1.0) / (r + 1.0) - pos.m[seg]
+    return value.reshape(judged.n_runs, judged.n_queries)
+
+
+@attach_kernel("TSE")
+def total_search_efficiency_expected(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[e(p_m)]: the last relevant item of a tie group of g items holding r
+    relevant ones, after rank s, is at s + j with probability
+    C(j-1, r-1) / C(g, r), j = r..g."""
+    _no_cutoff(m)
+    metric = RecallLevelMetric(_required(m, "e"), "sl3", m.get("p"))
+    pos = positions_for(judged, m)
+    value = metric.exposure(pos.last(), pos.n)
+    value[pos.m == 0] = np.nan
+    seg, start, size, r = _relevant_groups(judged, m.rel(judged))
+    last = np.ones(len(seg), bool)
+    last[:-1] = seg[1:] != seg[:-1]
+    seg, start, size, r = seg[last], start[last], size[last], r[last]
+    complete = pos.m_ret[seg] == pos.m[seg]
+    seg, start, size, r = seg[complete], start[complete], size[complete], r[complete]
+    count = size - r + 1  # j = r..g
+    owner = np.repeat(np.arange(len(seg)), count)
+    j = np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count) + r[owner]
+    log_p = (gammaln(j) - gammaln(r[owner]) - gammaln(j - r[owner] + 1)
+             - (gammaln(size[owner] + 1) - gammaln(r[owner] + 1)
+                - gammaln(size[owner] - r[owner] + 1)))
+    w = np.exp(log_p) * metric.exposure(start[owner] + j, pos.n)
+    value[seg] = np.bincount(owner, weights=w, minlength=len(seg))
     return value.reshape(judged.n_runs, judged.n_queries)
 
 
