@@ -188,7 +188,32 @@ TREC_EVAL_NAMES: dict[str, str] = {
     "num_ret": "NumRet",
     "num_rel": "NumRel",
     "num_rel_ret": "NumRelRet",
-    "rbp": "RBP",
+    "rbp": "gRBP",
+    # the rest of trec_eval (irpref.measures.trec_extra)
+    "gm_map": "GMAP",
+    "gm_bpref": "GMBpref",
+    "infAP": "infAP",
+    "iprec_at_recall": "IPrec(recall={x})",
+    "Rprec_mult": "RprecMult(mult={x})",
+    "utility": "Utility",
+    "11pt_avg": "IPrecAvg",
+    "binG": "BinG",
+    "G": "G",
+    "dcg": "DCG",
+    "ideal_dcg": "IDCG",
+    "ndcg_rel": "nDCGRel",
+    "Rndcg": "RnDCG",
+    "relative_P": "RelP@{k}",
+    "set_P": "SetP",
+    "set_relative_P": "SetRelP",
+    "set_recall": "SetR",
+    "set_map": "SetAP",
+    "set_F": "SetF",
+    "num_nonrel_judged_ret": "NumNonRelJudgedRet",
+    "num_q": "NumQ",
+    "yaap": "YAAP",
+    "rbp_resid": "RBPResid",
+    "unj": "Unj@{k}",
 }
 
 
@@ -237,6 +262,10 @@ def _from_trec_eval(text: str) -> Measure | None:
         return None
     pattern = TREC_EVAL_NAMES[m.group("base")]
     args = m.group("args")
+    if "{x}" in pattern:  # a real-valued parameter, e.g. iprec_at_recall_0.20
+        if args is None or "," in args:
+            return None
+        return parse_measure(pattern.format(x=float(args)))
     if "{k}" in pattern:
         if args is None or "," in args or "." in args:
             return None
