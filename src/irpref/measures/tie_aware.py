@@ -48,45 +48,73 @@ __all__ = ["TieGroups", "first_irrelevant_fraction", "tie_groups"]
 
 
 class TieGroups:
-    """Per-group statistics of the tie groups of ``judged`` at relevance level ``rel``.
+    """The tie groups of ``judged`` that hold at least one *marked* item.
 
-    Group arrays (one entry per tie group, in item order): ``start`` (first
-    item), ``size`` n_i, ``start_rank`` t_i (0-based rank of the first item),
-    ``n_rel`` r_i, ``rel_before`` R_i (relevant items earlier in the segment),
-    ``segment``.
+    Marked items are the relevant ones (``grade >= rel``) or, for nDCG, those
+    with a positive gain; a kernel whose terms vanish in every other group
+    visits only these. Arrays, one entry per such group in item order:
+    ``start`` (first item), ``size`` n_i, ``segment``, ``start_rank`` t_i
+    (0-based), ``count`` r_i (marked items in the group), ``before`` R_i
+    (marked items earlier in the segment), ``weight`` (sum of the marked
+    items' weights, if given). ``marked`` holds the marked items' indices.
     """
 
-    def __init__(self, judged: JudgedRankings, rel: int) -> None:
-        bounds = judged.tie_offsets
+    def __init__(
+        self, judged: JudgedRankings, marked: np.ndarray, weight: np.ndarray | None = None
+    ) -> None:
         self.judged = judged
-        self.start = bounds[:-1]
-        self.size = np.diff(bounds)
-        self.segment = judged.tie_segment
-        seg_start = judged.offsets[:-1][self.segment]
+        bounds = judged.tie_offsets
+        idx = np.flatnonzero(marked)
+        gid = np.searchsorted(bounds, idx, side="right") - 1
+        new = np.ones(len(idx), bool)
+        new[1:] = gid[1:] != gid[:-1]
+        first = np.flatnonzero(new)
+        group = gid[first]
+        self.marked = idx
+        self.start = bounds[group]
+        self.size = bounds[group + 1] - self.start
+        self.count = np.diff(np.append(first, len(idx)))
+        self.segment = np.searchsorted(judged.offsets, self.start, side="right") - 1
+        seg_start = judged.offsets[self.segment]
         self.start_rank = self.start - seg_start
-        cum = np.zeros(judged.n_items + 1, np.int64)
-        np.cumsum(judged.relevant(rel), out=cum[1:])
-        self.n_rel = cum[bounds[1:]] - cum[self.start]
-        self.rel_before = cum[self.start] - cum[seg_start]
+        self.before = first - np.searchsorted(idx, seg_start)
+        self.weight = None if weight is None else np.add.reduceat(weight[idx], first)
 
-    def per_item(self, values: np.ndarray) -> np.ndarray:
-        """Broadcast a per-group array to the items of each group."""
-        return np.repeat(values, self.size)
+    def marked_between(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Number of marked items with index in [lo, hi)."""
+        return np.searchsorted(self.marked, hi) - np.searchsorted(self.marked, lo)
 
-    @property
-    def mean_rel(self) -> np.ndarray:
-        """Per item: r_i / n_i, the probability that its position is relevant."""
-        return self.per_item(self.n_rel / self.size)
+    def expand(self, cutoff: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Every position of the groups: (group index, 1-based rank j), j <= ``cutoff``."""
+        sizes = self.size
+        if cutoff is not None:
+            sizes = np.clip(cutoff - self.start_rank, 0, sizes)
+        gi = np.repeat(np.arange(len(sizes)), sizes)
+        first = np.zeros(len(sizes), np.int64)
+        np.cumsum(sizes[:-1], out=first[1:])
+        pos = np.arange(len(gi), dtype=np.int64) - first[gi]
+        return gi, self.start_rank[gi] + pos + 1
+
+    def segment_sum(self, gi: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """(R, Q) sum of ``values`` given per position of the groups ``gi``."""
+        judged = self.judged
+        sums = np.bincount(self.segment[gi], weights=values, minlength=judged.n_segments)
+        return sums.reshape(judged.n_runs, judged.n_queries)
 
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def tie_groups(judged: JudgedRankings, rel: int) -> TieGroups:
-    """The (cached) :class:`TieGroups` of ``judged`` at level ``rel``."""
+def tie_groups(judged: JudgedRankings, rel: int | None = None) -> TieGroups:
+    """The (cached) groups holding a relevant item (``grade >= rel``) or, with
+    ``rel=None``, an item of positive gain (weights: the grades)."""
     per = _CACHE.setdefault(judged, {})
     if rel not in per:
-        per[rel] = TieGroups(judged, rel)
+        if rel is None:
+            gain = np.where(judged.grade > 0, judged.grade, 0).astype(np.int64)
+            per[rel] = TieGroups(judged, gain > 0, gain)
+        else:
+            per[rel] = TieGroups(judged, judged.relevant(rel))
     return per[rel]
 
 
@@ -116,14 +144,6 @@ def first_irrelevant_fraction(x: np.ndarray, r: np.ndarray, n: np.ndarray) -> np
     return out.reshape(shape)
 
 
-def _cut(judged: JudgedRankings, m: Measure) -> np.ndarray | None:
-    return None if m.cutoff is None else judged.rank < m.cutoff
-
-
-def _masked_sum(judged: JudgedRankings, values: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
-    return judged.segment_sum(values if mask is None else np.where(mask, values, 0.0))
-
-
 def expected_rel_ret(
     judged: JudgedRankings, m: Measure, cutoff: np.ndarray | int | None = None
 ) -> np.ndarray:
@@ -139,11 +159,15 @@ def expected_rel_ret(
         per_seg = np.tile(cutoff, judged.n_runs) if np.ndim(cutoff) else cutoff
         length = np.minimum(length, per_seg)
     seg = np.flatnonzero(length > 0)
-    last = judged.offsets[seg] + length[seg] - 1  # the item at rank k (1-based)
-    c = np.searchsorted(g.start, last, side="right") - 1  # its group V_c
-    inside = length[seg] - g.start_rank[c]  # k - t_c
+    seg_start = judged.offsets[seg]
+    end = seg_start + length[seg]  # one past the item at rank k
+    bounds = judged.tie_offsets
+    c = np.searchsorted(bounds, end - 1, side="right") - 1  # V_c holds rank k
+    c_start, c_end = bounds[c], bounds[c + 1]
+    before = g.marked_between(seg_start, c_start)  # R_c
+    inside = g.marked_between(c_start, c_end)  # r_c
     out = np.zeros(judged.n_segments)
-    out[seg] = g.rel_before[c] + inside * g.n_rel[c] / g.size[c]
+    out[seg] = before + (end - c_start) * inside / (c_end - c_start)
     return out.reshape(judged.n_runs, judged.n_queries)
 
 
@@ -199,24 +223,21 @@ def expected_f1(judged: JudgedRankings, m: Measure) -> np.ndarray:
 def expected_average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """E[AP@k] = sum_{j<=k} (r_i/n_i) (R_i + (j - t_i - 1)(r_i - 1)/(n_i - 1) + 1) / j,
     divided by |relevant| (McSherry & Najork 2008, section 2.4)."""
-    g = tie_groups(judged, m.rel(judged))
-    r, n = g.n_rel.astype(np.float64), g.size.astype(np.float64)
+    g = tie_groups(judged, m.rel(judged))  # groups without a relevant item add nothing
+    gi, j = g.expand(m.cutoff)
+    r, n = g.count[gi].astype(np.float64), g.size[gi].astype(np.float64)
     others = _safe_div(r - 1.0, n - 1.0)  # (r_i - 1)/(n_i - 1); unused when n_i = 1
-    j = judged.rank + 1.0
-    before = j - g.per_item(g.start_rank) - 1.0  # j - t_i - 1, 1-based j
-    hits = g.per_item(g.rel_before) + before * g.per_item(others) + 1.0
-    contrib = g.per_item(r / n) * hits / j
-    total = _masked_sum(judged, contrib, _cut(judged, m))
-    return _safe_div(total, judged.num_rel(m.rel(judged))[None, :])
+    slots = j - g.start_rank[gi] - 1.0  # j - t_i - 1
+    contrib = r / n * (g.before[gi] + slots * others + 1.0) / j
+    return _safe_div(g.segment_sum(gi, contrib), judged.num_rel(m.rel(judged))[None, :])
 
 
 def _first_relevant_group(g: TieGroups, cutoff: np.ndarray | int | None) -> np.ndarray:
     """Index of the first group with a relevant item in each segment, if it starts
     within the cut-off."""
-    idx = np.flatnonzero(g.n_rel > 0)
-    first = np.ones(len(idx), bool)
-    first[1:] = g.segment[idx[1:]] != g.segment[idx[:-1]]
-    idx = idx[first]
+    first = np.ones(len(g.segment), bool)
+    first[1:] = g.segment[1:] != g.segment[:-1]
+    idx = np.flatnonzero(first)
     if cutoff is not None:
         k = cutoff if np.ndim(cutoff) == 0 else cutoff[g.segment[idx]]
         idx = idx[g.start_rank[idx] < k]
@@ -231,10 +252,10 @@ def expected_reciprocal_rank(judged: JudgedRankings, m: Measure) -> np.ndarray:
     g = tie_groups(judged, m.rel(judged))
     idx = _first_relevant_group(g, m.cutoff)
     t = g.start_rank[idx].astype(np.float64)
-    r = g.n_rel[idx].astype(np.float64)
+    r = g.count[idx].astype(np.float64)
     n = g.size[idx].astype(np.float64)
     # positions x = 1..L; the first relevant item cannot lie beyond n - r + 1
-    last = np.minimum(g.size[idx], g.size[idx] - g.n_rel[idx] + 1)
+    last = np.minimum(g.size[idx], g.size[idx] - g.count[idx] + 1)
     if m.cutoff is not None:
         last = np.minimum(last, m.cutoff - g.start_rank[idx])
     order = np.argsort(-last, kind="stable")
@@ -260,7 +281,7 @@ def expected_success(judged: JudgedRankings, m: Measure) -> np.ndarray:
     g = tie_groups(judged, m.rel(judged))
     idx = _first_relevant_group(g, m.cutoff)
     inside = np.minimum(g.size[idx], m.cutoff - g.start_rank[idx])
-    miss = first_irrelevant_fraction(inside, g.n_rel[idx], g.size[idx])
+    miss = first_irrelevant_fraction(inside, g.count[idx], g.size[idx])
     out = np.zeros(judged.n_segments)
     out[g.segment[idx]] = 1.0 - miss
     return out.reshape(judged.n_runs, judged.n_queries)
@@ -279,18 +300,16 @@ def expected_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
     relevance (Moffat & Zobel 2008; McSherry & Najork 2008, the argument of 2.6)."""
     p = m.get("p")
     g = tie_groups(judged, m.rel(judged))
-    weights = (1.0 - p) * np.power(p, judged.rank.astype(np.float64)) * g.mean_rel
-    return _masked_sum(judged, weights, _cut(judged, m))
+    gi, j = g.expand(m.cutoff)
+    weights = (1.0 - p) * np.power(p, j - 1.0) * g.count[gi] / g.size[gi]
+    return g.segment_sum(gi, weights)
 
 
 @attach_kernel("nDCG")
 def expected_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """E[nDCG@k] = sum_i (mean gain of V_i) sum_{j in V_i, j<=k} 1/log2(j+1), divided
     by the ideal DCG@k (McSherry & Najork 2008, section 2.6); gain = grade."""
-    gain = np.where(judged.grade > 0, judged.grade, 0).astype(np.float64)
-    bounds = judged.tie_offsets
-    csum = np.concatenate(([0.0], np.cumsum(gain)))
-    group_gain = (csum[bounds[1:]] - csum[bounds[:-1]]) / np.diff(bounds)
-    mean_gain = np.repeat(group_gain, np.diff(bounds))
-    dcg = _masked_sum(judged, mean_gain * _discount(judged.rank), _cut(judged, m))
+    g = tie_groups(judged, None)  # groups with a positive gain; weight: their total gain
+    gi, j = g.expand(m.cutoff)
+    dcg = g.segment_sum(gi, g.weight[gi] / g.size[gi] * _discount(j - 1.0))
     return _safe_div(dcg, ideal_dcg(judged, m.cutoff)[None, :])
