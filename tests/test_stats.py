@@ -258,6 +258,20 @@ def test_hsd_is_seeded_and_batch_invariant():
         S.tukey_hsd(pw, 0)
 
 
+def test_hsd_strict_differs_only_on_ties_of_the_maximum():
+    rng = np.random.default_rng(1)
+    keys = rng.integers(0, 3, (12, 5))
+    m = np.sign(keys[:, :, None] - keys[:, None, :]).astype(float)
+    pw = Pairwise.from_matrix(m, "sign")
+    ge, obs = S.tukey_hsd(pw, 400, seed=3)
+    gt, _ = S.tukey_hsd(pw, 400, seed=3, strict=True)
+    maxima = np.array([np.abs(np.sign(
+        (k := keys[np.arange(12)[:, None], p])[:, :, None] - k[:, None, :]).sum(0)).max()
+        for p in _perms(3, 400, 12, 5)]) / 12
+    np.testing.assert_allclose(gt, [(maxima > o + 1e-12).mean() for o in obs])
+    assert (gt <= ge).all() and (gt < ge).any()
+
+
 def test_hsd_drops_queries_some_run_lacks():
     x = _scores(2, runs=4, queries=10)
     y = x.copy()

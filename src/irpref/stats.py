@@ -35,7 +35,6 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 __all__ = [
     "CORRECTIONS",
@@ -60,6 +59,13 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 KINDS = ("metric", "real", "sign")
 
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
+
+
+def _sps():
+    """scipy.stats, imported on first use (it costs ~1 s at start-up)."""
+    from scipy import stats
+
+    return stats
 
 
 # --------------------------------------------------------------------------- data
@@ -168,6 +174,14 @@ class Pairwise:
             kind = preference_kind(name, v)
         return cls.from_matrix(matrix, kind, runs, queries, name)
 
+    @classmethod
+    def from_comparison(cls, comparison, measure: str) -> Pairwise:
+        """From an ``irpref.compare_matrices`` result (its (Q, R, R) matrix of ``measure``)."""
+        matrix = np.asarray(comparison.values[measure], dtype=np.float64)
+        kind = preference_kind(measure, matrix)
+        return cls.from_matrix(matrix, kind, list(comparison.runs),
+                               list(comparison.queries[measure]), measure)
+
     # -- views --------------------------------------------------------------
     @property
     def n_runs(self) -> int:
@@ -241,30 +255,17 @@ def _check_unique(table: pd.DataFrame, keys: list[str]) -> None:
 def preference_kind(measure: str, values: np.ndarray | None = None) -> str:
     """``sign`` or ``real``: from the preference registry, else from the values."""
     try:
-        from irpref import preferences  # built alongside; may not exist yet
+        from irpref.preferences.registry import preference_kind as registry_kind
 
-        kind = _registry_kind(preferences, measure)
-    except ImportError:
-        kind = None
-    if kind is not None:
-        return kind
+        return registry_kind(measure)
+    except (ImportError, ValueError, TypeError):
+        pass
     if values is not None:
         finite = np.asarray(values, dtype=np.float64)
         finite = finite[~np.isnan(finite)]
         if np.isin(finite, (-1.0, 0.0, 1.0)).all():
             return "sign"
     return "real"
-
-
-def _registry_kind(module, measure: str) -> str | None:
-    name = measure.split("(")[0].split("@")[0]
-    for attr in ("PREFERENCES", "REGISTRY"):
-        registry = getattr(module, attr, None)
-        if isinstance(registry, dict) and name in registry:
-            kind = getattr(registry[name], "kind", None)
-            if kind in ("sign", "real"):
-                return kind
-    return None
 
 
 # ---------------------------------------------------------------- paired tests
@@ -287,7 +288,7 @@ def paired_t(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         dev = np.where(valid, d - mean[..., None], 0.0)
         sd = np.sqrt((dev * dev).sum(-1) / (n - 1))
         t = mean / (sd / np.sqrt(n))
-        p = 2.0 * sps.t.sf(np.abs(t), n - 1)
+        p = 2.0 * _sps().t.sf(np.abs(t), n - 1)
     zero = (sd == 0) & (mean == 0)
     t = np.where(zero, 0.0, t)
     p = np.where(zero, 1.0, p)
@@ -308,7 +309,7 @@ def sign_test(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     losses = (d < 0).sum(-1)
     ties = (d == 0).sum(-1)
     n = wins + losses
-    p = np.minimum(1.0, 2.0 * sps.binom.cdf(np.minimum(wins, losses), n, 0.5))
+    p = np.minimum(1.0, 2.0 * _sps().binom.cdf(np.minimum(wins, losses), n, 0.5))
     p = np.where(n == 0, 1.0, p)
     return wins, losses, ties, p
 
@@ -334,7 +335,7 @@ def wilcoxon(d: np.ndarray, method: str = "auto") -> tuple[np.ndarray, np.ndarra
     zeros = (d == 0).any(-1)
     n = valid.sum(-1)
     a = np.where(valid, np.abs(d), np.inf)
-    ranks = sps.rankdata(a, axis=-1)  # +inf sorts last: finite ranks are exact
+    ranks = _sps().rankdata(a, axis=-1)  # +inf sorts last: finite ranks are exact
     r_plus = np.where(valid & (d > 0), ranks, 0.0).sum(-1)
     r_minus = np.where(valid & (d < 0), ranks, 0.0).sum(-1)
     tie_term, has_ties = _tie_sums(a)
@@ -342,7 +343,7 @@ def wilcoxon(d: np.ndarray, method: str = "auto") -> tuple[np.ndarray, np.ndarra
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt((n * (n + 1) * (2 * n + 1) - tie_term / 2.0) / 24.0)
         z = (r_plus - mean) / se
-        p = 2.0 * sps.norm.sf(np.abs(z))
+        p = 2.0 * _sps().norm.sf(np.abs(z))
     if method == "exact":
         exact = n > 0
     elif method == "auto":
@@ -424,7 +425,7 @@ def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
     if method == "holm":
         adj = np.maximum.accumulate(np.minimum(1.0, (m - j + 1) * s))
     else:
-        adj = np.minimum.accumulate(np.minimum(1.0, m * s / j)[::-1])[::-1]
+        adj = np.minimum.accumulate(np.minimum(1.0, s * (m / j))[::-1])[::-1]
     res = np.empty(m)
     res[order] = adj
     out[ok] = res
@@ -458,6 +459,7 @@ def tukey_hsd(
     *,
     batch: int | None = None,
     exploit_order: bool = True,
+    strict: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Randomized Tukey HSD (Carterette, TOIS 2012, Sec. 4): p-values of all pairs a < b.
 
@@ -467,6 +469,11 @@ def tukey_hsd(
     |mean_q D*[q, a, b]|; p(a, b) = #{permutations: max >= |mean_q D[q, a, b]|} / B.
     Queries some run lacks are dropped (HSD needs every run on every query).
     Returns (p, observed |mean| per pair).
+
+    ``strict=True`` counts only maxima strictly above the observed value. It
+    differs only for discrete statistics (sign preferences, where maxima
+    often equal an observed value) and is anti-conservative there; it is what
+    reproduces the lexiprecision paper's HSD column for sgnLP (Table 3(a)).
 
     Work per permutation: for a metric the maximum is the range of the
     permuted run means, O(Q R); a sign preference that orders each query's
@@ -506,7 +513,10 @@ def tukey_hsd(
         maxima = maxima / nq
         tol = (0.5 if sign else 1e-9 * max(1.0, float(np.abs(m).max())) * nq) / nq
     srt = np.sort(maxima)
-    reached = len(srt) - np.searchsorted(srt, observed - tol, side="left")
+    if strict:
+        reached = len(srt) - np.searchsorted(srt, observed + tol, side="right")
+    else:
+        reached = len(srt) - np.searchsorted(srt, observed - tol, side="left")
     return reached / len(srt), observed
 
 
@@ -623,6 +633,7 @@ def test_pairs(
     bootstrap: int = 1000,
     confidence: float = 0.95,
     wilcoxon_method: str = "auto",
+    strict: bool = False,
 ) -> pd.DataFrame:
     """One row per run pair a < b: the test's statistic, raw and adjusted p, effect sizes.
 
@@ -660,7 +671,7 @@ def test_pairs(
     elif test == "wilcoxon":
         statistic, p, _ = wilcoxon(d, wilcoxon_method)
     else:
-        p, statistic = tukey_hsd(pairwise, permutations, seed)
+        p, statistic = tukey_hsd(pairwise, permutations, seed, strict=strict)
     p_adj = p.copy() if test == "hsd" else adjust_pvalues(p, correction)
     if bootstrap:
         low, high = bootstrap_ci(d, bootstrap, confidence, _reseed(seed, "bootstrap"))
@@ -682,6 +693,11 @@ def _reseed(seed: SeedLike, purpose: str) -> SeedLike:
     if isinstance(seed, np.random.SeedSequence):
         return np.random.SeedSequence(seed.entropy, spawn_key=(zlib.crc32(purpose.encode()),))
     return np.random.SeedSequence([int(seed), zlib.crc32(purpose.encode())])
+
+
+def _is_comparison(obj) -> bool:
+    """An ``irpref.compare_matrices`` result: per-measure (Q, R, R) matrices."""
+    return all(hasattr(obj, k) for k in ("runs", "queries", "values", "preferences"))
 
 
 def as_pairwise(table: pd.DataFrame, kinds: dict[str, str] | None = None) -> list[Pairwise]:
@@ -716,13 +732,15 @@ def significance(
     confidence: float = 0.95,
     kinds: dict[str, str] | None = None,
     wilcoxon_method: str = "auto",
+    strict: bool = False,
 ) -> pd.DataFrame:
     """Test every run pair of every measure in tidy tables; one row per (measure, test, pair).
 
     tables:       tidy metric tables (run, query, measure, value) from
                   :func:`irpref.evaluate`, preference tables (run_a, run_b,
-                  query, measure, value) from ``irpref.compare``, or
-                  :class:`Pairwise` objects; several may be given.
+                  query, measure, value) from ``irpref.compare``, results of
+                  ``irpref.compare_matrices``, or :class:`Pairwise` objects;
+                  several may be given.
     test:         ``paired`` (t for metrics and real preferences, sign for
                   sign preferences), ``t``, ``sign``, ``wilcoxon``, ``hsd``
                   (randomized Tukey HSD), or a list of them.
@@ -732,6 +750,8 @@ def significance(
                   measure uses the same permutations: results do not depend
                   on which other measures are tested).
     bootstrap:    bootstrap resamples for the CI of the mean (0: none).
+    strict:       HSD counts only permuted maxima strictly above the observed
+                  value (see :func:`tukey_hsd`).
 
     See :func:`test_pairs` for the columns; :func:`irpref.discriminative_power`
     summarizes the result.
@@ -744,11 +764,16 @@ def significance(
             raise ValueError(f"test must be one of {', '.join(TESTS)}, not {t!r}")
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-    if isinstance(tables, (pd.DataFrame, Pairwise)):
+    if isinstance(tables, (pd.DataFrame, Pairwise)) or _is_comparison(tables):
         tables = [tables]
     pairwise: list[Pairwise] = []
     for t in tables:
-        pairwise.extend([t] if isinstance(t, Pairwise) else as_pairwise(t, kinds))
+        if isinstance(t, Pairwise):
+            pairwise.append(t)
+        elif _is_comparison(t):
+            pairwise.extend(Pairwise.from_comparison(t, name) for name in t.values)
+        else:
+            pairwise.extend(as_pairwise(t, kinds))
     out = []
     for pw in pairwise:
         done = set()
@@ -760,7 +785,7 @@ def significance(
             out.append(test_pairs(
                 pw, resolved, correction=correction, permutations=permutations,
                 seed=_reseed(seed, "hsd"), bootstrap=bootstrap, confidence=confidence,
-                wilcoxon_method=wilcoxon_method,
+                wilcoxon_method=wilcoxon_method, strict=strict,
             ))
     frame = pd.concat(out, ignore_index=True)
     frame.attrs.update(correction=correction, permutations=permutations, seed=seed)

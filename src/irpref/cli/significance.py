@@ -49,6 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="significance level for --summary (default 0.05)")
     parser.add_argument("--permutations", type=int, default=10_000, metavar="B",
                         help="permutations of the randomized HSD (default 10000)")
+    parser.add_argument("--hsd-strict", action="store_true",
+                        help="HSD: count only permuted maxima strictly above the observed value "
+                             "(as the lexiprecision paper; anti-conservative for sign preferences)")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="seed of the HSD permutations and bootstrap (default: random, "
                              "printed on stderr)")
@@ -86,38 +89,23 @@ def measure_tables(args: argparse.Namespace) -> list[pd.DataFrame]:
 
 def _is_preference(name: str) -> bool:
     try:
-        from irpref import preferences
+        from irpref.preferences.registry import parse_preference
     except ImportError:
         return False
-    parse = getattr(preferences, "parse_preference", None)
-    if parse is not None:
-        try:
-            parse(name)
-            return True
-        except ValueError:
-            return False
-    base = name.split("(")[0].split("@")[0]
-    registry = getattr(preferences, "PREFERENCES", None) or getattr(preferences, "REGISTRY", {})
-    return base in registry
+    try:
+        parse_preference(name)
+    except ValueError:
+        return False
+    return True
 
 
-def _compare(args: argparse.Namespace, judged, preferences: list[str]) -> pd.DataFrame:
-    import inspect
-
-    import irpref
-
-    compare = getattr(irpref, "compare", None)
-    if compare is None:
-        raise ValueError(f"preferences {', '.join(preferences)} need irpref.compare")
-    params = inspect.signature(compare).parameters
-    kwargs = {"rel": args.rel}
-    if "judged" in params:
-        kwargs["judged"] = judged
-        return compare(None, None, preferences, **kwargs)
-    for key in ("depth", "ties", "corpus_size"):
-        if key in params:
-            kwargs[key] = getattr(args, key)
-    return compare(args.qrels, args.runs, preferences, **kwargs)
+def _compare(args: argparse.Namespace, judged, preferences: list[str]):
+    """Per-query preference matrices from the judged rankings shared with evaluate."""
+    try:
+        from irpref.compare import compare_matrices
+    except ImportError:
+        raise ValueError(f"preferences {', '.join(preferences)} need irpref.compare") from None
+    return compare_matrices(None, None, preferences, rel=args.rel, judged=judged)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -137,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
     results = significance(
         tables, tests, correction=args.correction, permutations=args.permutations, seed=seed,
         bootstrap=0 if args.summary else args.bootstrap, confidence=args.confidence,
+        strict=args.hsd_strict,
     )
     frame = discriminative_power(results, args.alpha) if args.summary else results
     write_frame(frame, args.format, sys.stdout)
