@@ -92,18 +92,46 @@ def compare(
 
 
 def mean_preferences(results: pd.DataFrame) -> pd.DataFrame:
-    """Means over queries: one row per (run_a, run_b, measure), query ``all``."""
+    """Means over queries: one row per (run_a, run_b, measure), query ``all``.
+
+    Each mean is ``np.mean`` of the pair's per-query values in table order,
+    the same computation as the CLI's, so both print the same digits.
+    """
     per_query = results[results["query"] != "all"]
     if per_query.empty:
         return results.iloc[0:0]
-    means = (
-        per_query.groupby(["measure", "run_a", "run_b"], sort=False, observed=True)["value"]
-        .mean()
-        .reset_index()
+    keys = ["measure", "run_a", "run_b"]
+    codes = [pd.factorize(per_query[k].astype(str), sort=False) for k in keys]
+    group = codes[0][0].astype(np.int64)
+    for c, _ in codes[1:]:
+        group = group * (int(c.max(initial=0)) + 1) + c
+    group_codes, first = np.unique(group, return_index=True)
+    inverse = np.searchsorted(group_codes, group)
+    order = np.argsort(inverse, kind="stable")
+    sizes = np.bincount(inverse)
+    values = per_query["value"].to_numpy(np.float64)[order]
+    if len(sizes) and (sizes == sizes[0]).all():
+        means = group_means(values.reshape(len(sizes), sizes[0]))
+    else:
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        means = np.array([values[s : s + n].mean() for s, n in zip(starts, sizes)])
+    rows = np.sort(first)  # groups in order of first appearance
+    back = np.searchsorted(group_codes, group[rows])
+    out = pd.DataFrame(
+        {
+            "run_a": per_query["run_a"].astype(str).to_numpy(object)[rows],
+            "run_b": per_query["run_b"].astype(str).to_numpy(object)[rows],
+            "query": "all",
+            "measure": per_query["measure"].astype(str).to_numpy(object)[rows],
+            "value": means[back],
+        }
     )
-    means["query"] = "all"
-    out = means[["run_a", "run_b", "query", "measure", "value"]]
-    return out.astype({c: object for c in ("run_a", "run_b", "measure")})
+    return out
+
+
+def group_means(values: np.ndarray) -> np.ndarray:
+    """Row means of a (groups, queries) array (one shared summation for API and CLI)."""
+    return np.ascontiguousarray(values, dtype=np.float64).mean(axis=1)
 
 
 def preference_matrix(

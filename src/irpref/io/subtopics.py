@@ -174,7 +174,8 @@ def as_subtopic_qrels(obj) -> SubtopicQrels:
         _check_unique(sub, None)
         return sub
     if isinstance(obj, Mapping):
-        raise TypeError("subtopic qrels cannot be a dict; use a path or a DataFrame")
+        raise ValueError("subtopic judgments cannot come from a {qid: {docid: grade}} dict "
+                         "(it has no subtopic): pass an ndeval-format path or a DataFrame")
     raise TypeError(f"cannot read subtopic qrels from a {type(obj).__name__}")
 
 

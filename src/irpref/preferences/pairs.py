@@ -256,7 +256,14 @@ class Comparison:
     def mean(self, name: str) -> np.ndarray:
         """(R, R) mean preference over the queries of ``name``."""
         v = self.values[name]
-        return v.mean(axis=0) if len(v) else np.zeros((len(self.runs), len(self.runs)))
+        r = len(self.runs)
+        out = np.zeros((r, r))
+        if len(v):
+            a, b = np.triu_indices(r, 1)
+            upper = np.ascontiguousarray(v[:, a, b].T).mean(axis=1)  # as mean_preferences
+            out[a, b] = upper
+            out[b, a] = -upper
+        return out
 
     def tidy(self) -> pd.DataFrame:
         """Long table (run_a, run_b, query, measure, value), pairs ``a < b`` in
