@@ -66,9 +66,9 @@ def bench(name: str, qrels: Path, runs: list[Path], rel: int, args) -> None:
 
     # paired tests, vectorized vs a per-pair scipy loop
     rr = pairwise[0]
-    S.test_pairs(rr, "t", bootstrap=0)  # warm up: scipy.stats is imported on first use
-    _, t_vec = _time(lambda: S.test_pairs(rr, "t", bootstrap=0), args.repeats)
-    _, w_vec = _time(lambda: S.test_pairs(rr, "wilcoxon", bootstrap=0), args.repeats)
+    S.pair_tests(rr, "t", bootstrap=0)  # warm up: scipy.stats is imported on first use
+    _, t_vec = _time(lambda: S.pair_tests(rr, "t", bootstrap=0), args.repeats)
+    _, w_vec = _time(lambda: S.pair_tests(rr, "wilcoxon", bootstrap=0), args.repeats)
     _, b_vec = _time(lambda: S.bootstrap_ci(rr.values, 1000, seed=0), args.repeats)
 
     def loop():
@@ -88,7 +88,7 @@ def bench(name: str, qrels: Path, runs: list[Path], rel: int, args) -> None:
     for pw in pairwise:
         (p, _), secs = _time(lambda pw=pw: S.tukey_hsd(pw, args.permutations, seed=1),
                              args.repeats)
-        paired = S.test_pairs(pw, "paired", bootstrap=0)
+        paired = S.pair_tests(pw, "paired", bootstrap=0)
         dp_paired = 100 * float(np.mean(paired["p_adjusted"] < 0.05))
         dp_hsd = 100 * float(np.mean(p < 0.05))
         print(f"  {pw.measure:10s} {pw.kind:7s} {secs:8.2f}  {dp_paired:8.2f}  {dp_hsd:6.2f}")

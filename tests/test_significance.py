@@ -75,6 +75,18 @@ def test_table3_deep_pass_2019_preferences(dl19, rr):
     assert strict.iloc[0].significant == 123 and round(strict.iloc[0].percent, 2) == 18.47
 
 
+def test_comparison_matrices_equal_tidy_preferences(dl19):
+    from irpref.compare import compare_matrices
+
+    _, _, judged = dl19
+    comp = compare_matrices(None, None, ["sgnLP", "RPP"], rel=2, judged=judged)
+    tidy = comp.tidy()
+    a = irpref.significance(comp, seed=3, bootstrap=20)
+    b = irpref.significance(tidy, seed=3, bootstrap=20)
+    pd.testing.assert_frame_equal(a, b)
+    assert list(pd.unique(a["test"])) == ["sign", "t"]
+
+
 def test_seeded_reproducibility_and_bootstrap(rr):
     a = irpref.significance(rr, ["hsd", "t"], permutations=500, seed=7, bootstrap=200)
     b = irpref.significance(rr, ["hsd", "t"], permutations=500, seed=7, bootstrap=200)

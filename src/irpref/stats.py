@@ -41,9 +41,12 @@ __all__ = [
     "TESTS",
     "Pairwise",
     "adjust_pvalues",
+    "as_pairwise",
     "bootstrap_ci",
     "hsd_permutations",
+    "pair_tests",
     "paired_t",
+    "preference_kind",
     "sign_test",
     "significance",
     "tukey_hsd",
@@ -623,7 +626,7 @@ COLUMNS = [
 ]
 
 
-def test_pairs(
+def pair_tests(
     pairwise: Pairwise,
     test: str = "paired",
     *,
@@ -753,7 +756,7 @@ def significance(
     strict:       HSD counts only permuted maxima strictly above the observed
                   value (see :func:`tukey_hsd`).
 
-    See :func:`test_pairs` for the columns; :func:`irpref.discriminative_power`
+    See :func:`pair_tests` for the columns; :func:`irpref.discriminative_power`
     summarizes the result.
     """
     tests = [test] if isinstance(test, str) else list(test)
@@ -782,7 +785,7 @@ def significance(
             if resolved in done:
                 continue
             done.add(resolved)
-            out.append(test_pairs(
+            out.append(pair_tests(
                 pw, resolved, correction=correction, permutations=permutations,
                 seed=_reseed(seed, "hsd"), bootstrap=bootstrap, confidence=confidence,
                 wilcoxon_method=wilcoxon_method, strict=strict,
