@@ -36,6 +36,7 @@ This module also registers the family ``F1`` (both tie policies).
 from __future__ import annotations
 
 import weakref
+from functools import cached_property
 
 import numpy as np
 
@@ -63,22 +64,44 @@ class TieGroups:
         self, judged: JudgedRankings, marked: np.ndarray, weight: np.ndarray | None = None
     ) -> None:
         self.judged = judged
+        self.marked = np.flatnonzero(marked)
+        self._weight = weight
+
+    @cached_property
+    def _groups(self) -> dict[str, np.ndarray | None]:
+        judged, idx = self.judged, self.marked
         bounds = judged.tie_offsets
-        idx = np.flatnonzero(marked)
-        gid = np.searchsorted(bounds, idx, side="right") - 1
+        # the group of each marked item: most are untied (a group of their own),
+        # so only the others need a binary search among the group bounds
+        is_start = np.zeros(judged.n_items + 1, bool)
+        is_start[bounds] = True
+        tied = np.flatnonzero(~(is_start[idx] & is_start[idx + 1]))
+        gid = np.searchsorted(bounds, idx[tied], side="right") - 1
+        start_of, end_of = idx.copy(), idx + 1
+        start_of[tied], end_of[tied] = bounds[gid], bounds[gid + 1]
         new = np.ones(len(idx), bool)
-        new[1:] = gid[1:] != gid[:-1]
+        new[1:] = start_of[1:] != start_of[:-1]
         first = np.flatnonzero(new)
-        group = gid[first]
-        self.marked = idx
-        self.start = bounds[group]
-        self.size = bounds[group + 1] - self.start
-        self.count = np.diff(np.append(first, len(idx)))
-        self.segment = np.searchsorted(judged.offsets, self.start, side="right") - 1
-        seg_start = judged.offsets[self.segment]
-        self.start_rank = self.start - seg_start
-        self.before = first - np.searchsorted(idx, seg_start)
-        self.weight = None if weight is None else np.add.reduceat(weight[idx], first)
+        start = start_of[first]
+        segment = np.searchsorted(judged.offsets, start, side="right") - 1
+        seg_start = judged.offsets[segment]
+        return {
+            "start": start,
+            "size": end_of[first] - start,
+            "count": np.diff(np.append(first, len(idx))),
+            "segment": segment,
+            "start_rank": start - seg_start,
+            "before": first - np.searchsorted(idx, seg_start),
+            "weight": None if self._weight is None else np.add.reduceat(self._weight[idx], first),
+        }
+
+    start = property(lambda self: self._groups["start"])
+    size = property(lambda self: self._groups["size"])
+    count = property(lambda self: self._groups["count"])
+    segment = property(lambda self: self._groups["segment"])
+    start_rank = property(lambda self: self._groups["start_rank"])
+    before = property(lambda self: self._groups["before"])
+    weight = property(lambda self: self._groups["weight"])
 
     def marked_between(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Number of marked items with index in [lo, hi)."""
