@@ -606,8 +606,8 @@ def bootstrap_ci(
     with np.errstate(invalid="ignore", divide="ignore"):
         means = (np.where(valid, d, 0.0) @ counts.T) / (valid.astype(np.float64) @ counts.T)
         tail = (1.0 - confidence) / 2.0
-        low = np.nanquantile(means, tail, axis=-1) if means.size else means[..., 0]
-        high = np.nanquantile(means, 1.0 - tail, axis=-1) if means.size else means[..., 0]
+        quantile = np.nanquantile if np.isnan(means).any() else np.quantile
+        low, high = quantile(means, [tail, 1.0 - tail], axis=-1)
     return low, high
 
 
