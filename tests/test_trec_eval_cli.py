@@ -186,3 +186,19 @@ def test_measures_command():
     assert len(body) >= 40
     bad = subprocess.run(["irpref", "measures", "NoSuch"], capture_output=True, text=True)
     assert bad.returncode == 1 and "unknown measure" in bad.stderr
+
+
+def test_empty_run_and_no_common_query(data_dir, tmp_path, te_fast):
+    d = data_dir / "trec_eval"
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    assert te_fast(str(d / "qrels.test"), str(empty)).returncode == 2
+    other = tmp_path / "other"
+    other.write_text("999 Q0 doc 1 1.0 tag\n")
+    out = te_fast(str(d / "qrels.test"), str(other))
+    assert out.returncode == 7 and "No queries" in out.stderr
+    # with -c every qrels query is evaluated as an empty ranking, as trec_eval does
+    out = te_fast("-c", "-m", "map", "-m", "num_q", "-m", "num_rel", str(d / "qrels.test"),
+                  str(other))
+    assert out.stdout == ("num_q                 \tall\t3\nnum_rel               \tall\t561\n"
+                          "map                   \tall\t0.0000\n")

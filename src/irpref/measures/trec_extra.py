@@ -300,8 +300,8 @@ def _iprec(judged: JudgedRankings, rel: int, recall: float) -> np.ndarray:
 
 @register(
     "IPrec",
-    formula="IPrec(recall=x) = max over ranks k at or below the ceil-ish lround(x R)-th relevant "
-    "document of P@k (0 if fewer relevant retrieved)",
+    formula="IPrec(recall=x) = max of P@k over ranks k at or below the rank of the c-th relevant "
+    "document, c = lround(x R) (the first if c = 0); 0 if fewer than c relevant retrieved",
     source="trec_eval m_iprec_at_recall.c (v10: lround(x R)); standard 11-point interpolation",
     params={**REL, "recall": Param(float, None, "recall level in [0, 1] (required)")},
     cutoff="none",
