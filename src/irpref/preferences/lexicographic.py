@@ -139,9 +139,9 @@ def lexirecall_key(
         raise ValueError(f"eps must lie in (0, 1), not {eps}")
     if len(x) > m:
         raise ValueError(f"{len(x)} retrieved relevant items but m = {m}")
-    full = x + [n - m + i for i in range(len(x) + 1, m + 1)]
-    if full and (len(x) and x[-1] > n - (m - len(x))):
+    if n < max(m, 1) or (x and x[-1] > n - (m - len(x))):
         raise ValueError(f"corpus size n = {n} leaves no room to impute {m - len(x)} items")
+    full = x + [n - m + i for i in range(len(x) + 1, m + 1)]
     delta = 1 / (n + eps)
     r = delta / (1 + delta)
     total = Fraction(0)
