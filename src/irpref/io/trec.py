@@ -323,7 +323,19 @@ def read_run(path: PathLike, name: str | None = None, *, use_tag: bool = False) 
 def _check_unique_pairs(
     query: pa.Array, doc: pa.Array, path: str, raw: bytes | None, *, comments: bool, what: str
 ) -> None:
-    """Raise if a (query, doc) pair occurs twice, naming the second line."""
+    """Raise if a (query, doc) pair occurs twice, naming the second line.
+
+    Fast path: 64-bit hashes of the pairs; equal pairs have equal hashes, so
+    distinct hashes prove the pairs distinct. Only when two hashes coincide
+    (a duplicate, or a hash collision) are the strings compared exactly.
+    """
+    if len(query) < 2:
+        return
+    q_hash = _query_keys(query)
+    if q_hash is not None:
+        key = hash_strings(doc) ^ q_hash
+        if pd.Index(key).is_unique:
+            return
     q = pc.dictionary_encode(query).indices.to_numpy().astype(np.int64)
     d = pc.dictionary_encode(doc).indices.to_numpy().astype(np.int64)
     key = q * (int(d.max(initial=0)) + 1) + d
@@ -345,3 +357,84 @@ def _check_unique_pairs(
         f"document {doc[row].as_py()!r} {what} for query {query[row].as_py()!r}"
         f" ({len(dup)} duplicate pair(s) in the file)",
     )
+
+
+_K0 = np.uint64(0x9E3779B97F4A7C15)
+_K1 = np.uint64(0xBF58476D1CE4E5B9)
+_K2 = np.uint64(0x94D049BB133111EB)
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser, in place on a uint64 array."""
+    h ^= h >> np.uint64(30)
+    h *= _K1
+    h ^= h >> np.uint64(27)
+    h *= _K2
+    h ^= h >> np.uint64(31)
+    return h
+
+
+def _string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets as int64, value bytes) of a string array without copying the bytes."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.type not in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
+        raise TypeError(f"expected a string array, got {arr.type}")
+    wide = arr.type in (pa.large_string(), pa.large_binary())
+    off_t = np.dtype(np.int64 if wide else np.int32)
+    _, obuf, vbuf = arr.buffers()[:3]
+    n = len(arr)
+    offsets = np.frombuffer(obuf, off_t, n + 1, arr.offset * off_t.itemsize).astype(np.int64)
+    values = np.frombuffer(vbuf, np.uint8) if vbuf is not None else np.zeros(0, np.uint8)
+    return offsets, values
+
+
+def hash_strings(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """64-bit hash (uint64) of every string of ``arr`` (nulls hash as empty strings).
+
+    Equal strings get equal hashes; distinct strings almost surely distinct
+    ones, so callers that need exactness confirm equal hashes by comparing
+    the strings. Vectorised: 8 bytes of every string at a time.
+    """
+    offsets, values = _string_buffers(arr)
+    n = len(offsets) - 1
+    starts = offsets[:-1]
+    lengths = offsets[1:] - starts
+    h = lengths.astype(np.uint64) * _K0
+    if n == 0:
+        return h
+    width = int(lengths[0])
+    end = int(offsets[-1])
+    if width > 0 and end - int(starts[0]) == n * width and (lengths == width).all():
+        # fixed width, contiguous (typical document ids): a (n, width) byte matrix
+        block = values[int(starts[0]) : end].reshape(n, width)
+        padded = np.zeros((n, -(-width // 8) * 8), np.uint8)
+        padded[:, :width] = block
+        words = padded.view("<u8")
+        for j in range(words.shape[1]):
+            h = _mix(h ^ words[:, j])
+        return h
+    padded = np.zeros(len(values) + 8, np.uint8)
+    padded[: len(values)] = values
+    # every unaligned 8-byte word of the buffer: words[p] = bytes p..p+7
+    words = np.ndarray((len(padded) - 7,), "<u8", padded, 0, (1,))
+    last = len(words) - 1
+    for j in range(0, int(lengths.max()), 8):
+        rem = lengths - j
+        w = words[np.minimum(starts + j, last)]
+        short = rem < 8
+        if short.any():
+            bits = (np.clip(rem[short], 0, 8) * 8).astype(np.uint64)
+            w[short] &= (np.uint64(1) << bits) - np.uint64(1)
+        # a string of k words is mixed k times, whatever the longest string
+        h = np.where(rem > 0, _mix(h ^ w), h)
+    return h
+
+
+def _query_keys(query: pa.Array) -> np.ndarray | None:
+    """A uint64 per row, equal for equal queries: the mixed query code."""
+    encoded = pc.dictionary_encode(query)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.uint64)
+    return _mix(codes * _K1 + _K2)
