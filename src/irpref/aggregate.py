@@ -31,7 +31,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _stats
 
 __all__ = [
     "borda",
@@ -65,7 +64,7 @@ def borda(scores: np.ndarray) -> np.ndarray:
         raise ValueError(f"expected (Q, R) scores, got shape {s.shape}")
     if s.size == 0:
         return np.zeros(s.shape[1])
-    return (_stats.rankdata(s, axis=1, method="average") - 1.0).sum(axis=0)
+    return (_scipy_stats().rankdata(s, axis=1, method="average") - 1.0).sum(axis=0)
 
 
 def majority(scores: np.ndarray) -> np.ndarray:
@@ -117,7 +116,7 @@ def kendall_tau(a, b) -> float:
     names = list(sa)
     if len(names) < 2:
         raise ValueError("Kendall's tau needs at least two runs")
-    tau = _stats.kendalltau([sa[n] for n in names], [sb[n] for n in names]).statistic
+    tau = _scipy_stats().kendalltau([sa[n] for n in names], [sb[n] for n in names]).statistic
     return float(tau)
 
 
@@ -201,3 +200,10 @@ def system_orderings(
         df.insert(0, "measure", name)
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
+
+
+def _scipy_stats():
+    """scipy.stats, imported on first use (it costs ~0.5 s at start-up)."""
+    from scipy import stats
+
+    return stats

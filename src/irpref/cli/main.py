@@ -26,22 +26,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    available = {}
+    # Only the chosen subcommand's module is imported: start-up stays fast.
+    chosen = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    modules = {}
     for name, (module, helptext) in SUBCOMMANDS.items():
-        try:
+        if chosen is None or name == chosen:
             mod = importlib.import_module(f"irpref.cli.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"irpref.cli.{module}":
-                raise
-            continue
-        available[name] = mod
-        mod.add_arguments(
-            sub.add_parser(
-                name, help=helptext, description=helptext, **getattr(mod, "PARSER_KWARGS", {})
-            )
-        )
-    if name_needs_raw(argv, available):
-        return available["trec_eval"].run_raw(argv[1:])
+            if name == "trec_eval" and chosen == name:
+                return mod.run_raw(argv[1:])  # trec_eval's own flag syntax
+            modules[name] = mod
+            kwargs = getattr(mod, "PARSER_KWARGS", {})
+            mod.add_arguments(sub.add_parser(name, help=helptext, description=helptext, **kwargs))
+        else:
+            sub.add_parser(name, help=helptext)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
@@ -49,18 +46,13 @@ def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("default")
     warnings.showwarning = _show_warning
     try:
-        return int(available[args.command].run(args) or 0)
+        return int(modules[args.command].run(args) or 0)
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (e.g. `| head`): not an error
         return 0
     except (ValueError, OSError) as exc:
         print(f"irpref {args.command}: error: {exc}", file=sys.stderr)
         return 1
-
-
-def name_needs_raw(argv: list[str], available: dict) -> bool:
-    """trec_eval takes its own flag syntax (``-m P.5 -M100``): parse it itself."""
-    return bool(argv) and argv[0] == "trec_eval" and hasattr(available.get("trec_eval"), "run_raw")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

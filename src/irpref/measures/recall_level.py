@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Measure, Param, attach_kernel, register
@@ -398,6 +397,8 @@ def total_search_efficiency_expected(judged: JudgedRankings, m: Measure) -> np.n
     """E[e(p_m)]: the last relevant item of a tie group of g items holding r
     relevant ones, after rank s, is at s + j with probability
     C(j-1, r-1) / C(g, r), j = r..g."""
+    from scipy.special import gammaln  # lazy: keeps `import irpref` fast
+
     _no_cutoff(m)
     metric = RecallLevelMetric(_required(m, "e"), "sl3", m.get("p"))
     pos = positions_for(judged, m)
