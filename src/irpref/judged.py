@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irpref.io.trec import Qrels, Run
+from irpref.io.trec import Qrels, Run, _string_buffers
 
 __all__ = ["NONPOOL", "TIES", "Collection", "JudgedRankings", "intern", "judge"]
 
@@ -79,6 +79,122 @@ def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Ar
     return rank[encoded.indices.to_numpy()], dictionary.take(pa.array(order))
 
 
+def _packed_keys(arrays: Sequence[pa.Array]) -> list[np.ndarray] | None:
+    """Order-preserving injective uint64 keys of the strings, if they exist cheaply.
+
+    - all strings of one width W: byte ``j`` ranges over ``[lo_j, hi_j]`` (over
+      all arrays); the mixed-radix number of the ``byte_j - lo_j`` is a key if
+      the product of the ranges fits in 64 bits (document ids: most positions
+      are constant or digits, e.g. ``clueweb12-0107wb-42-18933`` needs 50 bits);
+    - strings of at most 8 bytes without NUL: the bytes, big-endian, zero-padded.
+
+    Keys compare as the strings do (byte order). ``None`` when neither applies.
+    """
+    parts = [_string_buffers(a) for a in arrays]
+    widths = set()
+    for offsets, _ in parts:
+        lengths = np.diff(offsets)
+        if len(lengths):
+            widths.update(np.unique(lengths[[0, -1]]).tolist())
+            if len(widths) > 1 or not (lengths == lengths[0]).all():
+                return _short_keys(parts)
+    if not widths:
+        return None
+    (width,) = widths
+    if width == 0:
+        return [np.zeros(len(o) - 1, np.uint64) for o, _ in parts]
+    ranges = [_column_range(v[o[0] : o[-1]], width) for o, v in parts if o[-1] > o[0]]
+    lo = np.min([r[0] for r in ranges], axis=0).astype(np.int64)
+    hi = np.max([r[1] for r in ranges], axis=0).astype(np.int64)
+    span = hi - lo + 1
+    if np.prod([int(x) for x in span], dtype=object) > 2**64:
+        return _short_keys(parts) if width <= 8 else None
+    varying = np.flatnonzero(span > 1)
+    keys = []
+    for o, v in parts:
+        m = v[o[0] : o[-1]].reshape(-1, width)
+        key = np.zeros(len(m), np.uint64)
+        for j in varying:
+            key *= np.uint64(span[j])
+            key += m[:, j] - np.uint8(lo[j])
+        keys.append(key)
+    return keys
+
+
+def _column_range(values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-position (min, max) byte of ``values`` holding strings of ``width`` bytes."""
+    # reduce rows of 8 strings at a time: a longer inner loop vectorises better
+    n = len(values) // width
+    head = values[: n // 8 * 8 * width].reshape(-1, 8 * width)
+    tail = values[n // 8 * 8 * width :].reshape(-1, width)
+    lo, hi = [], []
+    if len(head):
+        lo.append(head.min(axis=0).reshape(-1, width).min(axis=0))
+        hi.append(head.max(axis=0).reshape(-1, width).max(axis=0))
+    if len(tail):
+        lo.append(tail.min(axis=0))
+        hi.append(tail.max(axis=0))
+    return np.min(lo, axis=0), np.max(hi, axis=0)
+
+
+def _short_keys(parts) -> list[np.ndarray] | None:
+    """Big-endian zero-padded bytes of strings of at most 8 bytes, no NUL byte."""
+    keys = []
+    for offsets, values in parts:
+        lengths = np.diff(offsets)
+        if len(lengths) and lengths.max() > 8:
+            return None
+        used = values[offsets[0] : offsets[-1]]
+        if (used == 0).any():
+            return None
+        padded = np.zeros((len(lengths), 8), np.uint8)
+        row = np.repeat(np.arange(len(lengths)), lengths)
+        col = np.arange(len(used)) - np.repeat(offsets[:-1] - offsets[0], lengths)
+        padded[row, col] = used
+        keys.append(padded.view(">u8").ravel().astype(np.uint64))
+    return keys
+
+
+def _intern_strings(arrays: Sequence[pa.Array]) -> tuple[np.ndarray, pa.Array]:
+    """Codes of the strings of all ``arrays`` (concatenated), numbered in byte
+    order, and the sorted distinct strings: :func:`_sorted_codes`, faster.
+
+    When the strings have order-preserving 64-bit keys (:func:`_packed_keys`,
+    exact: no hashing of strings), the keys are interned with Arrow's integer
+    hash table (several times faster than its string table) and the distinct
+    keys sorted instead of the distinct strings. Otherwise the strings are
+    interned directly.
+    """
+    arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
+    arrays = [a.cast(pa.string()) if a.type != pa.string() else a for a in arrays]
+    everything = pa.chunked_array(arrays, type=pa.string())
+    keys = None if any(a.null_count for a in arrays) else _packed_keys(arrays)
+    if keys is None or not len(everything):
+        return _sorted_codes(everything)
+    encoded = pc.dictionary_encode(pa.array(np.concatenate(keys)))
+    idx = encoded.indices.to_numpy()
+    distinct_keys = encoded.dictionary.to_numpy()
+    # Arrow numbers values in order of first appearance: code c first occurs
+    # where the running maximum of the codes steps up to c.
+    top = np.maximum.accumulate(idx)
+    first = np.ones(len(idx), bool)
+    np.greater(top[1:], top[:-1], out=first[1:])
+    order = np.argsort(distinct_keys)
+    rank = np.empty(len(order), np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    # the first occurrence of every distinct string, taken array by array
+    where = np.flatnonzero(first)
+    starts = np.cumsum([0, *(len(a) for a in arrays)])
+    bounds = np.searchsorted(where, starts)
+    picked = [
+        a.take(pa.array(where[b0:b1] - start))
+        for a, b0, b1, start in zip(arrays, bounds[:-1], bounds[1:], starts)
+        if b1 > b0
+    ]
+    distinct = pa.concat_arrays(picked).take(pa.array(order))
+    return rank[idx], distinct
+
+
 def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
     """Intern the ids of ``qrels`` and ``runs`` (names must be distinct)."""
     names = [run.name for run in runs]
@@ -86,8 +202,7 @@ def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
         dup = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"run names must be distinct; repeated: {', '.join(dup)}")
     q_codes, queries = _sorted_codes(qrels.query)
-    all_docs = pa.chunked_array([qrels.doc, *(run.doc for run in runs)], type=pa.string())
-    d_codes, docs = _sorted_codes(all_docs)
+    d_codes, docs = _intern_strings([qrels.doc, *(run.doc for run in runs)])
     n_q = len(queries)
 
     qrels_doc = d_codes[: len(qrels)]

@@ -1,0 +1,263 @@
+"""The fast paths of TREC reading and interning give what the careful paths give.
+
+Every file is written in a clean form (one space, ``\\n``) and in messy forms
+(tabs, runs of blanks, CRLF, blank lines, leading/trailing blanks, no final
+newline, gzip); all must read to the same columns. The hash-based duplicate
+check must still catch every duplicate, and the hash interning must number
+documents exactly as a sort of the distinct strings does.
+"""
+
+from __future__ import annotations
+
+import gzip
+import random
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irpref.io.trec import TrecFormatError, _normalise, hash_strings, read_qrels, read_run
+from irpref.judged import intern, judge
+
+RUN_ROWS = [
+    ("q1", "d3", "1", "2.5"),
+    ("q1", "d1", "2", "2.5"),
+    ("q1", "doc-22", "3", "1.25"),
+    ("q2", "d1", "1", "7"),
+    ("q10", "d9", "1", "0.5"),
+    ("q10", "d3", "2", "-1e3"),
+]
+
+
+def _write(path, text: str, gz: bool = False):
+    data = text.encode()
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+def _clean_run(rows=RUN_ROWS, tag: str | None = "sys") -> str:
+    tail = f" {tag}" if tag else ""
+    return "".join(f"{q} Q0 {d} {r} {s}{tail}\n" for q, d, r, s in rows)
+
+
+MESSY = {
+    "tabs": lambda t: t.replace(" ", "\t"),
+    "mixed": lambda t: t.replace(" Q0 ", " \t Q0\t\t"),
+    "crlf": lambda t: t.replace("\n", "\r\n"),
+    "blank_lines": lambda t: "\n\n" + t.replace("\n", "\n\n", 2) + "\n \n",
+    "leading_trailing": lambda t: "".join(f"  {line} \t\n" for line in t.splitlines()),
+    "no_final_newline": lambda t: t.rstrip("\n"),
+    "trailing_blank_at_eof": lambda t: t.rstrip("\n") + "  ",
+}
+
+
+def _columns(run):
+    return run.query.to_pylist(), run.doc.to_pylist(), run.score.tolist()
+
+
+@pytest.mark.parametrize("tag", ["sys", None], ids=["6-columns", "5-columns"])
+@pytest.mark.parametrize("variant", sorted(MESSY))
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gz"])
+def test_messy_runs_read_like_clean(tmp_path, variant, tag, gz):
+    clean = read_run(_write(tmp_path / "clean.txt", _clean_run(tag=tag)), use_tag=True)
+    messy = read_run(
+        _write(tmp_path / "messy.txt", MESSY[variant](_clean_run(tag=tag)), gz), use_tag=True
+    )
+    assert _columns(messy) == _columns(clean)
+    assert messy.tag == clean.tag == tag
+
+
+@pytest.mark.parametrize("variant", sorted(MESSY))
+def test_messy_qrels_read_like_clean(tmp_path, variant):
+    text = "".join(f"{q} 0 {d} {i % 3}\n" for i, (q, d, _, _) in enumerate(RUN_ROWS))
+    clean = read_qrels(_write(tmp_path / "clean", text))
+    messy = read_qrels(_write(tmp_path / "messy.gz", MESSY[variant](text), gz=True))
+    assert messy.query.to_pylist() == clean.query.to_pylist()
+    assert messy.doc.to_pylist() == clean.doc.to_pylist()
+    assert messy.grade.tolist() == clean.grade.tolist()
+
+
+_token = st.text(alphabet="abcxyz019-._", min_size=1, max_size=12)
+_blank = st.sampled_from([" ", "\t", "  ", " \t ", "\t\t"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(st.tuples(_token, _token, _token, _token), min_size=1, max_size=8),
+    blanks=st.lists(_blank, min_size=40, max_size=40),
+    newline=st.sampled_from(["\n", "\r\n", "\n\n", "\n \n"]),
+)
+def test_normalise_matches_split(rows, blanks, newline):
+    """Normalising any spacing gives the fields ``str.split`` sees, one line per row."""
+    it = iter(blanks * 10)
+    text = newline.join(next(it).join(row) for row in rows) + newline
+    out = _normalise(text.encode()).decode()
+    assert out == "".join(" ".join(row) + "\n" for row in rows)
+
+
+def test_clean_input_is_returned_unchanged():
+    data = _clean_run().encode()
+    assert _normalise(data) is data
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("q1 Q0 d1 1 2.0 s\nq1 Q0 d2 2 1.0 s\nq1 Q0 d1 3 0.5 s\n", 3),
+        ("q1\tQ0\td1\t1\t2.0\ts\n\nq2 Q0 d1 1 1.0 s\n  q1  Q0 d1 9 0.1 s\n", 4),
+        ("q1 Q0 d1 1 2.0\r\nq1 Q0 d1 2 1.0\r\n", 2),
+    ],
+    ids=["clean", "messy", "5-columns-crlf"],
+)
+def test_duplicate_doc_is_caught(tmp_path, text, line):
+    with pytest.raises(TrecFormatError, match="retrieved twice") as err:
+        read_run(_write(tmp_path / "dup.txt", text))
+    assert err.value.line == line
+
+
+def test_duplicate_judgement_is_caught(tmp_path):
+    with pytest.raises(TrecFormatError, match="judged twice"):
+        read_qrels(_write(tmp_path / "q", "1 0 a 1\n1 0 b 0\n1 0 a 2\n"))
+
+
+def test_same_doc_in_two_queries_is_fine(tmp_path):
+    run = read_run(_write(tmp_path / "r", "1 Q0 a 1 2 s\n2 Q0 a 1 2 s\n11 Q0 a 1 2 s\n"))
+    assert run.doc.to_pylist() == ["a", "a", "a"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q1 Q0 d1 1 2.0 s\nq1 Q0 d2 2\n",
+        "q1 Q0 d1 1 2.0 s x y\n",
+        "q1 Q0 d1 1 2.0 s\nq1 Q0 d2 2 1.0 s x\n",
+        "q1 Q0 d1 1 2.0\nq1 Q0 d2 2 1.0 s\tx\n",
+    ],
+)
+def test_wrong_column_count_is_an_error(tmp_path, text):
+    with pytest.raises(TrecFormatError, match="fields"):
+        read_run(_write(tmp_path / "bad.txt", text))
+
+
+def test_bad_score_is_an_error(tmp_path):
+    with pytest.raises(TrecFormatError, match="not a number"):
+        read_run(_write(tmp_path / "bad.txt", "q1 Q0 d1 1 2.0 s\nq1 Q0 d2 2 x s\n"))
+
+
+def test_large_file_crosses_csv_blocks(tmp_path):
+    """More than one 4 MB CSV block: rows stay in file order, duplicates still caught."""
+    n = 120_000
+    lines = [
+        f"q{i // 1000} Q0 clueweb12-{i:08d}-xx {i % 1000} {1e3 - i % 1000} tag\n" for i in range(n)
+    ]
+    text = "".join(lines)
+    assert len(text) > 4 << 20
+    run = read_run(_write(tmp_path / "big.txt", text))
+    assert len(run) == n and run.doc[n - 1].as_py() == f"clueweb12-{n - 1:08d}-xx"
+    dup = text + lines[5]
+    with pytest.raises(TrecFormatError, match="retrieved twice") as err:
+        read_run(_write(tmp_path / "dup.txt", dup))
+    assert err.value.line == n + 1
+
+
+# ---- hashing -----------------------------------------------------------------
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=30), min_size=1, max_size=40), st.integers(0, 5))
+def test_hash_strings_equal_strings_equal_hashes(strings, cut):
+    arr = pa.array(strings)
+    h = hash_strings(arr)
+    for i in range(len(strings)):
+        for j in range(len(strings)):
+            if strings[i] == strings[j]:
+                assert h[i] == h[j]
+    assert len(set(h.tolist())) == len(set(strings))  # no collision in practice
+    cut = min(cut, len(strings))
+    assert (hash_strings(arr.slice(cut)) == h[cut:]).all()
+    assert (hash_strings(pa.array(strings, pa.large_string())) == h).all()
+
+
+def test_hash_strings_fixed_width_equals_general_path():
+    fixed = pa.array([f"clueweb12-{i:06d}-x" for i in range(50)])
+    mixed = pa.array([*fixed.to_pylist(), "short"])
+    assert (hash_strings(fixed) == hash_strings(mixed)[:-1]).all()
+
+
+# ---- interning ---------------------------------------------------------------
+def _brute_codes(qrels, runs):
+    docs = sorted({*qrels.doc.to_pylist(), *(d for r in runs for d in r.doc.to_pylist())},
+                  key=lambda s: s.encode())
+    return docs
+
+
+def test_intern_numbers_docs_in_byte_order(tmp_path):
+    q = read_qrels(_write(tmp_path / "q", "1 0 b 1\n1 0 Z 0\n2 0 é 2\n2 0 a 1\n"))
+    r1 = read_run(_write(tmp_path / "r1", "1 Q0 b 1 1 s\n1 Q0 c 2 0.5 s\n3 Q0 b 1 1 s\n"))
+    r2 = read_run(_write(tmp_path / "r2", "2 Q0 é 1 1 t\n2 Q0 aa 2 1 t\n"))
+    coll = intern(q, [r1, r2])
+    docs = _brute_codes(q, [r1, r2])
+    assert coll.docs.to_pylist() == docs
+    assert [docs[i] for i in coll.run_doc] == ["b", "c", "b", "é", "aa"]
+    assert coll.run_query.tolist() == [0, 0, -1, 1, 1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from("123"), st.text("abAB1é", min_size=1, max_size=6),
+                       st.integers(-1, 3)), min_size=1, max_size=15, unique_by=lambda t: t[:2]),
+    st.lists(st.lists(st.tuples(st.sampled_from("1234"), st.text("abAB1é", min_size=1, max_size=6),
+                                st.sampled_from([0.0, 0.5, 1.0, 2.0])),
+                      min_size=1, max_size=15, unique_by=lambda t: t[:2]), min_size=1, max_size=3),
+)
+def test_intern_and_judge_match_brute_force(tmp_path_factory, qrels_rows, runs_rows):
+    tmp = tmp_path_factory.mktemp("i")
+    q = read_qrels(_write(tmp / "q", "".join(f"{a} 0 {d} {g}\n" for a, d, g in qrels_rows)))
+    runs = [
+        read_run(_write(tmp / f"r{i}", "".join(f"{a} Q0 {d} 1 {s} t\n" for a, d, s in rows)))
+        for i, rows in enumerate(runs_rows)
+    ]
+    coll = intern(q, runs)
+    docs = _brute_codes(q, runs)
+    assert coll.docs.to_pylist() == docs
+    assert [docs[i] for i in coll.run_doc] == [d for rows in runs_rows for _, d, _ in rows]
+    judged = judge(coll)
+    grades = {(a, d): g for a, d, g in qrels_rows}
+    queries = list(coll.queries)
+    for r, rows in enumerate(runs_rows):
+        for qi, qid in enumerate(queries):
+            mine = [(d, s) for a, d, s in rows if a == qid]
+            mine.sort(key=lambda t: (-t[1], [-b for b in t[0].encode()] + [1]))
+            s = r * len(queries) + qi
+            lo, hi = judged.offsets[s], judged.offsets[s + 1]
+            assert [docs[i] for i in judged.doc[lo:hi]] == [d for d, _ in mine]
+            expect = [grades.get((qid, d), np.iinfo(np.int32).min) for d, _ in mine]
+            assert judged.grade[lo:hi].tolist() == expect
+
+
+_ID_KINDS = {
+    "fixed-width digits (radix keys)": [f"clueweb12-{i % 97:04d}tw-{i % 13:02d}-{i:05d}"
+                                        for i in range(0, 3000, 7)],
+    "fixed-width, wide alphabet (no keys)": ["".join(chr(33 + (i * k) % 90) for k in range(1, 21))
+                                             for i in range(300)],
+    "short, variable length (big-endian keys)": [str(i) for i in range(0, 2000, 3)] + ["", "9"],
+    "long, variable length (no keys)": [f"msmarco_passage_{i % 7:02d}_{i}" for i in range(500)],
+    "short with NUL byte (no keys)": ["a\x00", "a", "ab", "b"],
+    "one width of one byte": list("zyxabc"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_ID_KINDS))
+def test_intern_strings_matches_exact_path(kind):
+    from irpref.judged import _intern_strings, _sorted_codes
+
+    strings = _ID_KINDS[kind]
+    rng = random.Random(3)
+    arrays = [pa.array(rng.sample(strings, len(strings))) for _ in range(3)]
+    arrays.append(pa.array(strings[:5]).slice(2))  # a sliced array (offset != 0)
+    codes, docs = _intern_strings(arrays)
+    exact_codes, exact_docs = _sorted_codes(pa.chunked_array(arrays))
+    assert docs.to_pylist() == exact_docs.to_pylist()
+    assert codes.tolist() == exact_codes.tolist()
+    assert docs.to_pylist() == sorted(set(strings), key=lambda s: s.encode())
+
