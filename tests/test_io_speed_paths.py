@@ -261,3 +261,17 @@ def test_intern_strings_matches_exact_path(kind):
     assert codes.tolist() == exact_codes.tolist()
     assert docs.to_pylist() == sorted(set(strings), key=lambda s: s.encode())
 
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b" \n\tab"[x % 5] for x in b)),
+       st.sampled_from([1, 2, 3, 7, 1 << 18]))
+def test_blank_pairs_blockwise_equals_brute_force(data, step):
+    from irpref.io.trec import _blank_pairs
+
+    seps = [c <= 32 for c in data]
+    expect = bool(data) and (
+        seps[0]
+        or (seps[-1] and data[-1] != 10)
+        or any(x and y for x, y in zip(seps, seps[1:]))
+    )
+    assert _blank_pairs(data, step) == expect
