@@ -34,7 +34,7 @@ def main() -> None:
             lo, hi = judged.offsets[s], judged.offsets[s + 1]
             for rank, i in enumerate(range(lo, hi), start=1):
                 doc = judged.docs[int(judged.doc[i])].as_py()
-                lines.append(f"{qid} Q0 {doc} {rank} {judged.score[i]!r} {name}\n")
+                lines.append(f"{qid} Q0 {doc} {rank} {float(judged.score[i])!r} {name}\n")
         with gzip.open(TARGET / f"{name}.gz", "wt", compresslevel=9) as out:
             out.writelines(lines)
 
