@@ -63,6 +63,7 @@ MEASURES = [
     "P@{k}", "R@{k}", "R", "F1@{k}", "F1", "AP", "AP@{k}", "RR", "RR@{k}", "nDCG", "nDCG@{k}",
     "Success@{k}", "NumRelRet", "NumRelRet@{k}", "NumRet@{k}", "NumRel", "Rprec",
     "RBP(p=0.5)", "RBP(p=0.8)@{k}", "AP(rel=2)@{k}", "RR(rel=2)", "P(rel=2)@{k}",
+    "DCG@{k}", "RelP@{k}", "Unj@{k}", "SetF", "NumNonRelJudgedRet",
 ]
 
 
@@ -242,6 +243,15 @@ def test_every_classic_family_has_an_expected_form():
     for name, family in REGISTRY.items():
         if family.kernel.__module__ in ("irpref.measures.classic", "irpref.measures.tie_aware"):
             assert family.expected is not None, name
+    for name in ("DCG", "RelP", "Unj", "SetP", "SetF", "Utility", "IDCG"):
+        assert REGISTRY[name].expected is not None, name
+
+
+def test_measures_without_expectation_raise_clearly():
+    qrels = {"q": {"a": 1}}
+    run = {"r": {"q": {"a": 1.0, "b": 1.0}}}
+    with pytest.raises(ValueError, match="no tie-aware"):
+        irpref.evaluate(qrels, run, ["IPrec(recall=0.5)"], ties="expected")
 
 
 def test_f1_is_registered_with_its_source():

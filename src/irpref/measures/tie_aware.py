@@ -30,7 +30,18 @@ docid order, so when it splits a tie group only the kept items are averaged
 over. Relevant documents that were never retrieved count in the denominators
 (R, AP, Rprec, nDCG's ideal) exactly as in the tie-oblivious measures.
 
+Also covered: Success, Rprec (k = |relevant|), RBP, NumRelRet, and from
+:mod:`irpref.measures.trec_extra` DCG, RelP, Unj (all linear in per-position
+indicators) and the order-free set measures (SetP, SetR, SetRelP, SetAP, SetF,
+Utility, NumNonRelJudgedRet, NumQ, IDCG), whose value no ordering changes.
 This module also registers the family ``F1`` (both tie policies).
+
+Families left without an ``expected`` kernel raise a ValueError under
+``ties="expected"``: measures that are not sums of per-position terms
+(IPrec/IPrecAvg: a maximum over ranks; YAAP, GMBpref: logarithms of sums;
+infAP, Bpref, BinG, G, nDCGRel, RnDCG, gRBP, RBPResid, RprecMult and the
+recall-level family of another module) would each need their own derivation
+and brute-force test; none is in the paper, and none is done here yet.
 """
 
 from __future__ import annotations
@@ -41,7 +52,7 @@ from functools import cached_property
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures import classic
+from irpref.measures import classic, trec_extra  # noqa: F401  (register before attaching)
 from irpref.measures.base import REGISTRY, Measure, attach_kernel, register
 from irpref.measures.classic import REL, _discount, _safe_div, ideal_dcg
 
@@ -128,14 +139,17 @@ class TieGroups:
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def tie_groups(judged: JudgedRankings, rel: int | None = None) -> TieGroups:
-    """The (cached) groups holding a relevant item (``grade >= rel``) or, with
-    ``rel=None``, an item of positive gain (weights: the grades)."""
+def tie_groups(judged: JudgedRankings, rel: int | str | None = None) -> TieGroups:
+    """The (cached) groups holding a relevant item (``grade >= rel``); with
+    ``rel=None`` an item of positive gain (weights: the grades); with
+    ``rel="unjudged"`` an item without a judgement (grade < 0)."""
     per = _CACHE.setdefault(judged, {})
     if rel not in per:
         if rel is None:
             gain = np.where(judged.grade > 0, judged.grade, 0).astype(np.int64)
             per[rel] = TieGroups(judged, gain > 0, gain)
+        elif rel == "unjudged":
+            per[rel] = TieGroups(judged, judged.grade < 0)
         else:
             per[rel] = TieGroups(judged, judged.relevant(rel))
     return per[rel]
@@ -167,16 +181,14 @@ def first_irrelevant_fraction(x: np.ndarray, r: np.ndarray, n: np.ndarray) -> np
     return out.reshape(shape)
 
 
-def expected_rel_ret(
-    judged: JudgedRankings, m: Measure, cutoff: np.ndarray | int | None = None
+def expected_marked(
+    judged: JudgedRankings, g: TieGroups, cutoff: np.ndarray | int | None
 ) -> np.ndarray:
-    """(R, Q) expected number of relevant items in the top k: R_c + (k - t_c) r_c / n_c,
+    """(R, Q) expected number of marked items in the top k: R_c + (k - t_c) r_c / n_c,
     V_c the group holding rank k (McSherry & Najork 2008, section 2.1).
 
-    ``cutoff`` (default: the measure's) may be a (Q,) array of per-query cut-offs.
+    ``cutoff`` may be a (Q,) array of per-query cut-offs (None: everything).
     """
-    cutoff = m.cutoff if cutoff is None else cutoff
-    g = tie_groups(judged, m.rel(judged))
     length = np.diff(judged.offsets)
     if cutoff is not None:
         per_seg = np.tile(cutoff, judged.n_runs) if np.ndim(cutoff) else cutoff
@@ -194,9 +206,23 @@ def expected_rel_ret(
     return out.reshape(judged.n_runs, judged.n_queries)
 
 
+def expected_rel_ret(
+    judged: JudgedRankings, m: Measure, cutoff: np.ndarray | int | None = None
+) -> np.ndarray:
+    """(R, Q) expected number of relevant items within the cut-off (default: the
+    measure's; a (Q,) array gives per-query cut-offs)."""
+    cutoff = m.cutoff if cutoff is None else cutoff
+    return expected_marked(judged, tie_groups(judged, m.rel(judged)), cutoff)
+
+
 # ---- families whose value does not depend on the order of tied items -------
-for _name in ("NumRet", "NumRel"):
-    if _name in REGISTRY:
+# (trec_extra's set-based measures read no ranks: the set retrieved is tie-free)
+ORDER_FREE = (
+    "NumRet", "NumRel", "NumQ", "IDCG", "SetP", "SetR", "SetRelP", "SetAP", "SetF",
+    "Utility", "NumNonRelJudgedRet",
+)
+for _name in ORDER_FREE:
+    if _name in REGISTRY and REGISTRY[_name].expected is None:
         attach_kernel(_name)(REGISTRY[_name].kernel)
 
 
@@ -328,11 +354,35 @@ def expected_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
     return g.segment_sum(gi, weights)
 
 
-@attach_kernel("nDCG")
-def expected_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """E[nDCG@k] = sum_i (mean gain of V_i) sum_{j in V_i, j<=k} 1/log2(j+1), divided
-    by the ideal DCG@k (McSherry & Najork 2008, section 2.6); gain = grade."""
+def expected_dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """(R, Q) E[DCG@k] = sum_i (mean gain of V_i) sum_{j in V_i, j<=k} 1/log2(j+1)
+    (McSherry & Najork 2008, section 2.6); gain = grade (grades <= 0 gain nothing)."""
     g = tie_groups(judged, None)  # groups with a positive gain; weight: their total gain
     gi, j = g.expand(m.cutoff)
-    dcg = g.segment_sum(gi, g.weight[gi] / g.size[gi] * _discount(j - 1.0))
-    return _safe_div(dcg, ideal_dcg(judged, m.cutoff)[None, :])
+    return g.segment_sum(gi, g.weight[gi] / g.size[gi] * _discount(j - 1.0))
+
+
+@attach_kernel("nDCG")
+def expected_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[nDCG@k] = E[DCG@k] / DCG@k of the ideal ranking (McSherry & Najork 2008, 2.6)."""
+    return _safe_div(expected_dcg(judged, m), ideal_dcg(judged, m.cutoff)[None, :])
+
+
+if "DCG" in REGISTRY:
+    attach_kernel("DCG")(expected_dcg)
+
+if "RelP" in REGISTRY:
+
+    @attach_kernel("RelP")
+    def expected_relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+        """E[RelP@k] = (R_c + (k - t_c) r_c / n_c) / min(k, R) (McSherry & Najork 2008, 2.1)."""
+        num_rel = judged.num_rel(m.rel(judged))
+        return _safe_div(expected_rel_ret(judged, m), np.minimum(m.cutoff, num_rel)[None, :])
+
+
+if "Unj" in REGISTRY:
+
+    @attach_kernel("Unj")
+    def expected_unjudged(judged: JudgedRankings, m: Measure) -> np.ndarray:
+        """E[Unj@k]: the argument of McSherry & Najork 2008, 2.1, for unjudged items."""
+        return expected_marked(judged, tie_groups(judged, "unjudged"), m.cutoff) / m.cutoff

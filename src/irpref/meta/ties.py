@@ -100,11 +100,12 @@ def _orderings(
     measure: str, names: list[str], docid: np.ndarray, expected: np.ndarray
 ) -> tuple[dict[str, float], pd.DataFrame]:
     """Run pairs ordered differently by the docid and expected means (a tie in a
-    mean counts as an order of its own), and Kendall's tau-a between the two."""
+    mean counts as an order of its own), and Kendall's tau-b between the two."""
     i, j = np.triu_indices(len(names), k=1)
     a = np.sign(docid[i] - docid[j])
     b = np.sign(expected[i] - expected[j])
     pairs = len(i)
+    den = np.sqrt(float(np.count_nonzero(a)) * float(np.count_nonzero(b)))  # tau-b
     swapped = np.flatnonzero(a != b)
     i, j = i[swapped], j[swapped]
     runs = np.asarray(names, dtype=object)
@@ -122,7 +123,7 @@ def _orderings(
     summary = {
         "pairs": pairs,
         "swapped": len(swapped),
-        "kendall_tau": float(np.sum(a * b) / pairs) if pairs else np.nan,
+        "kendall_tau": float(np.sum(a * b) / den) if den else np.nan,
     }
     return summary, swaps
 
