@@ -37,11 +37,12 @@ Utility, NumNonRelJudgedRet, NumQ, IDCG), whose value no ordering changes.
 This module also registers the family ``F1`` (both tie policies).
 
 Families left without an ``expected`` kernel raise a ValueError under
-``ties="expected"``: measures that are not sums of per-position terms
-(IPrec/IPrecAvg: a maximum over ranks; YAAP, GMBpref: logarithms of sums;
-infAP, Bpref, BinG, G, nDCGRel, RnDCG, gRBP, RBPResid, RprecMult and the
-recall-level family of another module) would each need their own derivation
-and brute-force test; none is in the paper, and none is done here yet.
+``ties="expected"``. Some are not sums of per-position terms and have no
+one-pass formula in the paper: IPrec/IPrecAvg (a maximum over ranks), YAAP and
+GMBpref (logarithms), infAP, Bpref, BinG, G, nDCGRel, RnDCG (ratios of
+position-dependent counts). gRBP, RBPResid and RprecMult are linear and would
+follow the RBP/Rprec kernels, but are not done yet; the recall-level family
+(RL, in another module) is likewise left to its module.
 """
 
 from __future__ import annotations
