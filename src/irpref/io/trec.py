@@ -19,9 +19,10 @@ naming the first bad line, so a broken file never yields a number.
 from __future__ import annotations
 
 import gzip
-import io
+import mmap
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,18 +112,42 @@ def _read_bytes(path: PathLike) -> bytes:
     return data
 
 
+_MMAP_MIN = 1 << 20  # map files from 1 MB: no copy into fresh memory
+
+
+def _read_buffer(path: PathLike) -> bytes | mmap.mmap:
+    """The file's bytes: a read-only memory map for a large plain regular file
+    (the page cache itself, nothing copied), else ``bytes`` (``.gz`` inflated).
+
+    A map supports ``find``, slicing and the buffer protocol, which is all the
+    fast path needs; error paths convert it with ``bytes()``.
+    """
+    with open(path, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISREG(info.st_mode) and info.st_size >= _MMAP_MIN:
+            try:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):
+                data = None
+            if data is not None and data[:2] != b"\x1f\x8b":
+                return data
+    return _read_bytes(path)
+
+
 _COMMENT = re.compile(rb"(?m)^[ \t]*#")
 
 
-def _normalise(data: bytes) -> bytes:
+def _normalise(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
     """One space between fields, no blank lines, no leading/trailing blanks.
+
+    Clean input is returned as it is (a map stays a map).
 
     Line structure is otherwise kept, so row i of the result is the i-th
     non-blank line of the input.
     """
-    clean = b"\t" not in data and b"\r" not in data and not _blank_pairs(data)
+    clean = data.find(b"\t") < 0 and data.find(b"\r") < 0 and not _blank_pairs(data)
     if clean:
-        return data if data.endswith(b"\n") else data + b"\n"
+        return data if data[-1:] == b"\n" else bytes(data) + b"\n"
     a = np.frombuffer(data, np.uint8)
     blank = (a == 32) | (a == 9) | (a == 13)
     newline = a == 10
@@ -174,7 +199,7 @@ def _blank_pairs(data: bytes, step: int = 1 << 18) -> bool:
 
 def _empty(data: bytes) -> bool:
     """Normalised data holds no row (no copy, unlike ``not data.strip()``)."""
-    return len(data) <= 1 and not data.strip()
+    return len(data) <= 1 and not data[:1].strip()
 
 
 def _strip_comments(data: bytes) -> bytes:
@@ -186,9 +211,11 @@ def _strip_comments(data: bytes) -> bytes:
 _BLOCK_SIZE = 1 << 22  # 4 MB: several blocks per typical run file, parsed in parallel
 
 
-def _csv(buffer: bytes, names: list[str], types: dict[str, pa.DataType]) -> pa.Table:
+def _csv(
+    buffer: bytes | mmap.mmap, names: list[str], types: dict[str, pa.DataType]
+) -> pa.Table:
     return pcsv.read_csv(
-        io.BytesIO(buffer),
+        pa.BufferReader(pa.py_buffer(buffer)),
         read_options=pcsv.ReadOptions(column_names=names, block_size=_BLOCK_SIZE),
         parse_options=pcsv.ParseOptions(
             delimiter=" ", quote_char=False, double_quote=False, escape_char=False
@@ -201,7 +228,7 @@ def _csv(buffer: bytes, names: list[str], types: dict[str, pa.DataType]) -> pa.T
 
 def _lines(data: bytes, path: str, *, comments: bool):
     """Yield (line number, fields) of the non-blank, non-comment lines."""
-    text = data.decode("utf-8", errors="replace")
+    text = bytes(data).decode("utf-8", errors="replace")
     for number, line in enumerate(text.split("\n"), start=1):
         fields = line.split()
         if not fields or (comments and fields[0].startswith("#")):
@@ -256,7 +283,7 @@ def _diagnose_run(data: bytes, path: str) -> None:
 def _line_numbers(data: bytes, *, comments: bool) -> np.ndarray:
     """1-based line number of each data row (as counted by the parsers)."""
     numbers = []
-    for number, line in enumerate(data.split(b"\n"), start=1):
+    for number, line in enumerate(bytes(data).split(b"\n"), start=1):
         s = line.strip()
         if s and not (comments and s.startswith(b"#")):
             numbers.append(number)
@@ -297,7 +324,7 @@ def read_run(path: PathLike, name: str | None = None, *, use_tag: bool = False) 
     error, as in trec_eval.
     """
     path = str(path)
-    raw = _read_bytes(path)
+    raw = _read_buffer(path)
     data = _normalise(raw)
     if _empty(data):
         raise TrecFormatError(path, None, "empty run file: no retrieved documents")
