@@ -79,8 +79,9 @@ def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Ar
     return rank[encoded.indices.to_numpy()], dictionary.take(pa.array(order))
 
 
-def _packed_keys(arrays: Sequence[pa.Array]) -> list[np.ndarray] | None:
-    """Order-preserving injective uint64 keys of the strings, if they exist cheaply.
+def _packed_keys(arrays: Sequence[pa.Array]) -> np.ndarray | None:
+    """Order-preserving injective uint64 keys of the strings (of all arrays,
+    concatenated), if they exist cheaply.
 
     - all strings of one width W: byte ``j`` ranges over ``[lo_j, hi_j]`` (over
       all arrays); the mixed-radix number of the ``byte_j - lo_j`` is a key if
@@ -101,23 +102,28 @@ def _packed_keys(arrays: Sequence[pa.Array]) -> list[np.ndarray] | None:
     if not widths:
         return None
     (width,) = widths
+    total = sum(len(o) - 1 for o, _ in parts)
     if width == 0:
-        return [np.zeros(len(o) - 1, np.uint64) for o, _ in parts]
+        return np.zeros(total, np.uint64)
     ranges = [_column_range(v[o[0] : o[-1]], width) for o, v in parts if o[-1] > o[0]]
     lo = np.min([r[0] for r in ranges], axis=0).astype(np.int64)
     hi = np.max([r[1] for r in ranges], axis=0).astype(np.int64)
     span = hi - lo + 1
     if np.prod([int(x) for x in span], dtype=object) > 2**64:
         return _short_keys(parts) if width <= 8 else None
-    varying = np.flatnonzero(span > 1)
-    keys = []
+    varying = [(j, np.uint64(span[j]), np.uint8(lo[j])) for j in np.flatnonzero(span > 1)]
+    keys = np.zeros(total, np.uint64)
+    start = 0
+    block = 1 << 16  # rows per step: temporaries stay in cache
     for o, v in parts:
         m = v[o[0] : o[-1]].reshape(-1, width)
-        key = np.zeros(len(m), np.uint64)
-        for j in varying:
-            key *= np.uint64(span[j])
-            key += m[:, j] - np.uint8(lo[j])
-        keys.append(key)
+        for i in range(0, len(m), block):
+            rows = m[i : i + block]
+            key = keys[start + i : start + i + len(rows)]
+            for j, radix, low in varying:
+                key *= radix
+                key += rows[:, j] - low
+        start += len(m)
     return keys
 
 
@@ -137,9 +143,10 @@ def _column_range(values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarra
     return np.min(lo, axis=0), np.max(hi, axis=0)
 
 
-def _short_keys(parts) -> list[np.ndarray] | None:
+def _short_keys(parts) -> np.ndarray | None:
     """Big-endian zero-padded bytes of strings of at most 8 bytes, no NUL byte."""
-    keys = []
+    keys = np.zeros(sum(len(o) - 1 for o, _ in parts), np.uint64)
+    start = 0
     for offsets, values in parts:
         lengths = np.diff(offsets)
         if len(lengths) and lengths.max() > 8:
@@ -151,7 +158,8 @@ def _short_keys(parts) -> list[np.ndarray] | None:
         row = np.repeat(np.arange(len(lengths)), lengths)
         col = np.arange(len(used)) - np.repeat(offsets[:-1] - offsets[0], lengths)
         padded[row, col] = used
-        keys.append(padded.view(">u8").ravel().astype(np.uint64))
+        keys[start : start + len(lengths)] = padded.view(">u8").ravel()
+        start += len(lengths)
     return keys
 
 
@@ -171,7 +179,8 @@ def _intern_strings(arrays: Sequence[pa.Array]) -> tuple[np.ndarray, pa.Array]:
     keys = None if any(a.null_count for a in arrays) else _packed_keys(arrays)
     if keys is None or not len(everything):
         return _sorted_codes(everything)
-    encoded = pc.dictionary_encode(pa.array(np.concatenate(keys)))
+    encoded = pc.dictionary_encode(pa.array(keys))
+    del keys
     idx = encoded.indices.to_numpy()
     distinct_keys = encoded.dictionary.to_numpy()
     # Arrow numbers values in order of first appearance: code c first occurs
@@ -230,45 +239,58 @@ def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
         run_names=names,
         run_offsets=run_offsets,
         run_query=run_query,
-        run_doc=d_codes[len(qrels) :].astype(np.int32),
+        run_doc=d_codes[len(qrels) :].astype(np.int32, copy=False),
         run_score=np.concatenate([run.score for run in runs]) if runs else np.empty(0),
         unjudged_queries=unjudged,
     )
 
 
-def _sort_in_groups(group: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """Stable permutation ordering positions by (group, key); ``group`` is
-    nondecreasing, ``key`` a nonnegative integer.
+def _docid_desc_in_ties(
+    tied: np.ndarray, wrong: np.ndarray, doc: np.ndarray, n_docs: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the tie groups that are not in docid-descending order, and
+    their documents in that order.
 
-    One sort of packed 64-bit integers (dense group, key, position in group)
-    replaces a two-key indirect lexsort (several times slower) whenever the
-    three fit in 63 bits.
+    ``tied[i]``: items ``i`` and ``i + 1`` form part of one tie group (same
+    segment, same score); ``wrong[i]``: and ``doc[i] < doc[i + 1]``. Works on
+    the tied pairs only, and sorts the bad groups with one sort of packed
+    64-bit keys (group, docid descending) instead of a two-key lexsort.
     """
-    n = len(group)
-    start = np.ones(n, bool)
-    np.not_equal(group[1:], group[:-1], out=start[1:])
-    dense = np.cumsum(start, dtype=np.int64) - 1
-    starts = np.flatnonzero(start)
-    pos = np.arange(n, dtype=np.int64) - starts[dense]
-    key = key.astype(np.int64, copy=False)
-    bits_g = int(dense[-1]).bit_length()
-    bits_k = int(key.max()).bit_length()
-    bits_p = int(pos.max()).bit_length()
-    if bits_g + bits_k + bits_p > 63 or key.min() < 0:
-        return np.lexsort((key, group))
-    packed = (dense << (bits_k + bits_p)) | (key << bits_p) | pos
-    packed.sort()
-    # sorted packed values keep the group order, so group i still starts at starts[dense[i]]
-    return starts[dense] + (packed & ((1 << bits_p) - 1))
+    t = np.flatnonzero(tied)  # pair k joins items t[k] and t[k] + 1
+    first = np.ones(len(t), bool)
+    np.not_equal(t[1:], t[:-1] + 1, out=first[1:])
+    group = np.cumsum(first) - 1
+    bad = np.zeros(int(group[-1]) + 1, bool)
+    bad[group[wrong[t]]] = True
+    head = np.flatnonzero(first)
+    tail = np.append(head[1:], len(t)) - 1
+    lo, hi = t[head[bad]], t[tail[bad]] + 1  # item range of every bad group
+    length = hi - lo + 1
+    label = np.repeat(np.arange(len(lo), dtype=np.int64), length)
+    sel = np.arange(int(length.sum()), dtype=np.int64)
+    sel += np.repeat(lo - (np.cumsum(length) - length), length)
+    key = (n_docs - 1) - doc[sel].astype(np.int64)
+    bits = max(int(key.max()).bit_length(), 1)
+    if len(lo).bit_length() + bits <= 63:
+        packed = (label << bits) | key
+        packed.sort()
+        values = (n_docs - 1) - (packed & ((1 << bits) - 1))
+    else:
+        values = doc[sel][np.lexsort((key, label))]
+    return sel, values.astype(doc.dtype, copy=False)
 
 
-def _rank_order(coll: Collection, ties: str) -> tuple[np.ndarray | None, np.ndarray]:
-    """Permutation of the judged-query rows into (run, query, rank) order.
+def _rank_order(
+    coll: Collection, ties: str
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """The judged-query rows in (run, query, rank) order.
 
-    Returns the permutation (``None``: the identity, every row kept in file
-    order) and the segment id of each permuted row. Sorting cost is paid only
-    where a file is not already in the required order, and then only on the
-    segments (or tie groups) that are out of order.
+    Returns the permutation of the rows (``None``: the identity, every row
+    kept in file order), the segment id of each permuted row and its document
+    (docid-descending within tie groups unless ``ties == "input"``). Sorting
+    cost is paid only where a file is not already in the required order, and
+    then only on the segments or tie groups that are out of order; a tie
+    group's score and query are equal, so only its documents are reordered.
     """
     n_seg = coll.n_runs * coll.n_queries
     dtype = np.int32 if n_seg < 2**31 else np.int64
@@ -295,26 +317,20 @@ def _rank_order(coll: Collection, ties: str) -> tuple[np.ndarray | None, np.ndar
         rows = np.arange(len(seg)) if rows is None else rows
         rows[sel] = rows[sel][np.lexsort((-score[sel], seg[sel]))]
         score = coll.run_score[rows]
+    doc = coll.run_doc if rows is None else coll.run_doc[rows]
     if ties == "input":
-        return rows, seg
+        return rows, seg, doc
     # 2. docid descending among equal scores (trec_eval's tie-break)
     tied = same & (score[1:] == score[:-1])
     if not tied.any():
-        return rows, seg
-    doc = coll.run_doc if rows is None else coll.run_doc[rows]
+        return rows, seg, doc
     wrong = tied & (doc[1:] > doc[:-1])
     if not wrong.any():
-        return rows, seg
-    new_group = np.ones(len(seg), bool)
-    np.logical_not(tied, out=new_group[1:])
-    group = np.cumsum(new_group, dtype=np.int64) - 1
-    bad = np.zeros(int(group[-1]) + 1, bool)
-    bad[group[1:][wrong]] = True
-    sel = np.flatnonzero(bad[group])
-    rows = np.arange(len(seg)) if rows is None else rows
-    descending = (coll.n_docs - 1) - doc[sel].astype(np.int64)
-    rows[sel] = rows[sel][_sort_in_groups(group[sel], descending)]
-    return rows, seg
+        return rows, seg, doc
+    sel, values = _docid_desc_in_ties(tied, wrong, doc, coll.n_docs)
+    doc = doc.copy() if rows is None else doc
+    doc[sel] = values
+    return rows, seg, doc
 
 
 def _join_grades(coll: Collection, query: np.ndarray, doc: np.ndarray) -> np.ndarray:
@@ -496,7 +512,11 @@ def judge(
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
-    rows, seg = _rank_order(coll, "input" if ties == "input" else "docid")
+    rows, seg, doc = _rank_order(coll, "input" if ties == "input" else "docid")
+    if rows is None:  # files already in rank order: no gather
+        score, query = coll.run_score, coll.run_query
+    else:
+        score, query = coll.run_score[rows], coll.run_query[rows]
     n_seg = coll.n_runs * coll.n_queries
     counts = np.bincount(seg, minlength=n_seg)
     present = (counts > 0).reshape(coll.n_runs, coll.n_queries)
@@ -504,16 +524,10 @@ def judge(
         starts = np.zeros(n_seg + 1, np.int64)
         np.cumsum(counts, out=starts[1:])
         keep = np.arange(len(seg)) - starts[seg] < depth
-        rows = np.flatnonzero(keep) if rows is None else rows[keep]
-        seg = seg[keep]
+        doc, score, query = doc[keep], score[keep], query[keep]
         counts = np.minimum(counts, depth)
     offsets = np.zeros(n_seg + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
-
-    if rows is None:  # files already in rank order: no gather
-        doc, score, query = coll.run_doc, coll.run_score, coll.run_query
-    else:
-        doc, score, query = coll.run_doc[rows], coll.run_score[rows], coll.run_query[rows]
     grade = _join_grades(coll, query, doc)
     return JudgedRankings(
         run_names=list(coll.run_names),
