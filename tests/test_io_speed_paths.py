@@ -275,3 +275,24 @@ def test_blank_pairs_blockwise_equals_brute_force(data, step):
         or any(x and y for x, y in zip(seps, seps[1:]))
     )
     assert _blank_pairs(data, step) == expect
+
+
+def test_read_runs_in_parallel_keeps_order_and_first_error(tmp_path):
+    from irpref.io import as_runs
+    from irpref.io.trec import read_runs
+
+    paths = []
+    for i in range(6):
+        rows = [(f"q{j}", f"d{i}-{j}", "1", str(j)) for j in range(5)]
+        paths.append(_write(tmp_path / f"r{i}.txt", _clean_run(rows, tag=f"t{i}")))
+    serial = [read_run(p) for p in paths]
+    for threads in (1, 2, 4, None):
+        runs = read_runs(paths, threads=threads)
+        assert [r.name for r in runs] == [f"r{i}" for i in range(6)]
+        assert [_columns(r) for r in runs] == [_columns(r) for r in serial]
+    assert [r.name for r in as_runs(paths)] == [r.name for r in serial]
+    assert [r.name for r in as_runs(paths, use_tag=True)] == [f"t{i}" for i in range(6)]
+    bad2 = _write(tmp_path / "bad2.txt", "q1 Q0 d1 1 x s\n")
+    bad4 = _write(tmp_path / "bad4.txt", "q1 Q0 d1\n")
+    with pytest.raises(TrecFormatError, match="bad2"):
+        read_runs([paths[0], paths[1], bad2, paths[3], bad4], threads=3)

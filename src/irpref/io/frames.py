@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from irpref.io.trec import Qrels, Run, _check_unique_pairs, read_qrels, read_run
+from irpref.io.trec import Qrels, Run, _check_unique_pairs, read_qrels, read_run, read_runs
 
 __all__ = ["as_qrels", "as_runs", "qrels_from_frame", "run_from_frame"]
 
@@ -138,6 +138,9 @@ def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
                 raise TypeError(f"run {name!r}: cannot read a {type(run).__name__}")
         return out
     if isinstance(runs, Iterable):
+        runs = list(runs)
+        if len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
+            return read_runs(runs, use_tag=use_tag)  # files read in parallel
         out = []
         for run in runs:
             out.extend(as_runs(run, use_tag=use_tag))

@@ -23,6 +23,8 @@ import mmap
 import os
 import re
 import stat
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +40,7 @@ __all__ = [
     "TrecFormatError",
     "read_qrels",
     "read_run",
+    "read_runs",
     "run_name_from_path",
 ]
 
@@ -358,6 +361,34 @@ def read_run(path: PathLike, name: str | None = None, *, use_tag: bool = False) 
     )
     _check_unique_pairs(run.query, run.doc, path, raw, comments=False, what="retrieved twice")
     return run
+
+
+def read_runs(
+    paths: Sequence[PathLike], *, use_tag: bool = False, threads: int | None = None
+) -> list[Run]:
+    """Read several run files (each as :func:`read_run`) on a pool of threads.
+
+    Parsing, hashing and NumPy work release the GIL, so files are read in
+    parallel; ``threads`` defaults to the CPUs available (at most 4). Runs
+    come back in the order of ``paths``; the first failing file in that order
+    raises its error.
+    """
+    paths = list(paths)
+    if threads is None:
+        try:
+            threads = len(os.sched_getaffinity(0))
+        except AttributeError:  # pragma: no cover - not Linux
+            threads = os.cpu_count() or 1
+        threads = min(threads, 4)
+    threads = max(1, min(threads, len(paths)))
+    if threads == 1:
+        return [read_run(p, use_tag=use_tag) for p in paths]
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="irpref-read")
+    futures = [pool.submit(read_run, p, use_tag=use_tag) for p in paths]
+    try:
+        return [f.result() for f in futures]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _check_unique_pairs(
