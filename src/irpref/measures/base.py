@@ -275,14 +275,20 @@ def _from_trec_eval(text: str) -> Measure | None:
     return parse_measure(pattern)
 
 
+def parse_all(texts, parse_one: Callable[[Any], Any], value_type: type) -> list:
+    """Parse several items with ``parse_one``, dropping repeats; a string may
+    hold several separated by spaces. Shared by measures and preferences."""
+    if isinstance(texts, (str, value_type)):
+        texts = [texts]
+    out: list = []
+    for t in texts:
+        for piece in [t] if isinstance(t, value_type) else t.split():
+            item = parse_one(piece)
+            if item not in out:
+                out.append(item)
+    return out
+
+
 def parse_measures(texts) -> list[Measure]:
     """Parse several measures; a string may hold several separated by spaces."""
-    if isinstance(texts, (str, Measure)):
-        texts = [texts]
-    out: list[Measure] = []
-    for t in texts:
-        for piece in [t] if isinstance(t, Measure) else t.split():
-            measure = parse_measure(piece)
-            if measure not in out:
-                out.append(measure)
-    return out
+    return parse_all(texts, parse_measure, Measure)

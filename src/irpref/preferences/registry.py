@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from irpref.measures.base import Param
+from irpref.measures.base import Param, parse_all
 
 __all__ = [
     "ALIASES",
@@ -211,14 +211,7 @@ def parse_preference(text: str | Preference) -> Preference:
 
 def parse_preferences(texts) -> list[Preference]:
     """Parse several preferences; a string may hold several separated by spaces."""
-    if isinstance(texts, (str, Preference)):
-        texts = [texts]
-    out: list[Preference] = []
-    for t in texts:
-        for piece in [t] if isinstance(t, Preference) else t.split():
-            pref = parse_preference(piece)
-            if pref not in out:
-                out.append(pref)
+    out = parse_all(texts, parse_preference, Preference)
     if not out:
         raise ValueError("no preference given")
     return out
