@@ -11,3 +11,9 @@ python -m pip install --quiet -e .
 set -- $(python -m irpref.examples)
 echo "== irpref evaluate (trec_eval-exact measures, grade >= 2 relevant)"
 irpref evaluate "$@" --rel 2 -m AP nDCG@10 RR P@10 R@100
+echo
+echo "== irpref compare (lexiprecision, lexirecall, recall-paired preference)"
+irpref compare "$@" --rel 2 -m sgnLP RPP
+echo
+echo "== irpref ties (how much docid tie-breaking moves each measure)"
+irpref ties "$@" --rel 2 -m AP RR nDCG@10
