@@ -266,9 +266,16 @@ def _docid_desc_in_ties(
     tail = np.append(head[1:], len(t)) - 1
     lo, hi = t[head[bad]], t[tail[bad]] + 1  # item range of every bad group
     length = hi - lo + 1
-    label = np.repeat(np.arange(len(lo), dtype=np.int64), length)
-    sel = np.arange(int(length.sum()), dtype=np.int64)
-    sel += np.repeat(lo - (np.cumsum(length) - length), length)
+    # positions and group labels of the items, by cumulative sums (np.repeat
+    # with many small counts is several times slower)
+    begin = (np.cumsum(length) - length)[1:]
+    label = np.zeros(int(length.sum()), np.int64)
+    label[begin] = 1
+    np.cumsum(label, out=label)
+    sel = np.ones(len(label), np.int64)
+    sel[0] = lo[0]
+    sel[begin] = lo[1:] - hi[:-1]
+    np.cumsum(sel, out=sel)
     key = (n_docs - 1) - doc[sel].astype(np.int64)
     bits = max(int(key.max()).bit_length(), 1)
     if len(lo).bit_length() + bits <= 63:
@@ -294,9 +301,9 @@ def _rank_order(
     """
     n_seg = coll.n_runs * coll.n_queries
     dtype = np.int32 if n_seg < 2**31 else np.int64
-    per_run = np.arange(coll.n_runs, dtype=dtype) * coll.n_queries
-    seg = np.repeat(per_run, np.diff(coll.run_offsets))
-    seg += coll.run_query
+    seg = coll.run_query.astype(dtype)  # a copy: + run * n_queries, run by run
+    for r in range(1, coll.n_runs):
+        seg[coll.run_offsets[r] : coll.run_offsets[r + 1]] += r * coll.n_queries
     judged = coll.run_query >= 0
     rows = None
     if not judged.all():
