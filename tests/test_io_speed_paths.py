@@ -186,8 +186,10 @@ def test_hash_strings_fixed_width_equals_general_path():
 
 # ---- interning ---------------------------------------------------------------
 def _brute_codes(qrels, runs):
-    docs = sorted({*qrels.doc.to_pylist(), *(d for r in runs for d in r.doc.to_pylist())},
-                  key=lambda s: s.encode())
+    docs = sorted(
+        {*qrels.doc.to_pylist(), *(d for r in runs for d in r.doc.to_pylist())},
+        key=lambda s: s.encode(),
+    )
     return docs
 
 
@@ -204,11 +206,28 @@ def test_intern_numbers_docs_in_byte_order(tmp_path):
 
 @settings(max_examples=40, deadline=None)
 @given(
-    st.lists(st.tuples(st.sampled_from("123"), st.text("abAB1é", min_size=1, max_size=6),
-                       st.integers(-1, 3)), min_size=1, max_size=15, unique_by=lambda t: t[:2]),
-    st.lists(st.lists(st.tuples(st.sampled_from("1234"), st.text("abAB1é", min_size=1, max_size=6),
-                                st.sampled_from([0.0, 0.5, 1.0, 2.0])),
-                      min_size=1, max_size=15, unique_by=lambda t: t[:2]), min_size=1, max_size=3),
+    st.lists(
+        st.tuples(
+            st.sampled_from("123"), st.text("abAB1é", min_size=1, max_size=6), st.integers(-1, 3)
+        ),
+        min_size=1,
+        max_size=15,
+        unique_by=lambda t: t[:2],
+    ),
+    st.lists(
+        st.lists(
+            st.tuples(
+                st.sampled_from("1234"),
+                st.text("abAB1é", min_size=1, max_size=6),
+                st.sampled_from([0.0, 0.5, 1.0, 2.0]),
+            ),
+            min_size=1,
+            max_size=15,
+            unique_by=lambda t: t[:2],
+        ),
+        min_size=1,
+        max_size=3,
+    ),
 )
 def test_intern_and_judge_match_brute_force(tmp_path_factory, qrels_rows, runs_rows):
     tmp = tmp_path_factory.mktemp("i")
@@ -236,10 +255,12 @@ def test_intern_and_judge_match_brute_force(tmp_path_factory, qrels_rows, runs_r
 
 
 _ID_KINDS = {
-    "fixed-width digits (radix keys)": [f"clueweb12-{i % 97:04d}tw-{i % 13:02d}-{i:05d}"
-                                        for i in range(0, 3000, 7)],
-    "fixed-width, wide alphabet (no keys)": ["".join(chr(33 + (i * k) % 90) for k in range(1, 21))
-                                             for i in range(300)],
+    "fixed-width digits (radix keys)": [
+        f"clueweb12-{i % 97:04d}tw-{i % 13:02d}-{i:05d}" for i in range(0, 3000, 7)
+    ],
+    "fixed-width, wide alphabet (no keys)": [
+        "".join(chr(33 + (i * k) % 90) for k in range(1, 21)) for i in range(300)
+    ],
     "short, variable length (big-endian keys)": [str(i) for i in range(0, 2000, 3)] + ["", "9"],
     "long, variable length (no keys)": [f"msmarco_passage_{i % 7:02d}_{i}" for i in range(500)],
     "short with NUL byte (no keys)": ["a\x00", "a", "ab", "b"],
@@ -263,16 +284,16 @@ def test_intern_strings_matches_exact_path(kind):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=40).map(lambda b: bytes(b" \n\tab"[x % 5] for x in b)),
-       st.sampled_from([1, 2, 3, 7, 1 << 18]))
+@given(
+    st.binary(max_size=40).map(lambda b: bytes(b" \n\tab"[x % 5] for x in b)),
+    st.sampled_from([1, 2, 3, 7, 1 << 18]),
+)
 def test_blank_pairs_blockwise_equals_brute_force(data, step):
     from irpref.io.trec import _blank_pairs
 
     seps = [c <= 32 for c in data]
     expect = bool(data) and (
-        seps[0]
-        or (seps[-1] and data[-1] != 10)
-        or any(x and y for x, y in zip(seps, seps[1:]))
+        seps[0] or (seps[-1] and data[-1] != 10) or any(x and y for x, y in zip(seps, seps[1:]))
     )
     assert _blank_pairs(data, step) == expect
 
@@ -296,3 +317,81 @@ def test_read_runs_in_parallel_keeps_order_and_first_error(tmp_path):
     bad4 = _write(tmp_path / "bad4.txt", "q1 Q0 d1\n")
     with pytest.raises(TrecFormatError, match="bad2"):
         read_runs([paths[0], paths[1], bad2, paths[3], bad4], threads=3)
+
+
+def _dense_reference(j, name: str, rel: int, cutoff: int | None) -> np.ndarray:
+    """The dense (every item) formulas the sparse kernels replaced."""
+    from irpref.measures.classic import power_table, within_segment_cumsum
+
+    inside = np.ones(j.n_items, bool) if cutoff is None else j.rank < cutoff
+    is_rel = j.relevant(rel)
+    shape = (j.n_runs, j.n_queries)
+    num_rel = j.num_rel(rel)[None, :]
+    if name == "AP":
+        hits = within_segment_cumsum(j, is_rel)
+        s = j.segment_sum(np.where(is_rel & inside, hits / (j.rank + 1.0), 0.0))
+        return np.divide(s, num_rel, out=np.zeros(shape), where=num_rel > 0)
+    if name == "nDCG":
+        from irpref.measures.classic import ideal_dcg
+
+        gain = np.where(j.grade > 0, j.grade, 0).astype(np.float64)
+        gain[~inside] = 0.0
+        dcg = j.segment_sum(gain / np.log2(j.rank + 2.0))
+        ideal = np.broadcast_to(ideal_dcg(j, cutoff)[None, :], shape)
+        return np.divide(dcg, ideal, out=np.zeros(shape), where=ideal > 0)
+    if name == "RR":
+        first = np.full(j.n_segments, np.inf)
+        sel = is_rel & inside
+        np.minimum.at(first, j.segment[sel], j.rank[sel] + 1.0)
+        return (1.0 / first).reshape(shape)
+    if name == "NumRelRet":
+        return j.segment_count(is_rel & inside)
+    if name == "Rprec":
+        r = j.num_rel(rel)
+        c = j.segment_count(is_rel & (j.rank < r[j.query_of_item]))
+        return np.divide(c, r[None, :], out=np.zeros(shape), where=r[None, :] > 0)
+    if name == "RBP":
+        w = np.where(is_rel & inside, power_table(0.8, j)[j.rank], 0.0)
+        return (1.0 - 0.8) * j.segment_sum(w)
+    raise AssertionError(name)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.integers(-1, 3), min_size=1, max_size=40),
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 29), st.integers(0, 4)), max_size=40),
+        min_size=1,
+        max_size=3,
+    ),
+    st.integers(1, 2),
+)
+def test_sparse_kernels_bit_identical_to_dense(grades, runs_rows, rel):
+    from irpref.io.trec import Qrels, Run
+    from irpref.measures import parse_measure
+
+    qrels = Qrels(
+        pa.array([f"q{i % 3}" for i in range(len(grades))]),
+        pa.array([f"d{i}" for i in range(len(grades))]),
+        np.asarray(grades, np.int64),
+    )
+    runs = []
+    for r, rows in enumerate(runs_rows):
+        seen = {(q, d): s for q, d, s in rows}
+        runs.append(
+            Run(
+                f"r{r}",
+                pa.array([f"q{q}" for q, _ in seen], pa.string()),
+                pa.array([f"d{d}" for _, d in seen], pa.string()),
+                np.asarray([s / 2 for s in seen.values()], np.float64),
+            )
+        )
+    j = judge(intern(qrels, runs), rel=rel)
+    for name in ("AP", "nDCG", "RR", "NumRelRet", "Rprec", "RBP"):
+        for cutoff in (None, 1, 3):
+            if name == "Rprec" and cutoff is not None:
+                continue
+            text = name + (f"@{cutoff}" if cutoff else "")
+            got = parse_measure(text).compute(j)
+            want = _dense_reference(j, name, rel, cutoff)
+            assert np.array_equal(np.asarray(got, np.float64), np.asarray(want, np.float64)), text

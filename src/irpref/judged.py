@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -27,7 +28,7 @@ import pyarrow.compute as pc
 
 from irpref.io.trec import Qrels, Run, _string_buffers
 
-__all__ = ["NONPOOL", "TIES", "Collection", "JudgedRankings", "intern", "judge"]
+__all__ = ["NONPOOL", "TIES", "Collection", "Items", "JudgedRankings", "intern", "judge"]
 
 NONPOOL = np.iinfo(np.int32).min
 """Grade of a retrieved document that the qrels do not mention."""
@@ -371,6 +372,25 @@ def _join_grades(coll: Collection, query: np.ndarray, doc: np.ndarray) -> np.nda
     return grade
 
 
+class Items(NamedTuple):
+    """A subset of the items (e.g. the relevant ones), in item order.
+
+    ``index``: flat item index; ``offsets`` (S+1,): the subset's items of
+    segment s are ``index[offsets[s]:offsets[s + 1]]``; ``segment`` and
+    ``rank`` (0-based rank in the whole ranking) of each; ``nth``: 0-based
+    position of each among the subset's items of its segment.
+    """
+
+    index: np.ndarray
+    offsets: np.ndarray
+    segment: np.ndarray
+    rank: np.ndarray
+
+    @property
+    def nth(self) -> np.ndarray:
+        return np.arange(len(self.index), dtype=np.int64) - self.offsets[:-1][self.segment]
+
+
 @dataclass(frozen=True, eq=False)
 class JudgedRankings:
     """Every run x query ranking, ranked, cut and joined with the qrels.
@@ -430,6 +450,35 @@ class JudgedRankings:
     def relevant(self, rel: int | None = None) -> np.ndarray:
         """Boolean per item: ``grade >= rel`` (default: the judging level)."""
         return self.grade >= (self.rel if rel is None else rel)
+
+    @cached_property
+    def _items_cache(self) -> dict:
+        return {}
+
+    def items_with_grade(self, at_least: int | None = None) -> Items:
+        """The items with ``grade >= at_least`` (default: the judging level),
+        as a sparse :class:`Items` view (cached per level).
+
+        Measures that only read relevant items work on these instead of on
+        every item: about a tenth of the items, and no full-size temporaries.
+        """
+        level = self.rel if at_least is None else int(at_least)
+        cached = self._items_cache.get(level)
+        if cached is None:
+            index = np.flatnonzero(self.grade >= level)
+            offsets = np.searchsorted(index, self.offsets).astype(np.int64)
+            counts = np.diff(offsets)
+            segment = np.zeros(len(index), np.int64)
+            starts = offsets[:-1][counts > 0]
+            if len(index):
+                # segment ids by a cumulative sum of steps at segment starts
+                nonempty = np.flatnonzero(counts > 0)
+                segment[starts[1:]] = np.diff(nonempty)
+                segment[0] = nonempty[0]
+                np.cumsum(segment, out=segment)
+            rank = index - self.offsets[:-1][segment]
+            cached = self._items_cache[level] = Items(index, offsets, segment, rank)
+        return cached
 
     @cached_property
     def judged(self) -> np.ndarray:

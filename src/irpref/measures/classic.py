@@ -76,7 +76,12 @@ def num_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
     aggregate=np.sum,
 )
 def num_rel_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    return judged.segment_count(judged.relevant(m.rel(judged)) & cut(judged, m))
+    items = judged.items_with_grade(m.rel(judged))
+    if m.cutoff is None:
+        counts = np.diff(items.offsets)
+    else:
+        counts = np.bincount(items.segment[items.rank < m.cutoff], minlength=judged.n_segments)
+    return counts.reshape(judged.n_runs, judged.n_queries)
 
 
 @register(
@@ -111,10 +116,18 @@ def recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
     trec_eval="map",
 )
 def average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    rel = judged.relevant(m.rel(judged))
-    hits = within_segment_cumsum(judged, rel)
-    contrib = np.where(rel & cut(judged, m), hits / (judged.rank + 1.0), 0.0)
-    return _safe_div(judged.segment_sum(contrib), judged.num_rel(m.rel(judged))[None, :])
+    # on the relevant items only: hits = 1 + their position among the
+    # segment's relevant items; summed in item order, as over all items
+    items = judged.items_with_grade(m.rel(judged))
+    hits = items.nth + 1
+    prec = hits / (items.rank + 1.0)
+    seg = items.segment
+    if m.cutoff is not None:
+        keep = items.rank < m.cutoff
+        prec, seg = prec[keep], seg[keep]
+    sums = np.bincount(seg, weights=prec, minlength=judged.n_segments)
+    sums = sums.reshape(judged.n_runs, judged.n_queries)
+    return _safe_div(sums, judged.num_rel(m.rel(judged))[None, :])
 
 
 @register(
@@ -125,10 +138,14 @@ def average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     trec_eval="recip_rank",
 )
 def reciprocal_rank(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    rel = judged.relevant(m.rel(judged)) & cut(judged, m)
-    first = np.full(judged.n_segments, np.inf)
-    np.minimum.at(first, judged.segment[rel], judged.rank[rel] + 1.0)
-    return (1.0 / first).reshape(judged.n_runs, judged.n_queries)
+    items = judged.items_with_grade(m.rel(judged))
+    has = np.flatnonzero(np.diff(items.offsets) > 0)
+    rank = items.rank[items.offsets[has]]  # of the first relevant item
+    if m.cutoff is not None:
+        has, rank = has[rank < m.cutoff], rank[rank < m.cutoff]
+    out = np.zeros(judged.n_segments)
+    out[has] = 1.0 / (rank + 1.0)
+    return out.reshape(judged.n_runs, judged.n_queries)
 
 
 def _discount(rank0: np.ndarray) -> np.ndarray:
@@ -158,9 +175,15 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
     trec_eval="ndcg",
 )
 def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    gain = np.where(judged.grade > 0, judged.grade, 0).astype(np.float64)
-    gain[~cut(judged, m)] = 0.0
-    dcg = judged.segment_sum(gain / np.log2(judged.rank + 2.0))
+    # items with grade > 0 only (the others add 0.0), summed in item order
+    items = judged.items_with_grade(1)
+    rank, seg = items.rank, items.segment
+    gain = judged.grade[items.index].astype(np.float64)
+    if m.cutoff is not None:
+        keep = rank < m.cutoff
+        rank, seg, gain = rank[keep], seg[keep], gain[keep]
+    dcg = np.bincount(seg, weights=gain / np.log2(rank + 2.0), minlength=judged.n_segments)
+    dcg = dcg.reshape(judged.n_runs, judged.n_queries)
     return _safe_div(dcg, ideal_dcg(judged, m.cutoff)[None, :])
 
 
@@ -186,8 +209,10 @@ def success(judged: JudgedRankings, m: Measure) -> np.ndarray:
 )
 def r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     r = judged.num_rel(m.rel(judged))
-    rel = judged.relevant(m.rel(judged)) & (judged.rank < r[judged.query_of_item])
-    return _safe_div(judged.segment_count(rel), r[None, :])
+    items = judged.items_with_grade(m.rel(judged))
+    inside = items.rank < r[items.segment % judged.n_queries]
+    counts = np.bincount(items.segment[inside], minlength=judged.n_segments)
+    return _safe_div(counts.reshape(judged.n_runs, judged.n_queries), r[None, :])
 
 
 @register(
@@ -199,9 +224,13 @@ def r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 )
 def rank_biased_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     p = m.get("p")
-    rel = judged.relevant(m.rel(judged)) & cut(judged, m)
-    weights = np.where(rel, power_table(p, judged)[judged.rank], 0.0)
-    return (1.0 - p) * judged.segment_sum(weights)
+    items = judged.items_with_grade(m.rel(judged))
+    rank, seg = items.rank, items.segment
+    if m.cutoff is not None:
+        rank, seg = rank[rank < m.cutoff], seg[rank < m.cutoff]
+    weights = power_table(p, judged)[rank]
+    sums = np.bincount(seg, weights=weights, minlength=judged.n_segments)
+    return (1.0 - p) * sums.reshape(judged.n_runs, judged.n_queries)
 
 
 def power_table(p: float, judged: JudgedRankings) -> np.ndarray:
