@@ -268,9 +268,14 @@ _ID_KINDS = {
 }
 
 
+@pytest.mark.parametrize("threads", [1, 3], ids=["serial", "threaded"])
 @pytest.mark.parametrize("kind", sorted(_ID_KINDS))
-def test_intern_strings_matches_exact_path(kind):
+def test_intern_strings_matches_exact_path(kind, threads, monkeypatch):
+    from irpref import judged
     from irpref.judged import _intern_strings, _sorted_codes
+
+    monkeypatch.setattr(judged, "_threads", lambda: threads)
+    monkeypatch.setattr(judged, "_PARALLEL_MIN", 0 if threads > 1 else 1 << 20)
 
     strings = _ID_KINDS[kind]
     rng = random.Random(3)
@@ -367,8 +372,51 @@ def _dense_reference(j, name: str, rel: int, cutoff: int | None) -> np.ndarray:
     st.integers(1, 2),
 )
 def test_sparse_kernels_bit_identical_to_dense(grades, runs_rows, rel):
-    from irpref.io.trec import Qrels, Run
+    _check_sparse_kernels(grades, runs_rows, rel)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.integers(-1, 3), min_size=1, max_size=40),
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 29), st.integers(0, 2)), max_size=40),
+        min_size=1,
+        max_size=3,
+    ),
+)
+def test_threaded_tie_sort_and_interning_match_serial(grades, runs_rows):
+    """Interning and the docid tie sort cut into slices per thread give the
+    serial result (forced on tiny inputs)."""
+    from irpref import judged
+
+    serial = _judged(grades, runs_rows)
+    old = judged._threads, judged._PARALLEL_MIN
+    judged._threads, judged._PARALLEL_MIN = (lambda: 3), 0
+    try:
+        threaded = _judged(grades, runs_rows)
+    finally:
+        judged._threads, judged._PARALLEL_MIN = old
+    for name in ("offsets", "doc", "score", "grade"):
+        assert np.array_equal(getattr(serial, name), getattr(threaded, name)), name
+    assert serial.docs.to_pylist() == threaded.docs.to_pylist()
+
+
+def _check_sparse_kernels(grades, runs_rows, rel):
     from irpref.measures import parse_measure
+
+    j = _judged(grades, runs_rows, rel)
+    for name in ("AP", "nDCG", "RR", "NumRelRet", "Rprec", "RBP"):
+        for cutoff in (None, 1, 3):
+            if name == "Rprec" and cutoff is not None:
+                continue
+            text = name + (f"@{cutoff}" if cutoff else "")
+            got = parse_measure(text).compute(j)
+            want = _dense_reference(j, name, rel, cutoff)
+            assert np.array_equal(np.asarray(got, np.float64), np.asarray(want, np.float64)), text
+
+
+def _judged(grades, runs_rows, rel=1):
+    from irpref.io.trec import Qrels, Run
 
     qrels = Qrels(
         pa.array([f"q{i % 3}" for i in range(len(grades))]),
@@ -386,12 +434,4 @@ def test_sparse_kernels_bit_identical_to_dense(grades, runs_rows, rel):
                 np.asarray([s / 2 for s in seen.values()], np.float64),
             )
         )
-    j = judge(intern(qrels, runs), rel=rel)
-    for name in ("AP", "nDCG", "RR", "NumRelRet", "Rprec", "RBP"):
-        for cutoff in (None, 1, 3):
-            if name == "Rprec" and cutoff is not None:
-                continue
-            text = name + (f"@{cutoff}" if cutoff else "")
-            got = parse_measure(text).compute(j)
-            want = _dense_reference(j, name, rel, cutoff)
-            assert np.array_equal(np.asarray(got, np.float64), np.asarray(want, np.float64)), text
+    return judge(intern(qrels, runs), rel=rel)

@@ -17,7 +17,9 @@ for every other measure. An item is relevant when ``grade >= rel``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
@@ -114,18 +116,44 @@ def _packed_keys(arrays: Sequence[pa.Array]) -> np.ndarray | None:
         return _short_keys(parts) if width <= 8 else None
     varying = [(j, np.uint64(span[j]), np.uint8(lo[j])) for j in np.flatnonzero(span > 1)]
     keys = np.zeros(total, np.uint64)
-    start = 0
+    starts = np.cumsum([0, *(len(o) - 1 for o, _ in parts)])
     block = 1 << 16  # rows per step: temporaries stay in cache
-    for o, v in parts:
+
+    def fill(k: int) -> None:
+        o, v = parts[k]
         m = v[o[0] : o[-1]].reshape(-1, width)
+        start = starts[k]
         for i in range(0, len(m), block):
             rows = m[i : i + block]
             key = keys[start + i : start + i + len(rows)]
             for j, radix, low in varying:
                 key *= radix
                 key += rows[:, j] - low
-        start += len(m)
+
+    _in_threads(fill, range(len(parts)), weight=[len(o) for o, _ in parts])
     return keys
+
+
+_PARALLEL_MIN = 1 << 20  # rows from which interning and tie sorting use threads
+
+
+def _threads() -> int:
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(n, 4))
+
+
+def _in_threads(func, tasks, weight=None) -> list:
+    """``[func(t) for t in tasks]``, on a pool of threads when the total
+    ``weight`` (rows) is large: NumPy and Arrow kernels release the GIL."""
+    tasks = list(tasks)
+    n = _threads()
+    if n == 1 or len(tasks) < 2 or (weight is not None and sum(weight) < _PARALLEL_MIN):
+        return [func(t) for t in tasks]
+    with ThreadPoolExecutor(min(n, len(tasks)), thread_name_prefix="irpref-intern") as pool:
+        return list(pool.map(func, tasks))
 
 
 def _column_range(values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -180,29 +208,51 @@ def _intern_strings(arrays: Sequence[pa.Array]) -> tuple[np.ndarray, pa.Array]:
     keys = None if any(a.null_count for a in arrays) else _packed_keys(arrays)
     if keys is None or not len(everything):
         return _sorted_codes(everything)
-    encoded = pc.dictionary_encode(pa.array(keys))
-    del keys
-    idx = encoded.indices.to_numpy()
-    distinct_keys = encoded.dictionary.to_numpy()
-    # Arrow numbers values in order of first appearance: code c first occurs
-    # where the running maximum of the codes steps up to c.
-    top = np.maximum.accumulate(idx)
-    first = np.ones(len(idx), bool)
-    np.greater(top[1:], top[:-1], out=first[1:])
-    order = np.argsort(distinct_keys)
-    rank = np.empty(len(order), np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
-    # the first occurrence of every distinct string, taken array by array
-    where = np.flatnonzero(first)
+    # Arrow's integer hash table on as many slices as threads, then the
+    # small per-slice dictionaries merged by one sort of the distinct keys
+    n = len(keys)
+    n_slices = _threads() if n >= _PARALLEL_MIN else 1
+    bounds = [n * i // n_slices for i in range(n_slices + 1)]
+
+    def encode(i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        lo, hi = bounds[i], bounds[i + 1]
+        encoded = pc.dictionary_encode(pa.array(keys[lo:hi]))
+        idx = encoded.indices.to_numpy()
+        # Arrow numbers values in order of first appearance: code c first
+        # occurs where the running maximum of the codes steps up to c.
+        top = np.maximum.accumulate(idx)
+        first = np.ones(len(idx), bool)
+        np.greater(top[1:], top[:-1], out=first[1:])
+        return idx, encoded.dictionary.to_numpy(), np.flatnonzero(first) + lo
+
+    slices = _in_threads(encode, range(n_slices))
+    keys = None  # free the keys before the merge
+    distinct_keys = np.concatenate([d for _, d, _ in slices])
+    first_row = np.concatenate([f for _, _, f in slices])
+    unique, where_first, inverse = np.unique(
+        distinct_keys, return_index=True, return_inverse=True
+    )
+    inverse = inverse.astype(np.int32)
+    codes = np.empty(n, np.int32)
+    start = 0
+    for i, (idx, d, _) in enumerate(slices):
+        np.take(inverse[start : start + len(d)], idx, out=codes[bounds[i] : bounds[i + 1]])
+        start += len(d)
+    # one string per distinct key: its first row (in the slice that has it first)
+    rows = first_row[where_first]  # in key order
+    by_row = np.argsort(rows)
+    where = rows[by_row]
     starts = np.cumsum([0, *(len(a) for a in arrays)])
-    bounds = np.searchsorted(where, starts)
+    cuts = np.searchsorted(where, starts)
     picked = [
         a.take(pa.array(where[b0:b1] - start))
-        for a, b0, b1, start in zip(arrays, bounds[:-1], bounds[1:], starts)
+        for a, b0, b1, start in zip(arrays, cuts[:-1], cuts[1:], starts)
         if b1 > b0
     ]
-    distinct = pa.concat_arrays(picked).take(pa.array(order))
-    return rank[idx], distinct
+    back = np.empty(len(by_row), np.int64)
+    back[by_row] = np.arange(len(by_row))
+    distinct = pa.concat_arrays(picked).take(pa.array(back))
+    return codes, distinct
 
 
 def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
@@ -335,9 +385,28 @@ def _rank_order(
     wrong = tied & (doc[1:] > doc[:-1])
     if not wrong.any():
         return rows, seg, doc
-    sel, values = _docid_desc_in_ties(tied, wrong, doc, coll.n_docs)
+    # tie groups never span segments: cut the pairs at segment boundaries
+    # into one slice per thread and sort the slices' groups in parallel
+    n = len(tied)
+    cuts = [0]
+    for i in range(1, _threads() if n >= _PARALLEL_MIN else 1):
+        c = int(np.searchsorted(seg, seg[n * i // _threads()]))
+        cuts.append(max(c, cuts[-1]))
+    cuts.append(n)
+
+    def fix(i: int) -> tuple[np.ndarray, np.ndarray] | None:
+        lo, hi = cuts[i], cuts[i + 1]
+        w = wrong[lo:hi]
+        if hi <= lo or not w.any():
+            return None
+        sel, values = _docid_desc_in_ties(tied[lo:hi], w, doc[lo : hi + 1], coll.n_docs)
+        return sel + lo, values
+
+    fixed = _in_threads(fix, range(len(cuts) - 1))
     doc = doc.copy() if rows is None else doc
-    doc[sel] = values
+    for part in fixed:
+        if part is not None:
+            doc[part[0]] = part[1]
     return rows, seg, doc
 
 
