@@ -178,10 +178,15 @@ def test_hash_strings_equal_strings_equal_hashes(strings, cut):
     assert (hash_strings(pa.array(strings, pa.large_string())) == h).all()
 
 
-def test_hash_strings_fixed_width_equals_general_path():
-    fixed = pa.array([f"clueweb12-{i:06d}-x" for i in range(50)])
-    mixed = pa.array([*fixed.to_pylist(), "short"])
+@pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 15, 16, 17, 25])
+@pytest.mark.parametrize("n", [1, 2, 50])
+def test_hash_strings_fixed_width_equals_general_path(width, n):
+    rng = random.Random(width * 100 + n)
+    strings = ["".join(rng.choice("ab0z") for _ in range(width)) for _ in range(n)]
+    fixed = pa.array(strings)
+    mixed = pa.array([*strings, "x" * (width + 1)])
     assert (hash_strings(fixed) == hash_strings(mixed)[:-1]).all()
+    assert (hash_strings(fixed.slice(n // 2)) == hash_strings(fixed)[n // 2 :]).all()
 
 
 # ---- interning ---------------------------------------------------------------

@@ -477,13 +477,27 @@ def hash_strings(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     width = int(lengths[0])
     end = int(offsets[-1])
     if width > 0 and end - int(starts[0]) == n * width and (lengths == width).all():
-        # fixed width, contiguous (typical document ids): a (n, width) byte matrix
-        block = values[int(starts[0]) : end].reshape(n, width)
-        padded = np.zeros((n, -(-width // 8) * 8), np.uint8)
-        padded[:, :width] = block
-        words = padded.view("<u8")
-        for j in range(words.shape[1]):
-            h = _mix(h ^ words[:, j])
+        # fixed width, contiguous (typical document ids): word j of every
+        # string read in place by a strided view (no padded copy); a final
+        # partial word is read across into the next string and masked, the
+        # last string's from a zero-padded copy
+        base = values[int(starts[0]) : end]
+        if width < 8:  # a word would reach past the next string: padded copy
+            padded = np.zeros((n, 8), np.uint8)
+            padded[:, :width] = base.reshape(n, width)
+            return _mix(h ^ padded.view("<u8")[:, 0])
+        for j in range(0, width, 8):
+            if j + 8 <= width:
+                h = _mix(h ^ np.ndarray((n,), "<u8", base, j, (width,)))
+                continue
+            w = np.empty(n, np.uint64)
+            if n > 1:
+                w[:-1] = np.ndarray((n - 1,), "<u8", base, j, (width,))
+            last = np.zeros(8, np.uint8)
+            last[: width - j] = base[(n - 1) * width + j :]
+            w[-1] = last.view("<u8")[0]
+            w &= np.uint64((1 << (8 * (width - j))) - 1)
+            h = _mix(h ^ w)
         return h
     padded = np.zeros(len(values) + 8, np.uint8)
     padded[: len(values)] = values
