@@ -27,8 +27,8 @@ from irpref.io.trec import (
     Qrels,
     TrecFormatError,
     _csv,
+    _diagnose_qrels,
     _line_numbers,
-    _lines,
     _normalise,
     _read_bytes,
     _strip_comments,
@@ -61,24 +61,7 @@ class SubtopicQrels:
 
 
 def _diagnose(data: bytes, path: str) -> None:
-    seen = False
-    for number, line, fields in _lines(data, path, comments=True):
-        seen = True
-        if len(fields) != 4:
-            raise TrecFormatError(
-                path,
-                number,
-                f"expected 4 fields 'topic subtopic docid grade', got {len(fields)}",
-                line,
-            )
-        try:
-            int(fields[3])
-        except ValueError:
-            raise TrecFormatError(
-                path, number, f"grade {fields[3]!r} is not an integer", line
-            ) from None
-    if not seen:
-        raise TrecFormatError(path, None, "empty subtopic qrels file: no judgements")
+    _diagnose_qrels(data, path, "topic subtopic docid grade", "subtopic qrels")
 
 
 def read_subtopic_qrels(path: str | os.PathLike) -> SubtopicQrels:

@@ -239,14 +239,16 @@ def _lines(data: bytes, path: str, *, comments: bool):
         yield number, line, fields
 
 
-def _diagnose_qrels(data: bytes, path: str) -> None:
-    """Raise a precise error for the first bad qrels line."""
+def _diagnose_qrels(
+    data: bytes, path: str, fields_text: str = "qid iter docid grade", what: str = "qrels"
+) -> None:
+    """Raise a precise error for the first bad line of a 4-column judgement file."""
     seen = False
     for number, line, fields in _lines(data, path, comments=True):
         seen = True
         if len(fields) != 4:
             raise TrecFormatError(
-                path, number, f"expected 4 fields 'qid iter docid grade', got {len(fields)}", line
+                path, number, f"expected 4 fields '{fields_text}', got {len(fields)}", line
             )
         try:
             int(fields[3])
@@ -255,7 +257,7 @@ def _diagnose_qrels(data: bytes, path: str) -> None:
                 path, number, f"grade {fields[3]!r} is not an integer", line
             ) from None
     if not seen:
-        raise TrecFormatError(path, None, "empty qrels file: no judgements")
+        raise TrecFormatError(path, None, f"empty {what} file: no judgements")
 
 
 def _diagnose_run(data: bytes, path: str) -> None:

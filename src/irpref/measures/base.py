@@ -233,16 +233,7 @@ def parse_measure(text: str | Measure) -> Measure:
         known = ", ".join(sorted(REGISTRY))
         raise ValueError(f"unknown measure {name!r} in {text!r}; known measures: {known}")
     family = REGISTRY[name]
-    params: dict[str, Any] = {}
-    if m.group("params"):
-        for item in m.group("params").split(","):
-            if "=" not in item:
-                raise ValueError(f"{text!r}: parameter {item.strip()!r} is not key=value")
-            key, value = (s.strip() for s in item.split("=", 1))
-            if key not in family.params:
-                allowed = ", ".join(family.params) or "none"
-                raise ValueError(f"{name}: unknown parameter {key!r} (allowed: {allowed})")
-            params[key] = family.params[key].convert(name, key, value)
+    params = parse_params(text, name, m.group("params"), family.params)
     cutoff = int(m.group("cutoff")) if m.group("cutoff") else None
     if cutoff is not None and cutoff < 1:
         raise ValueError(f"{text!r}: the cut-off must be a positive integer")
@@ -254,6 +245,23 @@ def parse_measure(text: str | Measure) -> Measure:
         sorted((k, v) for k, v in params.items() if v != family.params[k].default)
     )
     return Measure(name, canonical, cutoff)
+
+
+def parse_params(
+    text: str, name: str, params_text: str | None, allowed: dict[str, Param]
+) -> dict[str, Any]:
+    """``key=value,...`` -> typed values, checked against ``allowed``."""
+    params: dict[str, Any] = {}
+    if params_text and params_text.strip():
+        for item in params_text.split(","):
+            if "=" not in item:
+                raise ValueError(f"{text!r}: parameter {item.strip()!r} is not key=value")
+            key, value = (s.strip() for s in item.split("=", 1))
+            if key not in allowed:
+                names = ", ".join(allowed) or "none"
+                raise ValueError(f"{name}: unknown parameter {key!r} (allowed: {names})")
+            params[key] = allowed[key].convert(name, key, value)
+    return params
 
 
 def _from_trec_eval(text: str) -> Measure | None:

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from irpref.measures.base import Param, parse_all
+from irpref.measures.base import Param, parse_all, parse_params
 
 __all__ = [
     "ALIASES",
@@ -191,16 +191,7 @@ def parse_preference(text: str | Preference) -> Preference:
         known = ", ".join(sorted(PREFERENCES))
         raise ValueError(f"unknown preference {name!r} in {text!r}; known preferences: {known}")
     family = PREFERENCES[name]
-    params: dict[str, Any] = {}
-    if m.group("params") and m.group("params").strip():
-        for item in m.group("params").split(","):
-            if "=" not in item:
-                raise ValueError(f"{text!r}: parameter {item.strip()!r} is not key=value")
-            key, value = (s.strip() for s in item.split("=", 1))
-            if key not in family.params:
-                allowed = ", ".join(family.params) or "none"
-                raise ValueError(f"{name}: unknown parameter {key!r} (allowed: {allowed})")
-            params[key] = family.params[key].convert(name, key, value)
+    params = parse_params(text, name, m.group("params"), family.params)
     if params.get("rel") is not None and params["rel"] < 1:
         raise ValueError(f"{text!r}: the relevance level must be >= 1")
     canonical = tuple(
