@@ -60,3 +60,15 @@ def add_format(parser: argparse.ArgumentParser, default: str = "table") -> None:
         default=default,
         help=f"output format (default {default}); tsv keeps full precision",
     )
+
+
+def add_measures(parser: argparse.ArgumentParser, help: str, metavar: str = "MEASURE") -> None:
+    """``-m/--measure`` (repeatable, several per flag); unset -> ``args.measures is None``."""
+    parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                        metavar=metavar, help=help)
+
+
+def add_missing(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--missing", choices=("skip", "zero"), default="skip",
+                        help="queries a run lacks: skip them, or score them as empty "
+                             "(trec_eval -c)")

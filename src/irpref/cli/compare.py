@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from irpref.aggregate import orderings_of
-from irpref.cli.common import add_format, add_inputs
+from irpref.cli.common import add_format, add_inputs, add_measures
 from irpref.compare import compare_matrices
 from irpref.judged import TIES
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
@@ -18,11 +18,8 @@ from irpref.report.tables import write_table
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs(parser)
-    parser.add_argument(
-        "-m", "--measure", dest="measures", nargs="+", action="extend", metavar="PREF",
-        help=f"preferences: {', '.join(PREFERENCES)}, e.g. 'RPP(p=dcg)' "
-             f"(default: {' '.join(DEFAULT_PREFERENCES)})",
-    )
+    add_measures(parser, f"preferences: {', '.join(PREFERENCES)}, e.g. 'RPP(p=dcg)' "
+                         f"(default: {' '.join(DEFAULT_PREFERENCES)})", metavar="PREF")
     parser.add_argument("--rel", type=int, default=1, metavar="N",
                         help="grade >= N is relevant (default 1)")
     parser.add_argument("--depth", type=int, default=None, metavar="N",

@@ -7,7 +7,7 @@ import sys
 
 import pandas as pd
 
-from irpref.cli.common import add_format, add_inputs, add_judging
+from irpref.cli.common import add_format, add_inputs, add_judging, add_measures, add_missing
 from irpref.evaluate import evaluate, judge_inputs, summarize
 from irpref.report.tables import write_table
 
@@ -16,23 +16,13 @@ DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs(parser)
-    parser.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        nargs="+",
-        action="extend",
-        metavar="MEASURE",
-        help=f"measures, e.g. AP nDCG@10 'RBP(p=0.5)' or trec_eval names "
+    add_measures(
+        parser,
+        f"measures, e.g. AP nDCG@10 'RBP(p=0.5)' or trec_eval names "
         f"(default: {' '.join(DEFAULT_MEASURES)})",
     )
     add_judging(parser)
-    parser.add_argument(
-        "--missing",
-        choices=("skip", "zero"),
-        default="skip",
-        help="queries a run lacks: skip them, or score them as empty (trec_eval -c)",
-    )
+    add_missing(parser)
     parser.add_argument("--per-query", action="store_true", help="also print per-query values")
     add_format(parser)
 

@@ -18,7 +18,7 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
-from irpref.cli.common import add_format, add_inputs, add_judging
+from irpref.cli.common import add_format, add_inputs, add_judging, add_measures, add_missing
 from irpref.evaluate import evaluate, judge_inputs
 from irpref.meta.discriminative import discriminative_power
 from irpref.report.tables import format_value
@@ -29,14 +29,10 @@ DEFAULT_MEASURES = ["AP", "nDCG@10", "RR"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs(parser)
-    parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
-                        metavar="MEASURE",
-                        help="metrics (AP, RR, nDCG@10, ...) and/or preferences (sgnLP, rrLP, "
-                             f"RPP, ...) (default: {' '.join(DEFAULT_MEASURES)})")
+    add_measures(parser, "metrics (AP, RR, nDCG@10, ...) and/or preferences (sgnLP, rrLP, "
+                         f"RPP, ...) (default: {' '.join(DEFAULT_MEASURES)})")
     add_judging(parser)
-    parser.add_argument("--missing", choices=("skip", "zero"), default="skip",
-                        help="queries a run lacks: skip them, or score them as empty "
-                             "(trec_eval -c)")
+    add_missing(parser)
     parser.add_argument("--test", dest="tests", nargs="+", action="extend", choices=TESTS,
                         metavar="TEST",
                         help="paired (t for metrics and real preferences, sign for sign "

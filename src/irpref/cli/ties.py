@@ -17,7 +17,7 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
-from irpref.cli.common import add_format, add_inputs, add_judging
+from irpref.cli.common import add_format, add_inputs, add_judging, add_measures, add_missing
 from irpref.evaluate import judge_inputs
 from irpref.meta.ties import DEFAULT_MEASURES, TiesReport, ties_report
 from irpref.report.tables import write_table
@@ -25,22 +25,9 @@ from irpref.report.tables import write_table
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs(parser)
-    parser.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        nargs="+",
-        action="extend",
-        metavar="MEASURE",
-        help=f"measures to compare (default: {' '.join(DEFAULT_MEASURES)})",
-    )
+    add_measures(parser, f"measures to compare (default: {' '.join(DEFAULT_MEASURES)})")
     add_judging(parser, ties=False)
-    parser.add_argument(
-        "--missing",
-        choices=("skip", "zero"),
-        default="skip",
-        help="queries a run lacks: skip them, or score them as empty (trec_eval -c)",
-    )
+    add_missing(parser)
     parser.add_argument(
         "--per-query",
         action="store_true",
