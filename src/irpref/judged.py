@@ -83,6 +83,12 @@ def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Ar
 
 
 def _packed_keys(arrays: Sequence[pa.Array]) -> np.ndarray | None:
+    """Order-preserving injective uint64 keys of the strings (see
+    :func:`_packed_keys_decoder`), or ``None``."""
+    return _packed_keys_decoder(arrays)[0]
+
+
+def _packed_keys_decoder(arrays: Sequence[pa.Array]) -> tuple[np.ndarray | None, object]:
     """Order-preserving injective uint64 keys of the strings (of all arrays,
     concatenated), if they exist cheaply.
 
@@ -92,7 +98,9 @@ def _packed_keys(arrays: Sequence[pa.Array]) -> np.ndarray | None:
       are constant or digits, e.g. ``clueweb12-0107wb-42-18933`` needs 50 bits);
     - strings of at most 8 bytes without NUL: the bytes, big-endian, zero-padded.
 
-    Keys compare as the strings do (byte order). ``None`` when neither applies.
+    Keys compare as the strings do (byte order). Returns the keys and a
+    function mapping (distinct) keys back to their strings; ``(None, None)``
+    when neither applies.
     """
     parts = [_string_buffers(a) for a in arrays]
     widths = set()
@@ -101,19 +109,19 @@ def _packed_keys(arrays: Sequence[pa.Array]) -> np.ndarray | None:
         if len(lengths):
             widths.update(np.unique(lengths[[0, -1]]).tolist())
             if len(widths) > 1 or not (lengths == lengths[0]).all():
-                return _short_keys(parts)
+                return _short_keys(parts), _decode_short_keys
     if not widths:
-        return None
+        return None, None
     (width,) = widths
     total = sum(len(o) - 1 for o, _ in parts)
     if width == 0:
-        return np.zeros(total, np.uint64)
+        return np.zeros(total, np.uint64), lambda k: pa.array([""] * len(k), pa.string())
     ranges = [_column_range(v[o[0] : o[-1]], width) for o, v in parts if o[-1] > o[0]]
     lo = np.min([r[0] for r in ranges], axis=0).astype(np.int64)
     hi = np.max([r[1] for r in ranges], axis=0).astype(np.int64)
     span = hi - lo + 1
     if np.prod([int(x) for x in span], dtype=object) > 2**64:
-        return _short_keys(parts) if width <= 8 else None
+        return (_short_keys(parts), _decode_short_keys) if width <= 8 else (None, None)
     varying = [(j, np.uint64(span[j]), np.uint8(lo[j])) for j in np.flatnonzero(span > 1)]
     keys = np.zeros(total, np.uint64)
     starts = np.cumsum([0, *(len(o) - 1 for o, _ in parts)])
@@ -131,7 +139,35 @@ def _packed_keys(arrays: Sequence[pa.Array]) -> np.ndarray | None:
                 key += rows[:, j] - low
 
     _in_threads(fill, range(len(parts)), weight=[len(o) for o, _ in parts])
-    return keys
+
+    def decode(k: np.ndarray) -> pa.Array:
+        """The strings of mixed-radix keys ``k``: digits peeled off from the
+        last varying byte position; constant positions are their one byte."""
+        n = len(k)
+        if n * width >= 2**31:
+            raise OverflowError("too many bytes for a string array")
+        rows = np.empty((n, width), np.uint8)
+        rows[:] = lo.astype(np.uint8)
+        rest = k.copy()
+        for j, radix, low in reversed(varying):
+            digit = rest % radix
+            rest //= radix
+            rows[:, j] = digit.astype(np.uint8) + low
+        offsets = np.arange(0, (n + 1) * width, width, dtype=np.int32)
+        return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(rows))
+
+    return keys, decode
+
+
+def _decode_short_keys(k: np.ndarray) -> pa.Array:
+    """The strings of big-endian zero-padded keys (no NUL byte in the strings:
+    the non-zero bytes of a key are its string)."""
+    rows = k.astype(">u8").view(np.uint8).reshape(-1, 8)
+    used = rows != 0
+    offsets = np.zeros(len(k) + 1, np.int32)
+    np.cumsum(used.sum(axis=1), out=offsets[1:])
+    data = rows[used]
+    return pa.StringArray.from_buffers(len(k), pa.py_buffer(offsets), pa.py_buffer(data))
 
 
 _PARALLEL_MIN = 1 << 20  # rows from which interning and tie sorting use threads
@@ -205,53 +241,26 @@ def _intern_strings(arrays: Sequence[pa.Array]) -> tuple[np.ndarray, pa.Array]:
     arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
     arrays = [a.cast(pa.string()) if a.type != pa.string() else a for a in arrays]
     everything = pa.chunked_array(arrays, type=pa.string())
-    keys = None if any(a.null_count for a in arrays) else _packed_keys(arrays)
-    if keys is None or not len(everything):
-        return _sorted_codes(everything)
-    # Arrow's integer hash table on as many slices as threads, then the
-    # small per-slice dictionaries merged by one sort of the distinct keys
-    n = len(keys)
-    n_slices = _threads() if n >= _PARALLEL_MIN else 1
-    bounds = [n * i // n_slices for i in range(n_slices + 1)]
-
-    def encode(i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        lo, hi = bounds[i], bounds[i + 1]
-        encoded = pc.dictionary_encode(pa.array(keys[lo:hi]))
-        idx = encoded.indices.to_numpy()
-        # Arrow numbers values in order of first appearance: code c first
-        # occurs where the running maximum of the codes steps up to c.
-        top = np.maximum.accumulate(idx)
-        first = np.ones(len(idx), bool)
-        np.greater(top[1:], top[:-1], out=first[1:])
-        return idx, encoded.dictionary.to_numpy(), np.flatnonzero(first) + lo
-
-    slices = _in_threads(encode, range(n_slices))
-    keys = None  # free the keys before the merge
-    distinct_keys = np.concatenate([d for _, d, _ in slices])
-    first_row = np.concatenate([f for _, _, f in slices])
-    unique, where_first, inverse = np.unique(
-        distinct_keys, return_index=True, return_inverse=True
+    keys, decode = (
+        (None, None) if any(a.null_count for a in arrays) else _packed_keys_decoder(arrays)
     )
-    inverse = inverse.astype(np.int32)
-    codes = np.empty(n, np.int32)
-    start = 0
-    for i, (idx, d, _) in enumerate(slices):
-        np.take(inverse[start : start + len(d)], idx, out=codes[bounds[i] : bounds[i + 1]])
-        start += len(d)
-    # one string per distinct key: its first row (in the slice that has it first)
-    rows = first_row[where_first]  # in key order
-    by_row = np.argsort(rows)
-    where = rows[by_row]
-    starts = np.cumsum([0, *(len(a) for a in arrays)])
-    cuts = np.searchsorted(where, starts)
-    picked = [
-        a.take(pa.array(where[b0:b1] - start))
-        for a, b0, b1, start in zip(arrays, cuts[:-1], cuts[1:], starts)
-        if b1 > b0
-    ]
-    back = np.empty(len(by_row), np.int64)
-    back[by_row] = np.arange(len(by_row))
-    distinct = pa.concat_arrays(picked).take(pa.array(back))
+    if keys is None or not len(everything) or len(keys) >= 2**31:
+        return _sorted_codes(everything)
+    # one integer dictionary encoding of all keys (Arrow's hash table: two
+    # slices on two threads measured slower, memory-bound, and their merge
+    # costs a sort of every slice's distinct keys), then the distinct keys
+    # ranked by one sort and decoded back to their strings
+    encoded = pc.dictionary_encode(pa.array(keys))
+    keys = None
+    distinct_keys = encoded.dictionary.to_numpy()
+    order = np.argsort(distinct_keys)
+    rank = np.empty(len(order), np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    codes = np.take(rank, encoded.indices.to_numpy())
+    try:
+        distinct = decode(distinct_keys[order])
+    except OverflowError:  # pragma: no cover - over 2 GB of distinct ids
+        return _sorted_codes(everything)
     return codes, distinct
 
 
