@@ -228,7 +228,9 @@ def _short_keys(parts) -> np.ndarray | None:
     return keys
 
 
-def _intern_strings(arrays: Sequence[pa.Array]) -> tuple[np.ndarray, pa.Array]:
+def _intern_strings(
+    arrays: Sequence[pa.Array], blocks: np.ndarray | None = None
+) -> tuple[np.ndarray, pa.Array]:
     """Codes of the strings of all ``arrays`` (concatenated), numbered in byte
     order, and the sorted distinct strings: :func:`_sorted_codes`, faster.
 
@@ -237,6 +239,12 @@ def _intern_strings(arrays: Sequence[pa.Array]) -> tuple[np.ndarray, pa.Array]:
     hash table (several times faster than its string table) and the distinct
     keys sorted instead of the distinct strings. Otherwise the strings are
     interned directly.
+
+    ``blocks`` (optional, ``(B, 2)`` row ranges ``[start, stop)`` of the
+    concatenated strings, covering every row once) is the order in which
+    the keys are fed to the hash table: grouping rows whose documents recur
+    (e.g. one query of every run) keeps the table's working set in cache.
+    The result does not depend on it.
     """
     arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
     arrays = [a.cast(pa.string()) if a.type != pa.string() else a for a in arrays]
@@ -250,18 +258,86 @@ def _intern_strings(arrays: Sequence[pa.Array]) -> tuple[np.ndarray, pa.Array]:
     # slices on two threads measured slower, memory-bound, and their merge
     # costs a sort of every slice's distinct keys), then the distinct keys
     # ranked by one sort and decoded back to their strings
-    encoded = pc.dictionary_encode(pa.array(keys))
+    if blocks is None or len(blocks) < 2:
+        blocks = np.array([[0, len(keys)]], np.int64)
+    # the blocks cut into one group per thread (consecutive blocks: different
+    # queries, mostly different documents, so the groups' dictionaries are
+    # nearly disjoint and cheap to merge)
+    rows = np.cumsum(blocks[:, 1] - blocks[:, 0])
+    n_groups = _threads() if rows[-1] >= _PARALLEL_MIN and len(blocks) > 1 else 1
+    cuts = np.searchsorted(rows, rows[-1] * np.arange(1, n_groups) / n_groups)
+    cuts = np.unique(np.concatenate([[0], cuts + 1, [len(blocks)]]).clip(0, len(blocks)))
+
+    def encode(g: int) -> tuple[np.ndarray, list[np.ndarray]]:
+        part = blocks[cuts[g] : cuts[g + 1]]
+        chunks = [pa.array(keys[a:b]) for a, b in part]
+        # chunks share one hash table: each encoded chunk has the final dictionary
+        encoded = pc.dictionary_encode(pa.chunked_array(chunks, pa.uint64()))
+        return encoded.chunk(0).dictionary.to_numpy(), [
+            c.indices.to_numpy() for c in encoded.chunks
+        ]
+
+    groups = _in_threads(encode, range(len(cuts) - 1))
     keys = None
-    distinct_keys = encoded.dictionary.to_numpy()
-    order = np.argsort(distinct_keys)
-    rank = np.empty(len(order), np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
-    codes = np.take(rank, encoded.indices.to_numpy())
+    distinct_keys = np.concatenate([d for d, _ in groups])
+    distinct_keys, inverse = np.unique(distinct_keys, return_inverse=True)
+    inverse = inverse.astype(np.int32)
+    codes = np.empty(len(everything), np.int32)
+    start = 0
+    for g, (d, indices) in enumerate(groups):
+        rank = inverse[start : start + len(d)]
+        start += len(d)
+        for (a, b), idx in zip(blocks[cuts[g] : cuts[g + 1]], indices):
+            np.take(rank, idx, out=codes[a:b])
     try:
-        distinct = decode(distinct_keys[order])
+        distinct = decode(distinct_keys)
     except OverflowError:  # pragma: no cover - over 2 GB of distinct ids
         return _sorted_codes(everything)
     return codes, distinct
+
+
+_BLOCK_QUERIES = 16  # queries per block of the interning order
+_MAX_BLOCKS = 1 << 14
+
+
+def _query_blocks(
+    run_query: np.ndarray, run_offsets: np.ndarray, n_queries: int, n_qrels: int
+) -> np.ndarray | None:
+    """Row ranges of (qrels, then) the runs, query block by query block.
+
+    Rows of the same query across runs share most documents; hashing them
+    together keeps the hash table's working set small (measured 1.5 -> 0.6 s
+    for 25 M rows of 250 queries). Block ``b`` holds queries
+    ``[16 b, 16 b + 16)`` of every run whose rows are sorted by query code;
+    a run that is not (or unknown queries) stays one range, in the first
+    block. ``None`` for small inputs.
+    """
+    n_runs = len(run_offsets) - 1
+    n = int(run_offsets[-1])
+    n_blocks = min(-(-n_queries // _BLOCK_QUERIES), max(1, _MAX_BLOCKS // max(n_runs, 1)))
+    if n < _PARALLEL_MIN or n_blocks < 2 or n_runs == 0:
+        return None
+    starts, stops = run_offsets[:-1], run_offsets[1:]
+    # runs in which a query code falls (not counting the step between runs)
+    down = np.flatnonzero(run_query[1:] < run_query[:-1]) + 1
+    down = down[~np.isin(down, starts)]
+    unsorted = np.zeros(n_runs, bool)
+    unsorted[np.searchsorted(run_offsets, down, side="right") - 1] = True
+    edges = np.linspace(0, n_queries, n_blocks + 1).astype(np.int64)
+    # cut[r, b]: first row of run r with query code >= edges[b] (b = 1..B-1)
+    cut = np.empty((n_runs, n_blocks + 1), np.int64)
+    cut[:, 0], cut[:, -1] = starts, stops
+    for r in range(n_runs):
+        if unsorted[r]:
+            cut[r, 1:-1] = stops[r]
+        else:
+            rq = run_query[starts[r] : stops[r]]
+            cut[r, 1:-1] = starts[r] + np.searchsorted(rq, edges[1:-1])
+    lo = cut[:, :-1].T.ravel() + n_qrels  # block-major: block b of every run
+    hi = cut[:, 1:].T.ravel() + n_qrels
+    keep = hi > lo
+    ranges = np.column_stack([lo[keep], hi[keep]])
+    return np.vstack([[[0, n_qrels]], ranges]) if n_qrels else ranges
 
 
 def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
@@ -271,11 +347,8 @@ def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
         dup = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"run names must be distinct; repeated: {', '.join(dup)}")
     q_codes, queries = _sorted_codes(qrels.query)
-    d_codes, docs = _intern_strings([qrels.doc, *(run.doc for run in runs)])
     n_q = len(queries)
 
-    qrels_doc = d_codes[: len(qrels)]
-    order = np.lexsort((qrels_doc, q_codes))
     qrels_offsets = np.zeros(n_q + 1, np.int64)
     np.cumsum(np.bincount(q_codes, minlength=n_q), out=qrels_offsets[1:])
 
@@ -290,6 +363,10 @@ def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
         if idx.null_count:
             missing = pc.unique(run.query.filter(pc.is_null(idx))).to_pylist()
             unjudged[run.name] = sorted(missing)
+    blocks = _query_blocks(run_query, run_offsets, n_q, len(qrels))
+    d_codes, docs = _intern_strings([qrels.doc, *(run.doc for run in runs)], blocks)
+    qrels_doc = d_codes[: len(qrels)]
+    order = np.lexsort((qrels_doc, q_codes))
     return Collection(
         queries=np.asarray(queries.to_pylist(), dtype=object),
         docs=docs,
