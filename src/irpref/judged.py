@@ -254,10 +254,10 @@ def _intern_strings(
     )
     if keys is None or not len(everything) or len(keys) >= 2**31:
         return _sorted_codes(everything)
-    # one integer dictionary encoding of all keys (Arrow's hash table: two
-    # slices on two threads measured slower, memory-bound, and their merge
-    # costs a sort of every slice's distinct keys), then the distinct keys
-    # ranked by one sort and decoded back to their strings
+    # Arrow's integer hash table fed block by block (cache-resident working
+    # set; arbitrary row slices are memory-bound and their dictionaries all
+    # overlap), one table per thread, the distinct keys merged and ranked by
+    # one sort and decoded back to their strings (no first-occurrence pass)
     if blocks is None or len(blocks) < 2:
         blocks = np.array([[0, len(keys)]], np.int64)
     # the blocks cut into one group per thread (consecutive blocks: different
