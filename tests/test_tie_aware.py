@@ -63,7 +63,7 @@ MEASURES = [
     "P@{k}", "R@{k}", "R", "F1@{k}", "F1", "AP", "AP@{k}", "RR", "RR@{k}", "nDCG", "nDCG@{k}",
     "Success@{k}", "NumRelRet", "NumRelRet@{k}", "NumRet@{k}", "NumRel", "Rprec",
     "RBP(p=0.5)", "RBP(p=0.8)@{k}", "AP(rel=2)@{k}", "RR(rel=2)", "P(rel=2)@{k}",
-    "DCG@{k}", "RelP@{k}", "Unj@{k}", "SetF", "NumNonRelJudgedRet",
+    "DCG@{k}", "RelP@{k}", "Unj@{k}", "SetF", "NumNonRelJudgedRet", "gRBP(p=0.5)", "gRBP@{k}",
 ]
 
 

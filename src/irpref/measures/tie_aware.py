@@ -40,7 +40,7 @@ Families left without an ``expected`` kernel raise a ValueError under
 ``ties="expected"``. Some are not sums of per-position terms and have no
 one-pass formula in the paper: IPrec/IPrecAvg (a maximum over ranks), YAAP and
 GMBpref (logarithms), infAP, Bpref, BinG, G, nDCGRel, RnDCG (ratios of
-position-dependent counts). gRBP, RBPResid and RprecMult are linear and would
+position-dependent counts). RBPResid and RprecMult are linear and would
 follow the RBP/Rprec kernels, but are not done yet; the recall-level family
 (RL, in another module) is likewise left to its module.
 """
@@ -371,6 +371,17 @@ def expected_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 if "DCG" in REGISTRY:
     attach_kernel("DCG")(expected_dcg)
+
+
+@attach_kernel("gRBP")
+def expected_graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[gRBP(p)] = (1 - p) sum_i (mean gain of V_i) sum_{j in V_i} p^(j-1) / top grade:
+    linear in per-position gain, as RBP (McSherry & Najork 2008, the argument of 2.6)."""
+    p = float(m.get("p"))
+    g = tie_groups(judged, None)  # groups with a positive gain; weight: their total gain
+    gi, j = g.expand(m.cutoff)
+    top = np.maximum(trec_extra._max_grade(judged), 1).astype(np.float64)
+    return (1.0 - p) * g.segment_sum(gi, g.weight[gi] / g.size[gi] * np.power(p, j - 1.0)) / top
 
 if "RelP" in REGISTRY:
 
