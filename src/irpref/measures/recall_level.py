@@ -246,10 +246,6 @@ def recall_level_values(judged: JudgedRankings, m: Measure, metric: RecallLevelM
     return pos.segment_sum(w).reshape(judged.n_runs, judged.n_queries)
 
 
-def _formula(e: str, z: str) -> str:
-    return f"sum_i e(p_i) z(i, m) with e = {e}, z = {z}; p imputed per impute="
-
-
 @register(
     "RL",
     formula="RL(e,z) = sum_{i=1..m} e(p_i) z(i, m) over the sorted positions p of the m "
