@@ -18,7 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irpref.io.trec import TrecFormatError, _normalise, hash_strings, read_qrels, read_run
+from irpref.hashing import hash_strings
+from irpref.io.trec import TrecFormatError, _normalise, read_qrels, read_run
 from irpref.judged import intern, judge
 
 RUN_ROWS = [
@@ -275,9 +276,11 @@ _ID_KINDS = {
 
 @pytest.mark.parametrize("threads", [1, 3], ids=["serial", "threaded"])
 @pytest.mark.parametrize("kind", sorted(_ID_KINDS))
-def test_intern_strings_matches_exact_path(kind, threads, monkeypatch):
+def test_document_ids_match_exact_path(kind, threads, monkeypatch):
+    """Keys order as the strings do and are injective; dense codes and the
+    distinct strings equal Arrow's exact sorted dictionary."""
     from irpref import judged
-    from irpref.judged import _intern_strings, _sorted_codes
+    from irpref.judged import _document_ids, _sorted_codes
 
     monkeypatch.setattr(judged, "_threads", lambda: threads)
     monkeypatch.setattr(judged, "_PARALLEL_MIN", 0 if threads > 1 else 1 << 20)
@@ -286,11 +289,18 @@ def test_intern_strings_matches_exact_path(kind, threads, monkeypatch):
     rng = random.Random(3)
     arrays = [pa.array(rng.sample(strings, len(strings))) for _ in range(3)]
     arrays.append(pa.array(strings[:5]).slice(2))  # a sliced array (offset != 0)
-    codes, docs = _intern_strings(arrays)
-    exact_codes, exact_docs = _sorted_codes(pa.chunked_array(arrays))
-    assert docs.to_pylist() == exact_docs.to_pylist()
-    assert codes.tolist() == exact_codes.tolist()
-    assert docs.to_pylist() == sorted(set(strings), key=lambda s: s.encode())
+    n = sum(len(a) for a in arrays)
+    blocks = np.array([[a, min(a + 7, n)] for a in range(0, n, 7)][::-1], np.int64)
+    for order in (None, blocks):
+        ids = _document_ids(arrays, order)
+        exact_codes, exact_docs = _sorted_codes(pa.chunked_array(arrays))
+        assert ids.strings.to_pylist() == exact_docs.to_pylist()
+        assert ids.codes(ids.keys).tolist() == exact_codes.tolist()
+        assert len(ids) == len(set(strings))
+        assert ids.strings.to_pylist() == sorted(set(strings), key=lambda s: s.encode())
+        # keys compare as the strings: equal codes <=> equal keys, order kept
+        by_key = np.argsort(ids.keys, kind="stable")
+        assert np.all(np.diff(exact_codes[by_key]) >= 0)
 
 
 @settings(max_examples=200, deadline=None)
@@ -440,3 +450,78 @@ def _judged(grades, runs_rows, rel=1):
             )
         )
     return judge(intern(qrels, runs), rel=rel)
+
+
+# ---- duplicate check at interning, pair index, tie sort of keys --------------
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("q1 Q0 d1 1 2.0 s\nq1 Q0 d2 2 1.0 s\nq1 Q0 d1 3 0.5 s\n", 3),
+        ("qX Q0 d1 1 2.0 s\nq1 Q0 d1 2 1.0 s\nqX Q0 d1 3 0.5 s\n", 3),  # unjudged query
+    ],
+    ids=["judged-query", "query-not-in-qrels"],
+)
+def test_intern_refuses_a_document_retrieved_twice(tmp_path, text, line):
+    """Runs read without the reader's check: intern() still names file and line."""
+    qrels = read_qrels(_write(tmp_path / "q", "q1 0 d1 1\n"))
+    path = _write(tmp_path / "dup.run", text)
+    run = read_run(path, check_duplicates=False)
+    with pytest.raises(TrecFormatError, match="'d1' retrieved twice") as err:
+        intern(qrels, [run])
+    assert err.value.line == line and str(path) in str(err.value)
+
+
+def test_intern_refuses_repeats_from_a_dataframe():
+    import pandas as pd
+
+    from irpref import evaluate
+
+    run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": [1.0, 2.0]})
+    with pytest.raises(TrecFormatError, match="'a' retrieved twice for query '1'"):
+        evaluate({"1": {"a": 1}}, {"r": run}, "P@1")
+
+
+def test_same_document_in_two_queries_is_not_a_repeat(tmp_path):
+    qrels = read_qrels(_write(tmp_path / "q", "1 0 a 1\n2 0 a 0\n"))
+    run = read_run(_write(tmp_path / "r", "1 Q0 a 1 2 s\n2 Q0 a 1 2 s\n"), check_duplicates=False)
+    judged = judge(intern(qrels, [run]))
+    assert judged.grade.tolist() == [1, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 40)), unique=True, max_size=60),
+    st.lists(st.tuples(st.integers(0, 6), st.integers(0, 45)), max_size=80),
+    st.sampled_from([1, 1 << 20, (1 << 63) + 3]),
+)
+def test_pair_index_finds_exactly_the_members(members, probes, scale):
+    from irpref.hashing import PairIndex
+
+    q = np.array([m[0] for m in members], np.int64)
+    k = np.array([m[1] * scale % (1 << 64) for m in members], np.uint64)
+    index = PairIndex(q, k)
+    where = {(a, b * scale % (1 << 64)): i for i, (a, b) in enumerate(members)}
+    pq = np.array([p[0] for p in probes], np.int64)
+    pk = np.array([p[1] * scale % (1 << 64) for p in probes], np.uint64)
+    got = index.find(pq, pk).tolist()
+    assert got == [where.get((a, b * scale % (1 << 64)), -1) for a, b in probes]
+
+
+@pytest.mark.parametrize("span_bits", [3, 40, 52, 60, 64])
+def test_tie_sort_of_keys_matches_brute_force(span_bits):
+    """Groups sorted by key descending, whatever the width of the keys (packed
+    in chunks of groups, or the two-key sort for the widest)."""
+    from irpref.judged import _docid_desc_in_ties
+
+    rng = np.random.default_rng(span_bits)
+    sizes = rng.integers(1, 5, 6000)  # many groups: several packing chunks
+    top = (1 << span_bits) - 1
+    doc = rng.integers(0, top, sizes.sum(), dtype=np.uint64, endpoint=True)
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    tied = group[1:] == group[:-1]
+    wrong = tied & (doc[1:] > doc[:-1])
+    sel, values = _docid_desc_in_ties(tied, wrong, doc)
+    fixed = doc.copy()
+    fixed[sel] = values
+    want = np.concatenate([np.sort(doc[group == g])[::-1] for g in range(len(sizes))])
+    assert np.array_equal(fixed, want)

@@ -18,19 +18,30 @@ for every other measure. An item is relevant when ``grade >= rel``.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irpref.io.trec import Qrels, Run, _string_buffers
+from irpref.hashing import PairIndex, mix, string_buffers
+from irpref.io.trec import Qrels, Run, _check_unique_pairs, _read_bytes
 
-__all__ = ["NONPOOL", "TIES", "Collection", "Items", "JudgedRankings", "intern", "judge"]
+__all__ = [
+    "NONPOOL",
+    "TIES",
+    "Collection",
+    "DocumentIds",
+    "Items",
+    "JudgedRankings",
+    "intern",
+    "judge",
+]
 
 NONPOOL = np.iinfo(np.int32).min
 """Grade of a retrieved document that the qrels do not mention."""
@@ -41,20 +52,60 @@ TIES = ("docid", "input", "expected")
 tied items; kernels read :attr:`JudgedRankings.tie_offsets`)."""
 
 
+@dataclass(eq=False)
+class DocumentIds:
+    """Document ids as 64-bit keys that are injective and compare as the
+    strings do (byte order), with dense codes and the strings on demand.
+
+    ``keys`` holds one key per row of the qrels and then of every run (the
+    order of :func:`intern`'s input). Ranking, tie-breaking and the qrels
+    join read keys only; numbering the distinct documents densely costs a
+    hash pass over every row and is paid only by the callers that need
+    codes or strings (per-document tables, subtopic populations, the count
+    of distinct documents).
+    """
+
+    keys: np.ndarray  # uint64 per row
+    decode: Callable[[np.ndarray], pa.Array]  # sorted distinct keys -> their strings
+    blocks: np.ndarray | None = None  # hashing order (see _query_blocks)
+    dense: pa.Array | None = None  # keys are already codes of these sorted strings
+
+    @cached_property
+    def distinct(self) -> np.ndarray:
+        """The distinct keys, ascending (code ``c`` is ``distinct[c]``)."""
+        if self.dense is not None:
+            return np.arange(len(self.dense), dtype=np.uint64)
+        return _distinct_keys(self.keys, self.blocks)
+
+    @cached_property
+    def strings(self) -> pa.Array:
+        """The distinct document ids in byte order (code -> string)."""
+        return self.dense if self.dense is not None else self.decode(self.distinct)
+
+    def __len__(self) -> int:
+        return len(self.dense) if self.dense is not None else len(self.distinct)
+
+    def codes(self, keys: np.ndarray) -> np.ndarray:
+        """Dense codes (int32, in byte order of the strings) of known keys."""
+        if self.dense is not None:
+            return keys.astype(np.int32)
+        return pd.Index(self.distinct).get_indexer(keys).astype(np.int32)
+
+
 @dataclass(frozen=True, eq=False)
 class Collection:
-    """Qrels and runs with query and document ids interned once."""
+    """Qrels and runs with query ids interned and document ids keyed once."""
 
     queries: np.ndarray  # (Q,) str, sorted: the qrels' queries
-    docs: pa.Array  # (D,) string, sorted: every document named anywhere
     qrels_offsets: np.ndarray  # (Q+1,) judged docs of query q at [off[q], off[q+1])
-    qrels_doc: np.ndarray  # int32, sorted within each query
+    qrels_doc_key: np.ndarray  # uint64 document key, ascending within each query
     qrels_grade: np.ndarray  # int32
     run_names: list[str]
     run_offsets: np.ndarray  # (R+1,) rows of run r at [off[r], off[r+1])
     run_query: np.ndarray  # int32 per row; -1 where the qrels lack the query
-    run_doc: np.ndarray  # int32 per row
+    run_doc_key: np.ndarray  # uint64 document key per row
     run_score: np.ndarray  # float64 per row
+    doc_ids: DocumentIds
     unjudged_queries: dict[str, list[str]] = field(default_factory=dict)
 
     @property
@@ -67,7 +118,23 @@ class Collection:
 
     @property
     def n_docs(self) -> int:
-        return len(self.docs)
+        """Distinct documents in the qrels and all runs."""
+        return len(self.doc_ids)
+
+    @property
+    def docs(self) -> pa.Array:
+        """Every document named anywhere, sorted (code -> string)."""
+        return self.doc_ids.strings
+
+    @cached_property
+    def qrels_doc(self) -> np.ndarray:
+        """Dense document code of each qrels row (int32)."""
+        return self.doc_ids.codes(self.qrels_doc_key)
+
+    @cached_property
+    def run_doc(self) -> np.ndarray:
+        """Dense document code of each run row (int32)."""
+        return self.doc_ids.codes(self.run_doc_key)
 
 
 def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -80,12 +147,6 @@ def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Ar
     rank = np.empty(len(order), np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
     return rank[encoded.indices.to_numpy()], dictionary.take(pa.array(order))
-
-
-def _packed_keys(arrays: Sequence[pa.Array]) -> np.ndarray | None:
-    """Order-preserving injective uint64 keys of the strings (see
-    :func:`_packed_keys_decoder`), or ``None``."""
-    return _packed_keys_decoder(arrays)[0]
 
 
 def _packed_keys_decoder(arrays: Sequence[pa.Array]) -> tuple[np.ndarray | None, object]:
@@ -102,7 +163,7 @@ def _packed_keys_decoder(arrays: Sequence[pa.Array]) -> tuple[np.ndarray | None,
     function mapping (distinct) keys back to their strings; ``(None, None)``
     when neither applies.
     """
-    parts = [_string_buffers(a) for a in arrays]
+    parts = [string_buffers(a) for a in arrays]
     widths = set()
     for offsets, _ in parts:
         lengths = np.diff(offsets)
@@ -228,72 +289,50 @@ def _short_keys(parts) -> np.ndarray | None:
     return keys
 
 
-def _intern_strings(
-    arrays: Sequence[pa.Array], blocks: np.ndarray | None = None
-) -> tuple[np.ndarray, pa.Array]:
-    """Codes of the strings of all ``arrays`` (concatenated), numbered in byte
-    order, and the sorted distinct strings: :func:`_sorted_codes`, faster.
+def _document_ids(arrays: Sequence[pa.Array], blocks: np.ndarray | None = None) -> DocumentIds:
+    """Order-preserving injective keys of the strings of all ``arrays``
+    (concatenated).
 
-    When the strings have order-preserving 64-bit keys (:func:`_packed_keys`,
-    exact: no hashing of strings), the keys are interned with Arrow's integer
-    hash table (several times faster than its string table) and the distinct
-    keys sorted instead of the distinct strings. Otherwise the strings are
-    interned directly.
-
-    ``blocks`` (optional, ``(B, 2)`` row ranges ``[start, stop)`` of the
-    concatenated strings, covering every row once) is the order in which
-    the keys are fed to the hash table: grouping rows whose documents recur
-    (e.g. one query of every run) keeps the table's working set in cache.
-    The result does not depend on it.
+    When the strings have packed 64-bit keys (:func:`_packed_keys_decoder`,
+    exact: no hashing of strings) those are the keys, and dense codes wait
+    until asked for. Otherwise the strings are numbered at once
+    (:func:`_sorted_codes`) and the codes are the keys.
     """
     arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
     arrays = [a.cast(pa.string()) if a.type != pa.string() else a for a in arrays]
-    everything = pa.chunked_array(arrays, type=pa.string())
     keys, decode = (
         (None, None) if any(a.null_count for a in arrays) else _packed_keys_decoder(arrays)
     )
-    if keys is None or not len(everything) or len(keys) >= 2**31:
-        return _sorted_codes(everything)
-    # Arrow's integer hash table fed block by block (cache-resident working
-    # set; arbitrary row slices are memory-bound and their dictionaries all
-    # overlap), one table per thread, the distinct keys merged and ranked by
-    # one sort and decoded back to their strings (no first-occurrence pass)
+    if keys is None or not len(keys):
+        codes, strings = _sorted_codes(pa.chunked_array(arrays, type=pa.string()))
+        return DocumentIds(codes.astype(np.uint64), strings.take, dense=strings)
+    return DocumentIds(keys, decode, blocks)
+
+
+def _distinct_keys(keys: np.ndarray, blocks: np.ndarray | None = None) -> np.ndarray:
+    """The distinct values of ``keys`` (uint64), ascending.
+
+    Arrow's integer hash table is fed block by block in the order of
+    ``blocks`` (optional ``(B, 2)`` row ranges ``[start, stop)`` covering
+    every row once): grouping rows whose documents recur (one query of every
+    run) keeps the table's working set in cache; arbitrary row slices are
+    memory-bound and their tables all overlap. The blocks are cut into one
+    group per thread (consecutive blocks: different queries, mostly
+    different documents, so the groups' tables are nearly disjoint), and
+    the groups' distinct keys merged by one sort.
+    """
     if blocks is None or len(blocks) < 2:
         blocks = np.array([[0, len(keys)]], np.int64)
-    # the blocks cut into one group per thread (consecutive blocks: different
-    # queries, mostly different documents, so the groups' dictionaries are
-    # nearly disjoint and cheap to merge)
     rows = np.cumsum(blocks[:, 1] - blocks[:, 0])
     n_groups = _threads() if rows[-1] >= _PARALLEL_MIN and len(blocks) > 1 else 1
     cuts = np.searchsorted(rows, rows[-1] * np.arange(1, n_groups) / n_groups)
     cuts = np.unique(np.concatenate([[0], cuts + 1, [len(blocks)]]).clip(0, len(blocks)))
 
-    def encode(g: int) -> tuple[np.ndarray, list[np.ndarray]]:
-        part = blocks[cuts[g] : cuts[g + 1]]
-        chunks = [pa.array(keys[a:b]) for a, b in part]
-        # chunks share one hash table: each encoded chunk has the final dictionary
-        encoded = pc.dictionary_encode(pa.chunked_array(chunks, pa.uint64()))
-        return encoded.chunk(0).dictionary.to_numpy(), [
-            c.indices.to_numpy() for c in encoded.chunks
-        ]
+    def distinct(g: int) -> np.ndarray:
+        chunks = [pa.array(keys[a:b]) for a, b in blocks[cuts[g] : cuts[g + 1]]]
+        return pc.unique(pa.chunked_array(chunks, pa.uint64())).to_numpy()
 
-    groups = _in_threads(encode, range(len(cuts) - 1))
-    keys = None
-    distinct_keys = np.concatenate([d for d, _ in groups])
-    distinct_keys, inverse = np.unique(distinct_keys, return_inverse=True)
-    inverse = inverse.astype(np.int32)
-    codes = np.empty(len(everything), np.int32)
-    start = 0
-    for g, (d, indices) in enumerate(groups):
-        rank = inverse[start : start + len(d)]
-        start += len(d)
-        for (a, b), idx in zip(blocks[cuts[g] : cuts[g + 1]], indices):
-            np.take(rank, idx, out=codes[a:b])
-    try:
-        distinct = decode(distinct_keys)
-    except OverflowError:  # pragma: no cover - over 2 GB of distinct ids
-        return _sorted_codes(everything)
-    return codes, distinct
+    return np.unique(np.concatenate(_in_threads(distinct, range(len(cuts) - 1))))
 
 
 _BLOCK_QUERIES = 16  # queries per block of the interning order
@@ -341,7 +380,9 @@ def _query_blocks(
 
 
 def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
-    """Intern the ids of ``qrels`` and ``runs`` (names must be distinct)."""
+    """Intern the query ids of ``qrels`` and ``runs`` (names must be distinct)
+    and key their document ids; refuse a document retrieved twice for one
+    query of a run (as trec_eval does), naming the file and line."""
     names = [run.name for run in runs]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
@@ -364,34 +405,72 @@ def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
             missing = pc.unique(run.query.filter(pc.is_null(idx))).to_pylist()
             unjudged[run.name] = sorted(missing)
     blocks = _query_blocks(run_query, run_offsets, n_q, len(qrels))
-    d_codes, docs = _intern_strings([qrels.doc, *(run.doc for run in runs)], blocks)
-    qrels_doc = d_codes[: len(qrels)]
-    order = np.lexsort((qrels_doc, q_codes))
+    doc_ids = _document_ids([qrels.doc, *(run.doc for run in runs)], blocks)
+    run_doc_key = doc_ids.keys[len(qrels) :]
+    _refuse_repeated_documents(runs, run_offsets, run_query, run_doc_key)
+    qrels_key = doc_ids.keys[: len(qrels)]
+    order = np.lexsort((qrels_key, q_codes))
     return Collection(
         queries=np.asarray(queries.to_pylist(), dtype=object),
-        docs=docs,
         qrels_offsets=qrels_offsets,
-        qrels_doc=qrels_doc[order].astype(np.int32),
+        qrels_doc_key=qrels_key[order],
         qrels_grade=qrels.grade[order].astype(np.int32),
         run_names=names,
         run_offsets=run_offsets,
         run_query=run_query,
-        run_doc=d_codes[len(qrels) :].astype(np.int32, copy=False),
+        run_doc_key=run_doc_key,
         run_score=np.concatenate([run.score for run in runs]) if runs else np.empty(0),
+        doc_ids=doc_ids,
         unjudged_queries=unjudged,
     )
 
 
+def _refuse_repeated_documents(
+    runs: Sequence[Run], run_offsets: np.ndarray, run_query: np.ndarray, doc_key: np.ndarray
+) -> None:
+    """Raise :class:`TrecFormatError` if a run retrieves a document twice for
+    one query (queries the qrels lack included).
+
+    Fast path, per run: a 64-bit hash of each (query, document key) pair;
+    distinct hashes prove the pairs distinct. Only a run with two equal
+    hashes (a repeat, or a collision) is checked exactly on its strings,
+    which names the file and line.
+    """
+
+    def suspect(r: int) -> bool:
+        lo, hi = run_offsets[r], run_offsets[r + 1]
+        if hi - lo < 2:
+            return False
+        q = run_query[lo:hi]
+        if q.min() < 0:  # queries the qrels lack share code -1: number them apart
+            encoded = pc.dictionary_encode(runs[r].query)
+            if isinstance(encoded, pa.ChunkedArray):
+                encoded = encoded.combine_chunks()
+            q = encoded.indices.to_numpy()
+        q = q.astype(np.uint64)
+        q *= np.uint64(0x9E3779B97F4A7C15)
+        return not pd.Index(mix(q ^ doc_key[lo:hi])).is_unique
+
+    for r in np.flatnonzero(_in_threads(suspect, range(len(runs)), weight=np.diff(run_offsets))):
+        run = runs[r]
+        raw = _read_bytes(run.source) if os.path.isfile(run.source) else None
+        _check_unique_pairs(
+            run.query, run.doc, run.source, raw, comments=False, what="retrieved twice"
+        )
+
+
 def _docid_desc_in_ties(
-    tied: np.ndarray, wrong: np.ndarray, doc: np.ndarray, n_docs: int
+    tied: np.ndarray, wrong: np.ndarray, doc: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Positions of the tie groups that are not in docid-descending order, and
-    their documents in that order.
+    their document keys in that order.
 
     ``tied[i]``: items ``i`` and ``i + 1`` form part of one tie group (same
-    segment, same score); ``wrong[i]``: and ``doc[i] < doc[i + 1]``. Works on
-    the tied pairs only, and sorts the bad groups with one sort of packed
-    64-bit keys (group, docid descending) instead of a two-key lexsort.
+    segment, same score); ``wrong[i]``: and ``doc[i] < doc[i + 1]`` (``doc``:
+    uint64 keys, ordered as the ids). Works on the tied pairs only, and sorts
+    the bad groups by packed 64-bit keys (group label, key descending)
+    instead of a two-key lexsort: as many groups per sort as the labels'
+    spare bits allow.
     """
     t = np.flatnonzero(tied)  # pair k joins items t[k] and t[k] + 1
     first = np.ones(len(t), bool)
@@ -413,15 +492,25 @@ def _docid_desc_in_ties(
     sel[0] = lo[0]
     sel[begin] = lo[1:] - hi[:-1]
     np.cumsum(sel, out=sel)
-    key = (n_docs - 1) - doc[sel].astype(np.int64)
-    bits = max(int(key.max()).bit_length(), 1)
-    if len(lo).bit_length() + bits <= 63:
-        packed = (label << bits) | key
-        packed.sort()
-        values = (n_docs - 1) - (packed & ((1 << bits) - 1))
-    else:
-        values = doc[sel][np.lexsort((key, label))]
-    return sel, values.astype(doc.dtype, copy=False)
+    key = doc[sel]
+    low, span = key.min(), int(key.max() - key.min())
+    bits = max(span.bit_length(), 1)
+    if bits > 53:  # too wide to pack with a useful number of labels
+        return sel, key[np.lexsort((~key, label))]
+    # descending key within [0, span], then (label, desc) in 63 bits, sorted
+    # chunk by chunk of 2**(63 - bits) consecutive labels
+    desc = (np.uint64(span) - (key - low)).view(np.int64)
+    per = 1 << (63 - bits)
+    chunks = int(label[-1]) // per + 1
+    cuts = [0, *np.searchsorted(label, np.arange(1, chunks, dtype=np.int64) * per), len(key)]
+    values = np.empty(len(key), np.uint64)
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        if b > a:
+            packed = ((label[a:b] - label[a]) << bits) | desc[a:b]
+            packed.sort()
+            packed &= (1 << bits) - 1
+            values[a:b] = (np.uint64(span) - packed.view(np.uint64)) + low
+    return sel, values
 
 
 def _rank_order(
@@ -435,6 +524,7 @@ def _rank_order(
     cost is paid only where a file is not already in the required order, and
     then only on the segments or tie groups that are out of order; a tie
     group's score and query are equal, so only its documents are reordered.
+    Documents are their uint64 keys (:class:`DocumentIds`).
     """
     n_seg = coll.n_runs * coll.n_queries
     dtype = np.int32 if n_seg < 2**31 else np.int64
@@ -461,7 +551,7 @@ def _rank_order(
         rows = np.arange(len(seg)) if rows is None else rows
         rows[sel] = rows[sel][np.lexsort((-score[sel], seg[sel]))]
         score = coll.run_score[rows]
-    doc = coll.run_doc if rows is None else coll.run_doc[rows]
+    doc = coll.run_doc_key if rows is None else coll.run_doc_key[rows]
     if ties == "input":
         return rows, seg, doc
     # 2. docid descending among equal scores (trec_eval's tie-break)
@@ -485,7 +575,7 @@ def _rank_order(
         w = wrong[lo:hi]
         if hi <= lo or not w.any():
             return None
-        sel, values = _docid_desc_in_ties(tied[lo:hi], w, doc[lo : hi + 1], coll.n_docs)
+        sel, values = _docid_desc_in_ties(tied[lo:hi], w, doc[lo : hi + 1])
         return sel + lo, values
 
     fixed = _in_threads(fix, range(len(cuts) - 1))
@@ -496,34 +586,25 @@ def _rank_order(
     return rows, seg, doc
 
 
-def _join_grades(coll: Collection, query: np.ndarray, doc: np.ndarray) -> np.ndarray:
-    """Grade of every (query, doc) item in the qrels, :data:`NONPOOL` if absent.
-
-    A document judged for a single query (the usual case) is found by one
-    lookup in a table indexed by document; only documents judged for several
-    queries are looked up by binary search in the sorted qrels keys.
-    """
-    grade = np.full(len(doc), NONPOOL, np.int32)
-    n_qrels = len(coll.qrels_doc)
-    if len(doc) == 0 or n_qrels == 0:
+def _join_grades(coll: Collection, query: np.ndarray, doc_key: np.ndarray) -> np.ndarray:
+    """Grade of every (query, document key) item in the qrels, :data:`NONPOOL`
+    if absent: one probe of a hash table of the judged pairs (small: it stays
+    in cache) per item, block by block on a pool of threads."""
+    grade = np.full(len(doc_key), NONPOOL, np.int32)
+    if len(doc_key) == 0 or len(coll.qrels_doc_key) == 0:
         return grade
-    n_docs = max(coll.n_docs, 1)
-    qrels_q = np.repeat(np.arange(coll.n_queries, dtype=np.int32), np.diff(coll.qrels_offsets))
-    slot = np.full(n_docs, -1, np.int64 if n_qrels >= 2**31 else np.int32)
-    slot[coll.qrels_doc] = np.arange(n_qrels, dtype=slot.dtype)
-    slot[np.bincount(coll.qrels_doc, minlength=n_docs) > 1] = -2
-    s = slot[doc]
-    once = np.flatnonzero(s >= 0)
-    row = s[once]
-    hit = qrels_q[row] == query[once]
-    grade[once[hit]] = coll.qrels_grade[row[hit]]
-    several = np.flatnonzero(s == -2)
-    if len(several):
-        qkey = qrels_q.astype(np.int64) * n_docs + coll.qrels_doc
-        key = query[several].astype(np.int64) * n_docs + doc[several]
-        pos = np.minimum(np.searchsorted(qkey, key), n_qrels - 1)
-        found = qkey[pos] == key
-        grade[several[found]] = coll.qrels_grade[pos[found]]
+    qrels_q = np.repeat(np.arange(coll.n_queries), np.diff(coll.qrels_offsets))
+    index = PairIndex(qrels_q, coll.qrels_doc_key)
+    # blocks of 2**18 items: the temporaries stay in cache (no page faults)
+    block = 1 << 18
+
+    def join(lo: int) -> None:
+        hi = min(lo + block, len(doc_key))
+        row = index.find(query[lo:hi], doc_key[lo:hi])
+        found = np.flatnonzero(row >= 0)
+        grade[lo:hi][found] = coll.qrels_grade[row[found]]
+
+    _in_threads(join, range(0, len(doc_key), block), weight=[len(doc_key)])
     return grade
 
 
@@ -556,19 +637,18 @@ class JudgedRankings:
     run_names: list[str]
     queries: np.ndarray  # (Q,) str
     offsets: np.ndarray  # (R*Q+1,) int64
-    doc: np.ndarray  # int32 per item
+    doc_key: np.ndarray  # uint64 document key per item (see DocumentIds)
     score: np.ndarray  # float64 per item
     grade: np.ndarray  # int32 per item; NONPOOL if not in the qrels
     present: np.ndarray  # (R, Q) bool: the run retrieved something for q
     qrels_offsets: np.ndarray  # (Q+1,)
-    qrels_doc: np.ndarray  # int32
+    qrels_doc_key: np.ndarray  # uint64, ascending within each query
     qrels_grade: np.ndarray  # int32
-    n_docs: int  # distinct documents in the qrels and all runs
+    doc_ids: DocumentIds  # keys -> dense codes and strings
     rel: int = 1
     ties: str = "docid"
     depth: int | None = None
     corpus_size: int | None = None  # documents in the corpus, if known (--corpus-size)
-    docs: pa.Array | None = None  # id -> document string
 
     # ---- shape -----------------------------------------------------------
     @property
@@ -585,7 +665,28 @@ class JudgedRankings:
 
     @property
     def n_items(self) -> int:
-        return len(self.doc)
+        return len(self.score)
+
+    # ---- documents (dense codes on demand) --------------------------------
+    @property
+    def n_docs(self) -> int:
+        """Distinct documents in the qrels and all runs (before any depth cut)."""
+        return len(self.doc_ids)
+
+    @property
+    def docs(self) -> pa.Array:
+        """Document strings by dense code, in byte order."""
+        return self.doc_ids.strings
+
+    @cached_property
+    def doc(self) -> np.ndarray:
+        """Dense document code of each item (int32; codes ascend with the ids)."""
+        return self.doc_ids.codes(self.doc_key)
+
+    @cached_property
+    def qrels_doc(self) -> np.ndarray:
+        """Dense document code of each qrels row (int32)."""
+        return self.doc_ids.codes(self.qrels_doc_key)
 
     # ---- per item --------------------------------------------------------
     @cached_property
@@ -744,17 +845,16 @@ def judge(
         run_names=list(coll.run_names),
         queries=coll.queries,
         offsets=offsets,
-        doc=doc,
+        doc_key=doc,
         score=score,
         grade=grade,
         present=present,
         qrels_offsets=coll.qrels_offsets,
-        qrels_doc=coll.qrels_doc,
+        qrels_doc_key=coll.qrels_doc_key,
         qrels_grade=coll.qrels_grade,
-        n_docs=coll.n_docs,
+        doc_ids=coll.doc_ids,
         rel=rel,
         ties=ties,
         depth=depth,
         corpus_size=corpus_size,
-        docs=coll.docs,
     )

@@ -66,9 +66,8 @@ def run_from_frame(frame: pd.DataFrame, name: str, source: str = "<DataFrame>") 
         raise ValueError(
             f"{source}: run {name}: row {i}: score {frame[s].iloc[i]!r} is not a number"
         )
-    run = Run(name, _strings(frame[q]), _strings(frame[d]), score, source)
-    _check_unique_pairs(run.query, run.doc, source, None, comments=False, what="retrieved twice")
-    return run
+    # a document retrieved twice for one query is refused by intern()
+    return Run(name, _strings(frame[q]), _strings(frame[d]), score, source)
 
 
 def _from_nested(nested: Mapping, value_name: str) -> pd.DataFrame:
@@ -115,7 +114,7 @@ def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
     if isinstance(runs, Run):
         return [runs]
     if isinstance(runs, (str, os.PathLike)):
-        return [read_run(runs, use_tag=use_tag)]
+        return [read_run(runs, use_tag=use_tag, check_duplicates=False)]
     if isinstance(runs, pd.DataFrame):
         col = next((c for c in ("run", "name", "run_id", "system") if c in runs.columns), None)
         if col is None:
@@ -131,7 +130,7 @@ def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
             elif isinstance(run, pd.DataFrame):
                 out.append(run_from_frame(run, str(name)))
             elif isinstance(run, (str, os.PathLike)):
-                out.append(read_run(run, name=str(name)))
+                out.append(read_run(run, name=str(name), check_duplicates=False))
             elif isinstance(run, Run):
                 out.append(Run(str(name), run.query, run.doc, run.score, run.source, run.tag))
             else:
@@ -140,7 +139,8 @@ def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
     if isinstance(runs, Iterable):
         runs = list(runs)
         if len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
-            return read_runs(runs, use_tag=use_tag)  # files read in parallel
+            # files read in parallel; intern() refuses repeated documents
+            return read_runs(runs, use_tag=use_tag, check_duplicates=False)
         out = []
         for run in runs:
             out.extend(as_runs(run, use_tag=use_tag))

@@ -34,6 +34,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from irpref.hashing import hash_strings, query_keys
+
 __all__ = [
     "Qrels",
     "Run",
@@ -321,12 +323,20 @@ def read_qrels(path: PathLike) -> Qrels:
     return qrels
 
 
-def read_run(path: PathLike, name: str | None = None, *, use_tag: bool = False) -> Run:
+def read_run(
+    path: PathLike,
+    name: str | None = None,
+    *,
+    use_tag: bool = False,
+    check_duplicates: bool = True,
+) -> Run:
     """Read a TREC run ``qid Q0 docid rank score [tag]`` (plain or ``.gz``).
 
     The run is named ``name``, else its tag column if ``use_tag``, else
     :func:`run_name_from_path`. The same document twice in one query is an
-    error, as in trec_eval.
+    error, as in trec_eval; ``check_duplicates=False`` leaves that check to
+    :func:`irpref.judged.intern`, which every evaluation runs (and which
+    checks document keys, cheaper than strings).
     """
     path = str(path)
     raw = _read_buffer(path)
@@ -361,12 +371,19 @@ def read_run(path: PathLike, name: str | None = None, *, use_tag: bool = False) 
         source=path,
         tag=tag,
     )
-    _check_unique_pairs(run.query, run.doc, path, raw, comments=False, what="retrieved twice")
+    if check_duplicates:
+        _check_unique_pairs(
+            run.query, run.doc, path, raw, comments=False, what="retrieved twice"
+        )
     return run
 
 
 def read_runs(
-    paths: Sequence[PathLike], *, use_tag: bool = False, threads: int | None = None
+    paths: Sequence[PathLike],
+    *,
+    use_tag: bool = False,
+    threads: int | None = None,
+    check_duplicates: bool = True,
 ) -> list[Run]:
     """Read several run files (each as :func:`read_run`) on a pool of threads.
 
@@ -383,10 +400,11 @@ def read_runs(
             threads = os.cpu_count() or 1
         threads = min(threads, 4)
     threads = max(1, min(threads, len(paths)))
+    options = {"use_tag": use_tag, "check_duplicates": check_duplicates}
     if threads == 1:
-        return [read_run(p, use_tag=use_tag) for p in paths]
+        return [read_run(p, **options) for p in paths]
     pool = ThreadPoolExecutor(threads, thread_name_prefix="irpref-read")
-    futures = [pool.submit(read_run, p, use_tag=use_tag) for p in paths]
+    futures = [pool.submit(read_run, p, **options) for p in paths]
     try:
         return [f.result() for f in futures]
     finally:
@@ -404,7 +422,7 @@ def _check_unique_pairs(
     """
     if len(query) < 2:
         return
-    q_hash = _query_keys(query)
+    q_hash = query_keys(query)
     if q_hash is not None:
         key = hash_strings(doc) ^ q_hash
         if pd.Index(key).is_unique:
@@ -430,98 +448,3 @@ def _check_unique_pairs(
         f"document {doc[row].as_py()!r} {what} for query {query[row].as_py()!r}"
         f" ({len(dup)} duplicate pair(s) in the file)",
     )
-
-
-_K0 = np.uint64(0x9E3779B97F4A7C15)
-_K1 = np.uint64(0xBF58476D1CE4E5B9)
-_K2 = np.uint64(0x94D049BB133111EB)
-
-
-def _mix(h: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser, in place on a uint64 array."""
-    h ^= h >> np.uint64(30)
-    h *= _K1
-    h ^= h >> np.uint64(27)
-    h *= _K2
-    h ^= h >> np.uint64(31)
-    return h
-
-
-def _string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets as int64, value bytes) of a string array without copying the bytes."""
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if arr.type not in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
-        raise TypeError(f"expected a string array, got {arr.type}")
-    wide = arr.type in (pa.large_string(), pa.large_binary())
-    off_t = np.dtype(np.int64 if wide else np.int32)
-    _, obuf, vbuf = arr.buffers()[:3]
-    n = len(arr)
-    offsets = np.frombuffer(obuf, off_t, n + 1, arr.offset * off_t.itemsize).astype(np.int64)
-    values = np.frombuffer(vbuf, np.uint8) if vbuf is not None else np.zeros(0, np.uint8)
-    return offsets, values
-
-
-def hash_strings(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """64-bit hash (uint64) of every string of ``arr`` (nulls hash as empty strings).
-
-    Equal strings get equal hashes; distinct strings almost surely distinct
-    ones, so callers that need exactness confirm equal hashes by comparing
-    the strings. Vectorised: 8 bytes of every string at a time.
-    """
-    offsets, values = _string_buffers(arr)
-    n = len(offsets) - 1
-    starts = offsets[:-1]
-    lengths = offsets[1:] - starts
-    h = lengths.astype(np.uint64) * _K0
-    if n == 0:
-        return h
-    width = int(lengths[0])
-    end = int(offsets[-1])
-    if width > 0 and end - int(starts[0]) == n * width and (lengths == width).all():
-        # fixed width, contiguous (typical document ids): word j of every
-        # string read in place by a strided view (no padded copy); a final
-        # partial word is read across into the next string and masked, the
-        # last string's from a zero-padded copy
-        base = values[int(starts[0]) : end]
-        if width < 8:  # a word would reach past the next string: padded copy
-            padded = np.zeros((n, 8), np.uint8)
-            padded[:, :width] = base.reshape(n, width)
-            return _mix(h ^ padded.view("<u8")[:, 0])
-        for j in range(0, width, 8):
-            if j + 8 <= width:
-                h = _mix(h ^ np.ndarray((n,), "<u8", base, j, (width,)))
-                continue
-            w = np.empty(n, np.uint64)
-            if n > 1:
-                w[:-1] = np.ndarray((n - 1,), "<u8", base, j, (width,))
-            last = np.zeros(8, np.uint8)
-            last[: width - j] = base[(n - 1) * width + j :]
-            w[-1] = last.view("<u8")[0]
-            w &= np.uint64((1 << (8 * (width - j))) - 1)
-            h = _mix(h ^ w)
-        return h
-    padded = np.zeros(len(values) + 8, np.uint8)
-    padded[: len(values)] = values
-    # every unaligned 8-byte word of the buffer: words[p] = bytes p..p+7
-    words = np.ndarray((len(padded) - 7,), "<u8", padded, 0, (1,))
-    last = len(words) - 1
-    for j in range(0, int(lengths.max()), 8):
-        rem = lengths - j
-        w = words[np.minimum(starts + j, last)]
-        short = rem < 8
-        if short.any():
-            bits = (np.clip(rem[short], 0, 8) * 8).astype(np.uint64)
-            w[short] &= (np.uint64(1) << bits) - np.uint64(1)
-        # a string of k words is mixed k times, whatever the longest string
-        h = np.where(rem > 0, _mix(h ^ w), h)
-    return h
-
-
-def _query_keys(query: pa.Array) -> np.ndarray | None:
-    """A uint64 per row, equal for equal queries: the mixed query code."""
-    encoded = pc.dictionary_encode(query)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.uint64)
-    return _mix(codes * _K1 + _K2)
