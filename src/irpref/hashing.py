@@ -29,8 +29,9 @@ def mix(h: np.ndarray) -> np.ndarray:
     return h
 
 
-def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets as int64, value bytes) of a string array without copying the bytes."""
+def string_buffers(arr: pa.Array, *, widen: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, value bytes) of a string array without copying the bytes;
+    offsets as int64 if ``widen``, else in the array's own type (no copy)."""
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     if arr.type not in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
@@ -39,9 +40,9 @@ def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     off_t = np.dtype(np.int64 if wide else np.int32)
     _, obuf, vbuf = arr.buffers()[:3]
     n = len(arr)
-    offsets = np.frombuffer(obuf, off_t, n + 1, arr.offset * off_t.itemsize).astype(np.int64)
+    offsets = np.frombuffer(obuf, off_t, n + 1, arr.offset * off_t.itemsize)
     values = np.frombuffer(vbuf, np.uint8) if vbuf is not None else np.zeros(0, np.uint8)
-    return offsets, values
+    return (offsets.astype(np.int64) if widen else offsets), values
 
 
 def hash_strings(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:

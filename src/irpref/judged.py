@@ -163,28 +163,45 @@ def _packed_keys_decoder(arrays: Sequence[pa.Array]) -> tuple[np.ndarray | None,
     function mapping (distinct) keys back to their strings; ``(None, None)``
     when neither applies.
     """
-    parts = [string_buffers(a) for a in arrays]
-    widths = set()
-    for offsets, _ in parts:
-        lengths = np.diff(offsets)
-        if len(lengths):
-            widths.update(np.unique(lengths[[0, -1]]).tolist())
-            if len(widths) > 1 or not (lengths == lengths[0]).all():
-                return _short_keys(parts), _decode_short_keys
+    parts = [string_buffers(a, widen=False) for a in arrays]
+
+    def scan(k: int) -> tuple[int | None, tuple | None]:
+        """(common width or None, per-position byte range) of part k."""
+        offsets, values = parts[k]
+        n = len(offsets) - 1
+        if n == 0:
+            return -1, None
+        width = int(offsets[1] - offsets[0])
+        if int(offsets[-1] - offsets[0]) != n * width or np.any(np.diff(offsets) != width):
+            return None, None
+        if width == 0:
+            return 0, None
+        return width, _column_range(values[offsets[0] : offsets[-1]], width)
+
+    scanned = [r for r in _in_threads(scan, range(len(parts)), [len(o) for o, _ in parts])
+               if r[0] != -1]
+    widths = {w for w, _ in scanned}
+    if None in widths or len(widths) > 1:
+        return _short_keys(parts), _decode_short_keys
     if not widths:
         return None, None
     (width,) = widths
     total = sum(len(o) - 1 for o, _ in parts)
     if width == 0:
         return np.zeros(total, np.uint64), lambda k: pa.array([""] * len(k), pa.string())
-    ranges = [_column_range(v[o[0] : o[-1]], width) for o, v in parts if o[-1] > o[0]]
-    lo = np.min([r[0] for r in ranges], axis=0).astype(np.int64)
-    hi = np.max([r[1] for r in ranges], axis=0).astype(np.int64)
+    lo = np.min([r[0] for _, r in scanned], axis=0).astype(np.int64)
+    hi = np.max([r[1] for _, r in scanned], axis=0).astype(np.int64)
     span = hi - lo + 1
     if np.prod([int(x) for x in span], dtype=object) > 2**64:
         return (_short_keys(parts), _decode_short_keys) if width <= 8 else (None, None)
     varying = [(j, np.uint64(span[j]), np.uint8(lo[j])) for j in np.flatnonzero(span > 1)]
-    keys = np.zeros(total, np.uint64)
+    keys = np.zeros(total, np.uint64) if not varying else np.empty(total, np.uint64)
+    # Horner over the raw bytes: sum_j byte_j * W_j, minus the constant
+    # sum_j lo_j * W_j at the end (exact modulo 2**64, as the key fits)
+    offset = 0
+    for _, radix, low in varying:
+        offset = (offset * int(radix) + int(low)) % 2**64
+    offset = np.uint64(offset)
     starts = np.cumsum([0, *(len(o) - 1 for o, _ in parts)])
     block = 1 << 16  # rows per step: temporaries stay in cache
 
@@ -195,11 +212,16 @@ def _packed_keys_decoder(arrays: Sequence[pa.Array]) -> tuple[np.ndarray | None,
         for i in range(0, len(m), block):
             rows = m[i : i + block]
             key = keys[start + i : start + i + len(rows)]
-            for j, radix, low in varying:
-                key *= radix
-                key += rows[:, j] - low
+            for n, (j, radix, _) in enumerate(varying):
+                if n:
+                    key *= radix
+                    key += rows[:, j]
+                else:
+                    key[:] = rows[:, j]
+            key -= offset
 
-    _in_threads(fill, range(len(parts)), weight=[len(o) for o, _ in parts])
+    if varying:
+        _in_threads(fill, range(len(parts)), weight=[len(o) for o, _ in parts])
 
     def decode(k: np.ndarray) -> pa.Array:
         """The strings of mixed-radix keys ``k``: digits peeled off from the
@@ -830,7 +852,9 @@ def judge(
     else:
         score, query = coll.run_score[rows], coll.run_query[rows]
     n_seg = coll.n_runs * coll.n_queries
-    counts = np.bincount(seg, minlength=n_seg)
+    # seg ascends (see _rank_order): segment sizes by binary search, not a
+    # bincount (which would first widen 25 M codes to int64)
+    counts = np.diff(np.searchsorted(seg, np.arange(n_seg + 1, dtype=seg.dtype)))
     present = (counts > 0).reshape(coll.n_runs, coll.n_queries)
     if depth is not None and len(seg) and counts.max(initial=0) > depth:
         starts = np.zeros(n_seg + 1, np.int64)

@@ -7,6 +7,8 @@ import importlib
 import sys
 import warnings
 
+from irpref.cli.allocator import keep_freed_memory
+
 # subcommand -> (module under irpref.cli, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("evaluate", "evaluate runs with measures (tidy table / tsv / json)"),
@@ -43,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    keep_freed_memory()  # large arrays are reused, not faulted in again
     warnings.simplefilter("default")
     warnings.showwarning = _show_warning
     try:

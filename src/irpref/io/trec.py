@@ -214,14 +214,25 @@ def _strip_comments(data: bytes) -> bytes:
 
 
 _BLOCK_SIZE = 1 << 22  # 4 MB: several blocks per typical run file, parsed in parallel
+_WHOLE_MAX = 1 << 28  # up to 256 MB a file is one block when files are read in parallel
 
 
 def _csv(
-    buffer: bytes | mmap.mmap, names: list[str], types: dict[str, pa.DataType]
+    buffer: bytes | mmap.mmap,
+    names: list[str],
+    types: dict[str, pa.DataType],
+    *,
+    whole: bool = False,
 ) -> pa.Table:
+    """Parse normalised bytes. ``whole``: one block, no inner threads (the
+    caller parses files in parallel): the columns come out as single chunks,
+    used without a copy."""
+    block = min(len(buffer) + 1, _WHOLE_MAX) if whole else _BLOCK_SIZE
     return pcsv.read_csv(
         pa.BufferReader(pa.py_buffer(buffer)),
-        read_options=pcsv.ReadOptions(column_names=names, block_size=_BLOCK_SIZE),
+        read_options=pcsv.ReadOptions(
+            column_names=names, block_size=max(block, 1 << 16), use_threads=not whole
+        ),
         parse_options=pcsv.ParseOptions(
             delimiter=" ", quote_char=False, double_quote=False, escape_char=False
         ),
@@ -323,12 +334,18 @@ def read_qrels(path: PathLike) -> Qrels:
     return qrels
 
 
+def _single(column: pa.ChunkedArray) -> pa.Array:
+    """The column as one array (no copy when it is one chunk already)."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
 def read_run(
     path: PathLike,
     name: str | None = None,
     *,
     use_tag: bool = False,
     check_duplicates: bool = True,
+    _whole: bool = False,
 ) -> Run:
     """Read a TREC run ``qid Q0 docid rank score [tag]`` (plain or ``.gz``).
 
@@ -350,8 +367,8 @@ def read_run(
     if use_tag and len(names) == 6:
         types["tag"] = pa.string()
     try:
-        table = _csv(data, names, types)
-        score = table["score"].to_numpy()
+        table = _csv(data, names, types, whole=_whole)
+        score = _single(table["score"]).to_numpy(zero_copy_only=False)
         if table["score"].null_count or np.isnan(score).any():
             raise pa.ArrowInvalid("NaN or missing score")
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -365,8 +382,8 @@ def read_run(
             raise TrecFormatError(path, None, f"the tag column holds {len(tags)} names, not one")
     run = Run(
         name=name or tag or run_name_from_path(path),
-        query=table["query"].combine_chunks(),
-        doc=table["doc"].combine_chunks(),
+        query=_single(table["query"]),
+        doc=_single(table["doc"]),
         score=score,
         source=path,
         tag=tag,
@@ -404,7 +421,7 @@ def read_runs(
     if threads == 1:
         return [read_run(p, **options) for p in paths]
     pool = ThreadPoolExecutor(threads, thread_name_prefix="irpref-read")
-    futures = [pool.submit(read_run, p, **options) for p in paths]
+    futures = [pool.submit(read_run, p, **options, _whole=True) for p in paths]
     try:
         return [f.result() for f in futures]
     finally:
