@@ -400,17 +400,17 @@ def test_sparse_kernels_bit_identical_to_dense(grades, runs_rows, rel):
     ),
 )
 def test_threaded_tie_sort_and_interning_match_serial(grades, runs_rows):
-    """Interning and the docid tie sort cut into slices per thread give the
-    serial result (forced on tiny inputs)."""
+    """Interning and the docid tie sort cut into blocks on threads give the
+    serial result (forced on tiny inputs: blocks of 3 items)."""
     from irpref import judged
 
     serial = _judged(grades, runs_rows)
-    old = judged._threads, judged._PARALLEL_MIN
-    judged._threads, judged._PARALLEL_MIN = (lambda: 3), 0
+    old = judged._threads, judged._PARALLEL_MIN, judged._TIE_BLOCK
+    judged._threads, judged._PARALLEL_MIN, judged._TIE_BLOCK = (lambda: 3), 0, 3
     try:
         threaded = _judged(grades, runs_rows)
     finally:
-        judged._threads, judged._PARALLEL_MIN = old
+        judged._threads, judged._PARALLEL_MIN, judged._TIE_BLOCK = old
     for name in ("offsets", "doc", "score", "grade"):
         assert np.array_equal(getattr(serial, name), getattr(threaded, name)), name
     assert serial.docs.to_pylist() == threaded.docs.to_pylist()

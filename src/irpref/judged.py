@@ -418,14 +418,20 @@ def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
     run_offsets = np.zeros(len(runs) + 1, np.int64)
     np.cumsum([len(run) for run in runs], out=run_offsets[1:])
     run_query = np.empty(run_offsets[-1], np.int32)
-    unjudged: dict[str, list[str]] = {}
-    for r, run in enumerate(runs):
+    run_score = np.empty(run_offsets[-1], np.float64)
+
+    def columns(r: int) -> list[str]:
+        """Fill run r's query codes and scores; its queries the qrels lack."""
+        lo, hi, run = run_offsets[r], run_offsets[r + 1], runs[r]
         idx = pc.index_in(run.query, value_set=queries)
-        codes = idx.fill_null(-1).to_numpy().astype(np.int32)
-        run_query[run_offsets[r] : run_offsets[r + 1]] = codes
-        if idx.null_count:
-            missing = pc.unique(run.query.filter(pc.is_null(idx))).to_pylist()
-            unjudged[run.name] = sorted(missing)
+        run_query[lo:hi] = idx.fill_null(-1).to_numpy(zero_copy_only=False)
+        run_score[lo:hi] = run.score
+        if not idx.null_count:
+            return []
+        return sorted(pc.unique(run.query.filter(pc.is_null(idx))).to_pylist())
+
+    missing = _in_threads(columns, range(len(runs)), weight=[run_offsets[-1]])
+    unjudged = {run.name: qs for run, qs in zip(runs, missing) if qs}
     blocks = _query_blocks(run_query, run_offsets, n_q, len(qrels))
     doc_ids = _document_ids([qrels.doc, *(run.doc for run in runs)], blocks)
     run_doc_key = doc_ids.keys[len(qrels) :]
@@ -441,7 +447,7 @@ def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
         run_offsets=run_offsets,
         run_query=run_query,
         run_doc_key=run_doc_key,
-        run_score=np.concatenate([run.score for run in runs]) if runs else np.empty(0),
+        run_score=run_score,
         doc_ids=doc_ids,
         unjudged_queries=unjudged,
     )
@@ -576,36 +582,40 @@ def _rank_order(
     doc = coll.run_doc_key if rows is None else coll.run_doc_key[rows]
     if ties == "input":
         return rows, seg, doc
-    # 2. docid descending among equal scores (trec_eval's tie-break)
-    tied = same & (score[1:] == score[:-1])
-    if not tied.any():
+    # 2. docid descending among equal scores (trec_eval's tie-break), block by
+    # block on a pool of threads; blocks start at segment starts, as tie
+    # groups never span segments, and their temporaries stay in cache
+    n = len(seg)
+    if n < 2:
         return rows, seg, doc
-    wrong = tied & (doc[1:] > doc[:-1])
-    if not wrong.any():
+    bounds = np.append(np.unique(np.searchsorted(seg, seg[:: _TIE_BLOCK])), n)
+    blocks = range(len(bounds) - 1)
+
+    def fix(b: int) -> tuple[np.ndarray, np.ndarray] | None:
+        lo, hi = bounds[b], bounds[b + 1]
+        d = doc[lo:hi]
+        tied = same[lo : hi - 1] & (score[lo + 1 : hi] == score[lo : hi - 1])
+        wrong = tied & (d[1:] > d[:-1])
+        return _docid_desc_in_ties(tied, wrong, d) if wrong.any() else None
+
+    fixes = _in_threads(fix, blocks, weight=[n])
+    if not any(f is not None for f in fixes):
         return rows, seg, doc
-    # tie groups never span segments: cut the pairs at segment boundaries
-    # into one slice per thread and sort the slices' groups in parallel
-    n = len(tied)
-    cuts = [0]
-    for i in range(1, _threads() if n >= _PARALLEL_MIN else 1):
-        c = int(np.searchsorted(seg, seg[n * i // _threads()]))
-        cuts.append(max(c, cuts[-1]))
-    cuts.append(n)
+    out = np.empty_like(doc) if rows is None else doc  # never write the collection's
 
-    def fix(i: int) -> tuple[np.ndarray, np.ndarray] | None:
-        lo, hi = cuts[i], cuts[i + 1]
-        w = wrong[lo:hi]
-        if hi <= lo or not w.any():
-            return None
-        sel, values = _docid_desc_in_ties(tied[lo:hi], w, doc[lo : hi + 1])
-        return sel + lo, values
+    def apply(b: int) -> None:
+        lo, hi = bounds[b], bounds[b + 1]
+        if out is not doc:
+            out[lo:hi] = doc[lo:hi]
+        if fixes[b] is not None:
+            sel, values = fixes[b]
+            out[lo:hi][sel] = values
 
-    fixed = _in_threads(fix, range(len(cuts) - 1))
-    doc = doc.copy() if rows is None else doc
-    for part in fixed:
-        if part is not None:
-            doc[part[0]] = part[1]
-    return rows, seg, doc
+    _in_threads(apply, blocks, weight=[n])
+    return rows, seg, out
+
+
+_TIE_BLOCK = 1 << 18  # items per block of the tie sort (cut at segment starts)
 
 
 def _join_grades(coll: Collection, query: np.ndarray, doc_key: np.ndarray) -> np.ndarray:
