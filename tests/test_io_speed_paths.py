@@ -525,3 +525,45 @@ def test_tie_sort_of_keys_matches_brute_force(span_bits):
     fixed[sel] = values
     want = np.concatenate([np.sort(doc[group == g])[::-1] for g in range(len(sizes))])
     assert np.array_equal(fixed, want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(-1, 3), min_size=1, max_size=30),
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 29), st.integers(0, 2)), max_size=40),
+        min_size=1,
+        max_size=3,
+    ),
+    st.sampled_from([None, 1, 3]),
+    st.booleans(),
+)
+def test_judging_in_place_equals_judging_a_copy(grades, runs_rows, depth, sort_queries):
+    """in_place reorders the collection's own keys within tie groups only: the
+    judged rankings are the same, on the per-run fast path (queries in
+    order) and the general one."""
+    from irpref.io.trec import Qrels, Run
+
+    qrels = Qrels(
+        pa.array([f"q{i % 3}" for i in range(len(grades))]),
+        pa.array([f"d{i}" for i in range(len(grades))]),
+        np.asarray(grades, np.int64),
+    )
+    runs = []
+    for r, rows in enumerate(runs_rows):
+        seen = {(q, d): s for q, d, s in rows}
+        items = sorted(seen.items()) if sort_queries else list(seen.items())
+        runs.append(
+            Run(
+                f"r{r}",
+                pa.array([f"q{q}" for (q, _), _ in items], pa.string()),
+                pa.array([f"d{d}" for (_, d), _ in items], pa.string()),
+                np.asarray([s / 2 for _, s in items], np.float64),
+            )
+        )
+    want = judge(intern(qrels, runs), depth=depth)
+    coll = intern(qrels, runs)
+    got = judge(coll, depth=depth, in_place=True)
+    for name in ("offsets", "doc_key", "score", "grade", "present"):
+        assert np.array_equal(getattr(want, name), getattr(got, name)), name
+    assert np.array_equal(judge(coll, depth=depth).doc_key, want.doc_key)

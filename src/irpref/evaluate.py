@@ -45,7 +45,9 @@ def judge_inputs(
         warnings.warn(
             "queries absent from the qrels were ignored: " + "; ".join(parts), stacklevel=2
         )
-    return judge(collection, ties=ties, depth=depth, rel=rel, corpus_size=corpus_size)
+    return judge(
+        collection, ties=ties, depth=depth, rel=rel, corpus_size=corpus_size, in_place=True
+    )
 
 
 def tidy(

@@ -542,66 +542,92 @@ def _docid_desc_in_ties(
 
 
 def _rank_order(
-    coll: Collection, ties: str
+    coll: Collection, ties: str, in_place: bool = False
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """The judged-query rows in (run, query, rank) order.
 
     Returns the permutation of the rows (``None``: the identity, every row
-    kept in file order), the segment id of each permuted row and its document
-    (docid-descending within tie groups unless ``ties == "input"``). Sorting
-    cost is paid only where a file is not already in the required order, and
-    then only on the segments or tie groups that are out of order; a tie
-    group's score and query are equal, so only its documents are reordered.
-    Documents are their uint64 keys (:class:`DocumentIds`).
+    kept in file order), the segment offsets (segment ``s = r * Q + q`` holds
+    permuted rows ``offsets[s]:offsets[s + 1]``) and the documents of the
+    permuted rows (docid-descending within tie groups unless ``ties ==
+    "input"``). Documents are their uint64 keys (:class:`DocumentIds`).
+
+    Sorting cost is paid only where a file is not already in the required
+    order, and then only on the segments or tie groups that are out of order;
+    a tie group's score and query are equal, so only its documents are
+    reordered. When every run lists its queries in order and every query is
+    judged (the usual case), no per-row array is built: the segments are
+    found by binary search in each run and the tie groups fixed block by
+    block. ``in_place``: tie groups may be reordered in the collection's own
+    key array (no copy).
     """
-    n_seg = coll.n_runs * coll.n_queries
-    dtype = np.int32 if n_seg < 2**31 else np.int64
-    seg = coll.run_query.astype(dtype)  # a copy: + run * n_queries, run by run
-    for r in range(1, coll.n_runs):
-        seg[coll.run_offsets[r] : coll.run_offsets[r + 1]] += r * coll.n_queries
-    judged = coll.run_query >= 0
-    rows = None
-    if not judged.all():
-        rows = np.flatnonzero(judged)
-        seg = seg[rows]
-    if len(seg) > 1 and np.any(seg[1:] < seg[:-1]):
-        order = np.argsort(seg, kind="stable")
-        rows = order if rows is None else rows[order]
-        seg = seg[order]
-    score = coll.run_score if rows is None else coll.run_score[rows]
-    same = seg[1:] == seg[:-1]
-    # 1. score descending within each segment (stable: keeps file order on ties)
-    rising = same & (score[1:] > score[:-1])
-    if rising.any():
-        bad = np.zeros(n_seg, bool)
-        bad[seg[1:][rising]] = True
-        sel = np.flatnonzero(bad[seg])
-        rows = np.arange(len(seg)) if rows is None else rows
-        rows[sel] = rows[sel][np.lexsort((-score[sel], seg[sel]))]
-        score = coll.run_score[rows]
-    doc = coll.run_doc_key if rows is None else coll.run_doc_key[rows]
-    if ties == "input":
-        return rows, seg, doc
-    # 2. docid descending among equal scores (trec_eval's tie-break), block by
-    # block on a pool of threads; blocks start at segment starts, as tie
-    # groups never span segments, and their temporaries stay in cache
-    n = len(seg)
+    offsets = _segment_offsets(coll)
+    if offsets is not None:
+        doc = _docid_ties(coll.run_score, coll.run_doc_key, offsets, ties, in_place)
+        if doc is not None:
+            return None, offsets, doc
+    return _rank_order_general(coll, ties)
+
+
+def _segment_offsets(coll: Collection) -> np.ndarray | None:
+    """Segment offsets over the rows in file order, if every row's query is
+    judged and every run lists its queries in ascending code order (else
+    ``None``)."""
+    q, bounds, n_q = coll.run_query, coll.run_offsets, coll.n_queries
+    if len(q) == 0 or q.min() < 0:
+        return None if len(q) else np.zeros(coll.n_runs * n_q + 1, np.int64)
+
+    def run_offsets(r: int) -> np.ndarray | None:
+        rq = q[bounds[r] : bounds[r + 1]]
+        if np.any(rq[1:] < rq[:-1]):
+            return None
+        return bounds[r] + np.searchsorted(rq, np.arange(n_q), side="left")
+
+    parts = _in_threads(run_offsets, range(coll.n_runs), weight=[len(q)])
+    if any(p is None for p in parts):
+        return None
+    return np.append(np.concatenate(parts), len(q)).astype(np.int64)
+
+
+def _docid_ties(
+    score: np.ndarray, doc: np.ndarray, offsets: np.ndarray, ties: str, in_place: bool
+) -> np.ndarray | None:
+    """``doc`` with every tie group in docid-descending order (``ties ==
+    "docid"``), or ``doc`` itself when nothing is out of order or ``ties ==
+    "input"``; ``None`` if some segment's scores are not descending.
+
+    Block by block on a pool of threads (blocks start at segment starts, as
+    tie groups never span segments; their temporaries stay in cache). The
+    result is a new array unless ``in_place``.
+    """
+    n = len(doc)
     if n < 2:
-        return rows, seg, doc
-    bounds = np.append(np.unique(np.searchsorted(seg, seg[:: _TIE_BLOCK])), n)
+        return doc
+    cut = offsets[np.searchsorted(offsets, np.arange(0, n, _TIE_BLOCK))]
+    bounds = np.unique(np.append(cut, n))
     blocks = range(len(bounds) - 1)
 
-    def fix(b: int) -> tuple[np.ndarray, np.ndarray] | None:
+    def check(b: int) -> tuple[np.ndarray, np.ndarray] | bool | None:
+        """False: scores rise somewhere; else the block's fix (or None)."""
         lo, hi = bounds[b], bounds[b + 1]
-        d = doc[lo:hi]
-        tied = same[lo : hi - 1] & (score[lo + 1 : hi] == score[lo : hi - 1])
+        starts = offsets[np.searchsorted(offsets, lo, "right") : np.searchsorted(offsets, hi)]
+        same = np.ones(hi - lo - 1, bool)
+        same[starts - lo - 1] = False  # the first item of a segment
+        s, d = score[lo:hi], doc[lo:hi]
+        if np.any(same & (s[1:] > s[:-1])):
+            return False
+        if ties == "input":
+            return None
+        tied = same & (s[1:] == s[:-1])
         wrong = tied & (d[1:] > d[:-1])
         return _docid_desc_in_ties(tied, wrong, d) if wrong.any() else None
 
-    fixes = _in_threads(fix, blocks, weight=[n])
-    if not any(f is not None for f in fixes):
-        return rows, seg, doc
-    out = np.empty_like(doc) if rows is None else doc  # never write the collection's
+    fixes = _in_threads(check, blocks, weight=[n])
+    if any(f is False for f in fixes):
+        return None
+    if all(f is None for f in fixes):
+        return doc
+    out = doc if in_place else np.empty_like(doc)
 
     def apply(b: int) -> None:
         lo, hi = bounds[b], bounds[b + 1]
@@ -612,7 +638,37 @@ def _rank_order(
             out[lo:hi][sel] = values
 
     _in_threads(apply, blocks, weight=[n])
-    return rows, seg, out
+    return out
+
+
+def _rank_order_general(
+    coll: Collection, ties: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_rank_order` for any file order: rows of unjudged queries
+    dropped, rows sorted by segment (stable), segments whose scores are not
+    descending sorted by score (stable), then the docid tie-break."""
+    n_seg = coll.n_runs * coll.n_queries
+    dtype = np.int32 if n_seg < 2**31 else np.int64
+    seg = coll.run_query.astype(dtype)  # a copy: + run * n_queries, run by run
+    for r in range(1, coll.n_runs):
+        seg[coll.run_offsets[r] : coll.run_offsets[r + 1]] += r * coll.n_queries
+    rows = np.flatnonzero(coll.run_query >= 0)
+    seg = seg[rows]
+    if len(seg) > 1 and np.any(seg[1:] < seg[:-1]):
+        order = np.argsort(seg, kind="stable")
+        rows, seg = rows[order], seg[order]
+    score = coll.run_score[rows]
+    # score descending within each segment (stable: keeps file order on ties)
+    rising = (seg[1:] == seg[:-1]) & (score[1:] > score[:-1])
+    if rising.any():
+        bad = np.zeros(n_seg, bool)
+        bad[seg[1:][rising]] = True
+        sel = np.flatnonzero(bad[seg])
+        rows[sel] = rows[sel][np.lexsort((-score[sel], seg[sel]))]
+        score = coll.run_score[rows]
+    offsets = np.searchsorted(seg, np.arange(n_seg + 1, dtype=seg.dtype)).astype(np.int64)
+    doc = _docid_ties(score, coll.run_doc_key[rows], offsets, ties, in_place=True)
+    return rows, offsets, doc
 
 
 _TIE_BLOCK = 1 << 18  # items per block of the tie sort (cut at segment starts)
@@ -622,9 +678,9 @@ def _join_grades(coll: Collection, query: np.ndarray, doc_key: np.ndarray) -> np
     """Grade of every (query, document key) item in the qrels, :data:`NONPOOL`
     if absent: one probe of a hash table of the judged pairs (small: it stays
     in cache) per item, block by block on a pool of threads."""
-    grade = np.full(len(doc_key), NONPOOL, np.int32)
     if len(doc_key) == 0 or len(coll.qrels_doc_key) == 0:
-        return grade
+        return np.full(len(doc_key), NONPOOL, np.int32)
+    grade = np.empty(len(doc_key), np.int32)  # written block by block, in parallel
     qrels_q = np.repeat(np.arange(coll.n_queries), np.diff(coll.qrels_offsets))
     index = PairIndex(qrels_q, coll.qrels_doc_key)
     # blocks of 2**18 items: the temporaries stay in cache (no page faults)
@@ -633,8 +689,10 @@ def _join_grades(coll: Collection, query: np.ndarray, doc_key: np.ndarray) -> np
     def join(lo: int) -> None:
         hi = min(lo + block, len(doc_key))
         row = index.find(query[lo:hi], doc_key[lo:hi])
-        found = np.flatnonzero(row >= 0)
-        grade[lo:hi][found] = coll.qrels_grade[row[found]]
+        found = row >= 0
+        out = grade[lo:hi]
+        out[:] = NONPOOL
+        out[found] = coll.qrels_grade[row[found]]
 
     _in_threads(join, range(0, len(doc_key), block), weight=[len(doc_key)])
     return grade
@@ -847,33 +905,39 @@ def judge(
     depth: int | None = None,
     rel: int = 1,
     corpus_size: int | None = None,
+    in_place: bool = False,
 ) -> JudgedRankings:
     """Rank every run (``ties`` policy), cut at ``depth`` (trec_eval -M) and
     join with the qrels; ``rel`` is the default relevance level (trec_eval -l);
     ``corpus_size`` is the number of documents in the collection, for measures
-    that impute unretrieved relevant documents at its bottom."""
+    that impute unretrieved relevant documents at its bottom.
+
+    ``in_place=True`` lets the docid tie-break reorder documents within tie
+    groups in ``coll`` itself instead of a copy (for a collection judged
+    once: afterwards it no longer keeps file order among tied documents, so
+    ``ties="input"`` would see docid order)."""
     if ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
-    rows, seg, doc = _rank_order(coll, "input" if ties == "input" else "docid")
+    rows, offsets, doc = _rank_order(coll, "input" if ties == "input" else "docid", in_place)
     if rows is None:  # files already in rank order: no gather
         score, query = coll.run_score, coll.run_query
     else:
         score, query = coll.run_score[rows], coll.run_query[rows]
-    n_seg = coll.n_runs * coll.n_queries
-    # seg ascends (see _rank_order): segment sizes by binary search, not a
-    # bincount (which would first widen 25 M codes to int64)
-    counts = np.diff(np.searchsorted(seg, np.arange(n_seg + 1, dtype=seg.dtype)))
+    counts = np.diff(offsets)
     present = (counts > 0).reshape(coll.n_runs, coll.n_queries)
-    if depth is not None and len(seg) and counts.max(initial=0) > depth:
-        starts = np.zeros(n_seg + 1, np.int64)
-        np.cumsum(counts, out=starts[1:])
-        keep = np.arange(len(seg)) - starts[seg] < depth
+    if depth is not None and counts.max(initial=0) > depth:
+        # keep the first `depth` items of every segment: +1 at its start,
+        # -1 after its last kept item, summed
+        kept = np.minimum(counts, depth)
+        step = np.zeros(len(doc) + 1, np.int32)
+        np.add.at(step, offsets[:-1], 1)
+        np.add.at(step, offsets[:-1] + kept, -1)
+        keep = np.cumsum(step[:-1], dtype=np.int32) > 0
         doc, score, query = doc[keep], score[keep], query[keep]
-        counts = np.minimum(counts, depth)
-    offsets = np.zeros(n_seg + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
+        offsets = np.zeros(len(counts) + 1, np.int64)
+        np.cumsum(kept, out=offsets[1:])
     grade = _join_grades(coll, query, doc)
     return JudgedRankings(
         run_names=list(coll.run_names),
