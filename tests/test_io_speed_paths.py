@@ -292,7 +292,7 @@ def test_document_ids_match_exact_path(kind, threads, monkeypatch):
     n = sum(len(a) for a in arrays)
     blocks = np.array([[a, min(a + 7, n)] for a in range(0, n, 7)][::-1], np.int64)
     for order in (None, blocks):
-        ids = _document_ids(arrays, order)
+        ids = _document_ids(arrays, None if order is None else lambda o=order: o)
         exact_codes, exact_docs = _sorted_codes(pa.chunked_array(arrays))
         assert ids.strings.to_pylist() == exact_docs.to_pylist()
         assert ids.codes(ids.keys).tolist() == exact_codes.tolist()

@@ -76,7 +76,8 @@ def search_lengths(
     if cutoff is not None:
         rel_item &= judged.rank < cutoff
     doc = np.empty(len(sl), np.int64)
-    doc[pos.retrieved] = judged.doc[rel_item]
+    rel_doc = judged.doc_ids.codes(judged.doc_key[rel_item])  # relevant items only
+    doc[pos.retrieved] = rel_doc
     # unretrieved: the query's relevant qrels documents the run did not retrieve
     keep = judged.qrels_grade >= rel
     q_rel = judged.qrels_query[keep]
@@ -84,7 +85,7 @@ def search_lengths(
     n_q, n_d = judged.n_queries, max(judged.n_docs, 1)
     seg = (np.arange(judged.n_runs, dtype=np.int64)[:, None] * n_q + q_rel[None, :]).ravel()
     d_all = np.tile(d_rel, judged.n_runs)
-    got = np.isin(seg * n_d + d_all, judged.segment[rel_item] * n_d + judged.doc[rel_item])
+    got = np.isin(seg * n_d + d_all, judged.segment[rel_item] * n_d + rel_doc)
     order = np.argsort(seg[~got], kind="stable")
     doc[~pos.retrieved] = d_all[~got][order]
     mask = judged.query_mask(queries).ravel()

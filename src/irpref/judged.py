@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import NamedTuple
 
 import numpy as np
@@ -67,7 +67,8 @@ class DocumentIds:
 
     keys: np.ndarray  # uint64 per row
     decode: Callable[[np.ndarray], pa.Array]  # sorted distinct keys -> their strings
-    blocks: np.ndarray | None = None  # hashing order (see _query_blocks)
+    # hashing order (see _query_blocks), computed when first needed
+    blocks: Callable[[], np.ndarray | None] | None = None
     dense: pa.Array | None = None  # keys are already codes of these sorted strings
 
     @cached_property
@@ -75,7 +76,7 @@ class DocumentIds:
         """The distinct keys, ascending (code ``c`` is ``distinct[c]``)."""
         if self.dense is not None:
             return np.arange(len(self.dense), dtype=np.uint64)
-        return _distinct_keys(self.keys, self.blocks)
+        return _distinct_keys(self.keys, self.blocks() if self.blocks else None)
 
     @cached_property
     def strings(self) -> pa.Array:
@@ -311,7 +312,9 @@ def _short_keys(parts) -> np.ndarray | None:
     return keys
 
 
-def _document_ids(arrays: Sequence[pa.Array], blocks: np.ndarray | None = None) -> DocumentIds:
+def _document_ids(
+    arrays: Sequence[pa.Array], blocks: Callable[[], np.ndarray | None] | None = None
+) -> DocumentIds:
     """Order-preserving injective keys of the strings of all ``arrays``
     (concatenated).
 
@@ -432,7 +435,7 @@ def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
 
     missing = _in_threads(columns, range(len(runs)), weight=[run_offsets[-1]])
     unjudged = {run.name: qs for run, qs in zip(runs, missing) if qs}
-    blocks = _query_blocks(run_query, run_offsets, n_q, len(qrels))
+    blocks = partial(_query_blocks, run_query, run_offsets, n_q, len(qrels))
     doc_ids = _document_ids([qrels.doc, *(run.doc for run in runs)], blocks)
     run_doc_key = doc_ids.keys[len(qrels) :]
     _refuse_repeated_documents(runs, run_offsets, run_query, run_doc_key)
