@@ -376,14 +376,19 @@ def _dense_reference(j, name: str, rel: int, cutoff: int | None) -> np.ndarray:
     raise AssertionError(name)
 
 
+GRADES = st.lists(st.integers(-1, 3), min_size=1, max_size=40)
+
+
+def runs_rows(max_score: int):
+    """1-3 runs of up to 40 (query 0-3, document 0-29, score 0..max_score) rows."""
+    row = st.tuples(st.integers(0, 3), st.integers(0, 29), st.integers(0, max_score))
+    return st.lists(st.lists(row, max_size=40), min_size=1, max_size=3)
+
+
 @settings(max_examples=25, deadline=None)
 @given(
-    st.lists(st.integers(-1, 3), min_size=1, max_size=40),
-    st.lists(
-        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 29), st.integers(0, 4)), max_size=40),
-        min_size=1,
-        max_size=3,
-    ),
+    GRADES,
+    runs_rows(max_score=4),
     st.integers(1, 2),
 )
 def test_sparse_kernels_bit_identical_to_dense(grades, runs_rows, rel):
@@ -392,12 +397,8 @@ def test_sparse_kernels_bit_identical_to_dense(grades, runs_rows, rel):
 
 @settings(max_examples=25, deadline=None)
 @given(
-    st.lists(st.integers(-1, 3), min_size=1, max_size=40),
-    st.lists(
-        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 29), st.integers(0, 2)), max_size=40),
-        min_size=1,
-        max_size=3,
-    ),
+    GRADES,
+    runs_rows(max_score=2),
 )
 def test_threaded_tie_sort_and_interning_match_serial(grades, runs_rows):
     """Interning and the docid tie sort cut into blocks on threads give the
@@ -431,6 +432,13 @@ def _check_sparse_kernels(grades, runs_rows, rel):
 
 
 def _judged(grades, runs_rows, rel=1):
+    return judge(intern(*_inputs(grades, runs_rows)), rel=rel)
+
+
+def _inputs(grades, runs_rows, sort_queries=False):
+    """Qrels (query q{i % 3}, document d{i}, grade) and runs of (query,
+    document, score) rows, the last score of a repeated pair kept; the rows
+    in the order given, or sorted by query."""
     from irpref.io.trec import Qrels, Run
 
     qrels = Qrels(
@@ -440,16 +448,18 @@ def _judged(grades, runs_rows, rel=1):
     )
     runs = []
     for r, rows in enumerate(runs_rows):
-        seen = {(q, d): s for q, d, s in rows}
+        items = list({(q, d): s for q, d, s in rows}.items())
+        if sort_queries:
+            items.sort()
         runs.append(
             Run(
                 f"r{r}",
-                pa.array([f"q{q}" for q, _ in seen], pa.string()),
-                pa.array([f"d{d}" for _, d in seen], pa.string()),
-                np.asarray([s / 2 for s in seen.values()], np.float64),
+                pa.array([f"q{q}" for (q, _), _ in items], pa.string()),
+                pa.array([f"d{d}" for (_, d), _ in items], pa.string()),
+                np.asarray([s / 2 for _, s in items], np.float64),
             )
         )
-    return judge(intern(qrels, runs), rel=rel)
+    return qrels, runs
 
 
 # ---- duplicate check at interning, pair index, tie sort of keys --------------
@@ -529,12 +539,8 @@ def test_tie_sort_of_keys_matches_brute_force(span_bits):
 
 @settings(max_examples=40, deadline=None)
 @given(
-    st.lists(st.integers(-1, 3), min_size=1, max_size=30),
-    st.lists(
-        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 29), st.integers(0, 2)), max_size=40),
-        min_size=1,
-        max_size=3,
-    ),
+    GRADES,
+    runs_rows(max_score=2),
     st.sampled_from([None, 1, 3]),
     st.booleans(),
 )
@@ -542,25 +548,7 @@ def test_judging_in_place_equals_judging_a_copy(grades, runs_rows, depth, sort_q
     """in_place reorders the collection's own keys within tie groups only: the
     judged rankings are the same, on the per-run fast path (queries in
     order) and the general one."""
-    from irpref.io.trec import Qrels, Run
-
-    qrels = Qrels(
-        pa.array([f"q{i % 3}" for i in range(len(grades))]),
-        pa.array([f"d{i}" for i in range(len(grades))]),
-        np.asarray(grades, np.int64),
-    )
-    runs = []
-    for r, rows in enumerate(runs_rows):
-        seen = {(q, d): s for q, d, s in rows}
-        items = sorted(seen.items()) if sort_queries else list(seen.items())
-        runs.append(
-            Run(
-                f"r{r}",
-                pa.array([f"q{q}" for (q, _), _ in items], pa.string()),
-                pa.array([f"d{d}" for (_, d), _ in items], pa.string()),
-                np.asarray([s / 2 for _, s in items], np.float64),
-            )
-        )
+    qrels, runs = _inputs(grades, runs_rows, sort_queries)
     want = judge(intern(qrels, runs), depth=depth)
     coll = intern(qrels, runs)
     got = judge(coll, depth=depth, in_place=True)

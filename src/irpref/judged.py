@@ -93,8 +93,31 @@ class DocumentIds:
         return pd.Index(self.distinct).get_indexer(keys).astype(np.int32)
 
 
+class _Documents:
+    """Documents of the qrels and all runs, for classes holding ``doc_ids``
+    and ``qrels_doc_key``: their count, strings and dense codes on demand."""
+
+    doc_ids: DocumentIds
+    qrels_doc_key: np.ndarray
+
+    @property
+    def n_docs(self) -> int:
+        """Distinct documents in the qrels and all runs (before any depth cut)."""
+        return len(self.doc_ids)
+
+    @property
+    def docs(self) -> pa.Array:
+        """Every document named anywhere, by dense code (byte order)."""
+        return self.doc_ids.strings
+
+    @cached_property
+    def qrels_doc(self) -> np.ndarray:
+        """Dense document code of each qrels row (int32)."""
+        return self.doc_ids.codes(self.qrels_doc_key)
+
+
 @dataclass(frozen=True, eq=False)
-class Collection:
+class Collection(_Documents):
     """Qrels and runs with query ids interned and document ids keyed once."""
 
     queries: np.ndarray  # (Q,) str, sorted: the qrels' queries
@@ -116,21 +139,6 @@ class Collection:
     @property
     def n_runs(self) -> int:
         return len(self.run_names)
-
-    @property
-    def n_docs(self) -> int:
-        """Distinct documents in the qrels and all runs."""
-        return len(self.doc_ids)
-
-    @property
-    def docs(self) -> pa.Array:
-        """Every document named anywhere, sorted (code -> string)."""
-        return self.doc_ids.strings
-
-    @cached_property
-    def qrels_doc(self) -> np.ndarray:
-        """Dense document code of each qrels row (int32)."""
-        return self.doc_ids.codes(self.qrels_doc_key)
 
     @cached_property
     def run_doc(self) -> np.ndarray:
@@ -721,7 +729,7 @@ class Items(NamedTuple):
 
 
 @dataclass(frozen=True, eq=False)
-class JudgedRankings:
+class JudgedRankings(_Documents):
     """Every run x query ranking, ranked, cut and joined with the qrels.
 
     Item arrays are flat over all segments; segment ``s = r * n_queries + q``.
@@ -760,26 +768,10 @@ class JudgedRankings:
     def n_items(self) -> int:
         return len(self.score)
 
-    # ---- documents (dense codes on demand) --------------------------------
-    @property
-    def n_docs(self) -> int:
-        """Distinct documents in the qrels and all runs (before any depth cut)."""
-        return len(self.doc_ids)
-
-    @property
-    def docs(self) -> pa.Array:
-        """Document strings by dense code, in byte order."""
-        return self.doc_ids.strings
-
     @cached_property
     def doc(self) -> np.ndarray:
         """Dense document code of each item (int32; codes ascend with the ids)."""
         return self.doc_ids.codes(self.doc_key)
-
-    @cached_property
-    def qrels_doc(self) -> np.ndarray:
-        """Dense document code of each qrels row (int32)."""
-        return self.doc_ids.codes(self.qrels_doc_key)
 
     # ---- per item --------------------------------------------------------
     @cached_property
