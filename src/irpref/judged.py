@@ -828,17 +828,23 @@ class JudgedRankings(_Documents):
 
     # ---- tie groups (items of equal score within a segment) --------------
     @cached_property
-    def tie_offsets(self) -> np.ndarray:
-        """Start of every tie group in the item arrays, plus the end (int64).
+    def tie_start(self) -> np.ndarray:
+        """(n_items + 1,) bool: item i starts a tie group (the last entry,
+        the end, is True too).
 
         A tie group is a maximal run of equal scores within a segment; with
         depth cut-offs only retrieved (kept) items belong to groups.
         """
-        starts = np.ones(self.n_items, bool)
+        starts = np.ones(self.n_items + 1, bool)
         if self.n_items:
-            starts[1:] = self.score[1:] != self.score[:-1]
+            np.not_equal(self.score[1:], self.score[:-1], out=starts[1:-1])
             starts[self.offsets[:-1][np.diff(self.offsets) > 0]] = True
-        return np.append(np.flatnonzero(starts), self.n_items).astype(np.int64)
+        return starts
+
+    @cached_property
+    def tie_offsets(self) -> np.ndarray:
+        """Start of every tie group in the item arrays, plus the end (int64)."""
+        return np.flatnonzero(self.tie_start).astype(np.int64, copy=False)
 
     @cached_property
     def tie_segment(self) -> np.ndarray:

@@ -76,8 +76,8 @@ class TieGroups:
         self, judged: JudgedRankings, marked: np.ndarray, weight: np.ndarray | None = None
     ) -> None:
         self.judged = judged
-        self.marked = np.flatnonzero(marked)
-        self._weight = weight
+        self.marked = marked  # item indices, ascending
+        self._weight = weight  # per marked item, or None
 
     @cached_property
     def _groups(self) -> dict[str, np.ndarray | None]:
@@ -85,8 +85,7 @@ class TieGroups:
         bounds = judged.tie_offsets
         # the group of each marked item: most are untied (a group of their own),
         # so only the others need a binary search among the group bounds
-        is_start = np.zeros(judged.n_items + 1, bool)
-        is_start[bounds] = True
+        is_start = judged.tie_start
         tied = np.flatnonzero(~(is_start[idx] & is_start[idx + 1]))
         gid = np.searchsorted(bounds, idx[tied], side="right") - 1
         start_of, end_of = idx.copy(), idx + 1
@@ -104,7 +103,7 @@ class TieGroups:
             "segment": segment,
             "start_rank": start - seg_start,
             "before": first - np.searchsorted(idx, seg_start),
-            "weight": None if self._weight is None else np.add.reduceat(self._weight[idx], first),
+            "weight": None if self._weight is None else np.add.reduceat(self._weight, first),
         }
 
     start = property(lambda self: self._groups["start"])
@@ -146,13 +145,13 @@ def tie_groups(judged: JudgedRankings, rel: int | str | None = None) -> TieGroup
     ``rel="unjudged"`` an item without a judgement (grade < 0)."""
     per = _CACHE.setdefault(judged, {})
     if rel not in per:
-        if rel is None:
-            gain = np.where(judged.grade > 0, judged.grade, 0).astype(np.int64)
-            per[rel] = TieGroups(judged, gain > 0, gain)
+        if rel is None:  # positive gain = grade >= 1
+            marked = judged.items_with_grade(1).index
+            per[rel] = TieGroups(judged, marked, judged.grade[marked].astype(np.int64))
         elif rel == "unjudged":
-            per[rel] = TieGroups(judged, judged.grade < 0)
+            per[rel] = TieGroups(judged, np.flatnonzero(judged.grade < 0))
         else:
-            per[rel] = TieGroups(judged, judged.relevant(rel))
+            per[rel] = TieGroups(judged, judged.items_with_grade(rel).index)
     return per[rel]
 
 
