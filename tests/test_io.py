@@ -135,3 +135,37 @@ def test_queries_missing_from_qrels_are_ignored_with_warning(tmp_path):
     with pytest.warns(UserWarning, match=r"r: 2 \(q8, q9\)"):
         res = irpref.evaluate(q, r, ["NumRet"])
     assert set(res["query"]) == {"q1", "q2"}
+
+
+def test_cli_reports_a_repeated_document_with_file_and_line(tmp_path):
+    """The CLI reads runs without the reader's check; interning names the line."""
+    import subprocess
+
+    q = write(tmp_path, "q", QRELS)
+    r = write(tmp_path, "r", RUN + "q1 Q0 d1 9 0.1 t\n")
+    proc = subprocess.run(["irpref", "evaluate", str(q), str(r)], capture_output=True, text=True)
+    assert proc.returncode == 1
+    line = len(RUN.splitlines()) + 1
+    assert f"{r}:{line}: document 'd1' retrieved twice for query 'q1'" in proc.stderr
+
+
+def test_cli_output_does_not_depend_on_the_allocator(tmp_path):
+    """The CLI keeps freed memory (glibc mallopt) unless IRPREF_MALLOC=default;
+    either way the output is the same."""
+    import os
+    import subprocess
+    import sys
+
+    glibc = bool(os.confstr("CS_GNU_LIBC_VERSION")) if hasattr(os, "confstr") else False
+    probe = "from irpref.cli.allocator import keep_freed_memory as k; print(k())"
+    q, r = write(tmp_path, "q", QRELS), write(tmp_path, "r", RUN)
+    cmd = ["irpref", "evaluate", str(q), str(r), "-m", "AP", "nDCG", "--format", "tsv"]
+    outputs = []
+    for setting in ("", "default"):
+        env = dict(os.environ, IRPREF_MALLOC=setting)
+        tuned = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                               text=True, check=True)
+        assert tuned.stdout.strip() == str(glibc and setting != "default")
+        outputs.append(subprocess.run(cmd, env=env, capture_output=True, text=True,
+                                      check=True).stdout)
+    assert outputs[0] == outputs[1] and outputs[0].startswith("run\tquery\tmeasure\tvalue\n")
