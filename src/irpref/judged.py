@@ -1,8 +1,10 @@
 """Judged rankings: the one picture every measure and preference reads.
 
-``intern`` maps the string ids of the qrels and of all runs to integers once
-(queries and documents are numbered in byte order, so comparing ids compares
-strings as ``strcmp`` does). ``judge`` then ranks every run under a tie
+``intern`` maps the string ids of the qrels and of all runs to integers once:
+queries are numbered in byte order, documents get 64-bit keys that are
+injective and ordered as the strings (so comparing keys compares ids as
+``strcmp`` does); dense document numbers are computed only on demand
+(:class:`DocumentIds`). ``judge`` then ranks every run under a tie
 policy, cuts it at a depth and joins it with the qrels, producing a
 :class:`JudgedRankings`: for every run x query *segment*, the retrieved items
 in rank order with their document, score and grade, in flat arrays covering
