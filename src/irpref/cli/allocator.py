@@ -6,10 +6,12 @@ the next array is faulted in and zeroed by the kernel again: for 25 M run
 lines that was 2-4 s of system time, a third of the wall time. The ``irpref``
 command (a short-lived process) therefore asks glibc to serve large blocks
 from the heap and never to trim it (``mallopt``; the same as starting with
-``MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=...``). Safe: glibc still falls
+``MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=...``), and Arrow to allocate
+from the same heap, so memory the parser frees is reused. Safe: glibc still falls
 back to ``mmap`` when the heap cannot grow, and thread arenas keep using it.
-Peak memory is unchanged on the benchmark. ``IRPREF_MALLOC=default`` turns it
-off. The library itself never changes the process's allocator.
+Peak memory does not grow (benchmark: 1.9 GB with it, 2.1 GB without).
+``IRPREF_MALLOC=default`` turns it off. The library itself never changes the
+process's allocator.
 """
 
 from __future__ import annotations
