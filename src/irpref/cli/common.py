@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from irpref.judged import TIES
+from irpref.evaluate import judge_inputs
+from irpref.judged import TIES, JudgedRankings
 from irpref.report.tables import FORMATS
 
 
@@ -72,3 +73,17 @@ def add_missing(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--missing", choices=("skip", "zero"), default="skip",
                         help="queries a run lacks: skip them, or score them as empty "
                              "(trec_eval -c)")
+
+
+def judge_args(args: argparse.Namespace, ties: str | None = None) -> JudgedRankings:
+    """Read, intern and judge the inputs named by the shared arguments
+    (``ties`` overrides ``--ties``)."""
+    return judge_inputs(
+        args.qrels,
+        args.runs,
+        rel=args.rel,
+        depth=args.depth,
+        ties=ties or args.ties,
+        use_tag=args.tag_names,
+        corpus_size=args.corpus_size,
+    )

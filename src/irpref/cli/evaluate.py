@@ -7,8 +7,15 @@ import sys
 
 import pandas as pd
 
-from irpref.cli.common import add_format, add_inputs, add_judging, add_measures, add_missing
-from irpref.evaluate import evaluate, judge_inputs, summarize
+from irpref.cli.common import (
+    add_format,
+    add_inputs,
+    add_judging,
+    add_measures,
+    add_missing,
+    judge_args,
+)
+from irpref.evaluate import evaluate, summarize
 from irpref.report.tables import write_table
 
 DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
@@ -28,15 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    judged = judge_inputs(
-        args.qrels,
-        args.runs,
-        rel=args.rel,
-        depth=args.depth,
-        ties=args.ties,
-        use_tag=args.tag_names,
-        corpus_size=args.corpus_size,
-    )
+    judged = judge_args(args)
     results = evaluate(
         None, None, args.measures or DEFAULT_MEASURES, missing=args.missing, judged=judged
     )

@@ -18,8 +18,15 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
-from irpref.cli.common import add_format, add_inputs, add_judging, add_measures, add_missing
-from irpref.evaluate import evaluate, judge_inputs
+from irpref.cli.common import (
+    add_format,
+    add_inputs,
+    add_judging,
+    add_measures,
+    add_missing,
+    judge_args,
+)
+from irpref.evaluate import evaluate
 from irpref.meta.discriminative import discriminative_power
 from irpref.report.tables import format_value
 from irpref.stats import CORRECTIONS, TESTS, significance
@@ -73,8 +80,7 @@ def measure_tables(args: argparse.Namespace) -> list[pd.DataFrame]:
             if not _is_preference(m):
                 raise metric_error
             preferences.append(m)
-    judged = judge_inputs(args.qrels, args.runs, rel=args.rel, depth=args.depth, ties=args.ties,
-                          use_tag=args.tag_names, corpus_size=args.corpus_size)
+    judged = judge_args(args)
     tables = []
     if metrics:
         tables.append(evaluate(None, None, metrics, missing=args.missing, judged=judged))

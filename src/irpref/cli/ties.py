@@ -17,8 +17,14 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
-from irpref.cli.common import add_format, add_inputs, add_judging, add_measures, add_missing
-from irpref.evaluate import judge_inputs
+from irpref.cli.common import (
+    add_format,
+    add_inputs,
+    add_judging,
+    add_measures,
+    add_missing,
+    judge_args,
+)
 from irpref.meta.ties import DEFAULT_MEASURES, TiesReport, ties_report
 from irpref.report.tables import write_table
 
@@ -89,15 +95,7 @@ def write_report(report: TiesReport, fmt: str, out: TextIO, per_query: bool = Fa
 
 
 def run(args: argparse.Namespace) -> int:
-    judged = judge_inputs(
-        args.qrels,
-        args.runs,
-        rel=args.rel,
-        depth=args.depth,
-        ties="docid",
-        use_tag=args.tag_names,
-        corpus_size=args.corpus_size,
-    )
+    judged = judge_args(args, ties="docid")
     report = ties_report(
         measures=args.measures or DEFAULT_MEASURES, missing=args.missing, judged=judged
     )

@@ -345,7 +345,6 @@ def read_run(
     *,
     use_tag: bool = False,
     check_duplicates: bool = True,
-    _whole: bool = False,
 ) -> Run:
     """Read a TREC run ``qid Q0 docid rank score [tag]`` (plain or ``.gz``).
 
@@ -355,6 +354,14 @@ def read_run(
     :func:`irpref.judged.intern`, which every evaluation runs (and which
     checks document keys, cheaper than strings).
     """
+    return _read_run(path, name, use_tag, check_duplicates, whole=False)
+
+
+def _read_run(
+    path: PathLike, name: str | None, use_tag: bool, check_duplicates: bool, *, whole: bool
+) -> Run:
+    """:func:`read_run`; ``whole``: parse the file as one block without inner
+    threads (for callers that read several files in parallel)."""
     path = str(path)
     raw = _read_buffer(path)
     data = _normalise(raw)
@@ -367,7 +374,7 @@ def read_run(
     if use_tag and len(names) == 6:
         types["tag"] = pa.string()
     try:
-        table = _csv(data, names, types, whole=_whole)
+        table = _csv(data, names, types, whole=whole)
         score = _single(table["score"]).to_numpy(zero_copy_only=False)
         if table["score"].null_count or np.isnan(score).any():
             raise pa.ArrowInvalid("NaN or missing score")
@@ -417,11 +424,12 @@ def read_runs(
             threads = os.cpu_count() or 1
         threads = min(threads, 4)
     threads = max(1, min(threads, len(paths)))
-    options = {"use_tag": use_tag, "check_duplicates": check_duplicates}
     if threads == 1:
-        return [read_run(p, **options) for p in paths]
+        return [_read_run(p, None, use_tag, check_duplicates, whole=False) for p in paths]
     pool = ThreadPoolExecutor(threads, thread_name_prefix="irpref-read")
-    futures = [pool.submit(read_run, p, **options, _whole=True) for p in paths]
+    futures = [
+        pool.submit(_read_run, p, None, use_tag, check_duplicates, whole=True) for p in paths
+    ]
     try:
         return [f.result() for f in futures]
     finally:
