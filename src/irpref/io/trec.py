@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from irpref.errors import InputError
 from irpref.hashing import hash_strings, query_keys
 
 __all__ = [
@@ -49,16 +50,8 @@ __all__ = [
 PathLike = str | os.PathLike
 
 
-class TrecFormatError(ValueError):
+class TrecFormatError(InputError):
     """A TREC file that cannot be read: names the file, the line and the problem."""
-
-    def __init__(self, path: str, line: int | None, problem: str, text: str | None = None):
-        self.path, self.line, self.problem, self.text = path, line, problem, text
-        where = f"{path}:{line}" if line is not None else str(path)
-        msg = f"{where}: {problem}"
-        if text is not None:
-            msg += f": {text[:200]!r}"
-        super().__init__(msg)
 
 
 @dataclass(frozen=True)
