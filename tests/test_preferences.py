@@ -125,7 +125,8 @@ def test_registry_kinds_and_text():
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("nDCG", "unknown preference"),
+        ("nDCG", "irpref evaluate"),
+        ("nDGC", "unknown preference"),
         ("RPP(p=geometric)", "must be one of"),
         ("RPP(q=1)", "unknown parameter"),
         ("RPP(p)", "not key=value"),

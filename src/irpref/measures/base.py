@@ -16,6 +16,7 @@ supports.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "parse_measure",
     "parse_measures",
     "register",
+    "rel_param",
 ]
 
 Kernel = Callable[[JudgedRankings, "Measure"], np.ndarray]
@@ -41,26 +44,104 @@ Kernel = Callable[[JudgedRankings, "Measure"], np.ndarray]
 
 @dataclass(frozen=True)
 class Param:
-    """A typed measure parameter."""
+    """A typed measure or preference parameter with its valid values.
+
+    ``range`` is an interval in the usual notation, ``"(0, 1)"``, ``"[0, 1]"``,
+    ``"[1, inf)"``, with open ``(``/``)`` or closed ``[``/``]`` bounds; a float
+    parameter without a range must still be finite. ``choices`` lists the
+    values of a string parameter. ``required`` parameters have no default.
+    Every check happens when the measure is parsed, and every refusal reads
+    ``TEXT: KEY must be ...`` (e.g. ``RBP(p=2): p must be in (0, 1)``).
+    """
 
     type: type
     default: Any = None
     doc: str = ""
     choices: tuple[Any, ...] | None = None
+    range: str | None = None
+    required: bool = False
 
-    def convert(self, family: str, key: str, text: Any) -> Any:
+    def __post_init__(self) -> None:
+        if self.range is not None:
+            _bounds(self.range)  # a malformed spec fails at import, not at use
+
+    def valid(self) -> str:
+        """The valid values, as printed by ``irpref measures``."""
+        if self.choices is not None:
+            return "one of " + "|".join(map(str, self.choices))
+        kind = "integer" if self.type is int else "number" if self.type is float else "text"
+        if self.range is None:
+            return "finite number" if self.type is float else kind
+        return f"{kind} in {self.range}"
+
+    def _refusal(self, where: str, key: str) -> str:
+        if self.choices is not None:
+            return f"{where}: {key} must be one of {', '.join(map(str, self.choices))}"
+        if self.type is int:
+            what = "an integer"
+        elif self.type is float:
+            what = "a number"
+        else:
+            return f"{where}: {key} must be text"
+        if self.range is None:
+            return f"{where}: {key} must be {'a finite number' if self.type is float else what}"
+        lo, lo_open, hi, hi_open = _bounds(self.range)
+        if hi == math.inf:  # half-line: "must be an integer >= 1", "must be > 0"
+            op = ">" if lo_open else ">="
+            return f"{where}: {key} must be {what + ' ' if self.type is int else ''}{op} {_num(lo)}"
+        prefix = "an integer in" if self.type is int else "in"
+        return f"{where}: {key} must be {prefix} {self.range}"
+
+    def convert(self, where: str, key: str, text: Any) -> Any:
+        """``text`` as a value of this parameter, or a UsageError naming ``where``."""
+        if isinstance(text, str):
+            text = text.strip().strip("'\"")
         try:
-            value = self.type(text) if not isinstance(text, self.type) else text
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{family}: parameter {key}={text!r} is not a {self.type.__name__}"
-            ) from None
+            if self.type is int:
+                if isinstance(text, bool) or isinstance(text, float):
+                    raise ValueError
+                value = int(text)
+            elif self.type is float:
+                if isinstance(text, bool):
+                    raise ValueError
+                value = float(text)
+            else:
+                value = self.type(text)
+        except (TypeError, ValueError, OverflowError):
+            raise UsageError(self._refusal(where, key)) from None
         if self.choices is not None and value not in self.choices:
-            raise ValueError(
-                f"{family}: parameter {key}={text!r} must be one of "
-                f"{', '.join(map(str, self.choices))}"
-            )
+            raise UsageError(self._refusal(where, key))
+        if self.type is float and not math.isfinite(value):
+            raise UsageError(self._refusal(where, key))
+        if self.range is not None:
+            lo, lo_open, hi, hi_open = _bounds(self.range)
+            if value < lo or (lo_open and value == lo) or value > hi or (hi_open and value == hi):
+                raise UsageError(self._refusal(where, key))
         return value
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+_RANGE = re.compile(r"^\s*([\[(])\s*(-?inf|[-+0-9.e]+)\s*,\s*(-?inf|[-+0-9.e]+)\s*([\])])\s*$")
+
+
+def _bounds(spec: str) -> tuple[float, bool, float, bool]:
+    """``"(0, 1]"`` -> (0.0, True, 1.0, False): low, low open, high, high open."""
+    m = _RANGE.match(spec)
+    if m is None:
+        raise ValueError(f"malformed parameter range {spec!r}")
+    return float(m.group(2)), m.group(1) == "(", float(m.group(3)), m.group(4) == ")"
+
+
+REL_RANGE = "[1, inf)"
+
+
+def rel_param(doc: str = "relevance level: grade >= rel is relevant "
+              "(default: the evaluation's --rel)") -> Param:
+    """The ``rel`` parameter every binary measure and preference shares."""
+    return Param(int, None, doc, range=REL_RANGE)
 
 
 @dataclass
@@ -165,122 +246,16 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-_GRAMMAR = re.compile(
-    r"""^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*
-        (?:\((?P<params>[^()]*)\))?\s*
-        (?:@\s*(?P<cutoff>\d+))?\s*$""",
-    re.VERBOSE,
-)
-_TREC_NAME = re.compile(r"^(?P<base>[A-Za-z0-9_\-]+?)(?:[._](?P<args>\d+(?:[.,]\d+)*))?$")
-
-# trec_eval name -> canonical text; ``{k}`` is the cut-off
-TREC_EVAL_NAMES: dict[str, str] = {
-    "map": "AP",
-    "map_cut": "AP@{k}",
-    "ndcg": "nDCG",
-    "ndcg_cut": "nDCG@{k}",
-    "P": "P@{k}",
-    "recall": "R@{k}",
-    "recip_rank": "RR",
-    "Rprec": "Rprec",
-    "bpref": "Bpref",
-    "success": "Success@{k}",
-    "num_ret": "NumRet",
-    "num_rel": "NumRel",
-    "num_rel_ret": "NumRelRet",
-    "rbp": "gRBP",
-    # the rest of trec_eval (irpref.measures.trec_extra)
-    "gm_map": "GMAP",
-    "gm_bpref": "GMBpref",
-    "infAP": "infAP",
-    "iprec_at_recall": "IPrec(recall={x})",
-    "Rprec_mult": "RprecMult(mult={x})",
-    "utility": "Utility",
-    "11pt_avg": "IPrecAvg",
-    "binG": "BinG",
-    "G": "G",
-    "dcg": "DCG",
-    "ideal_dcg": "IDCG",
-    "ndcg_rel": "nDCGRel",
-    "Rndcg": "RnDCG",
-    "relative_P": "RelP@{k}",
-    "set_P": "SetP",
-    "set_relative_P": "SetRelP",
-    "set_recall": "SetR",
-    "set_map": "SetAP",
-    "set_F": "SetF",
-    "num_nonrel_judged_ret": "NumNonRelJudgedRet",
-    "num_q": "NumQ",
-    "yaap": "YAAP",
-    "rbp_resid": "RBPResid",
-    "unj": "Unj@{k}",
-}
-
-
 def parse_measure(text: str | Measure) -> Measure:
-    """Parse ``text`` (canonical or trec_eval form, e.g. ``ndcg_cut.10``)."""
+    """Parse ``text``: irpref's canonical form or another tool's spelling
+    (``MAP``, ``ndcg@10``, ``ndcg_cut.10``, ``P_10``, ``recall@1000``, ...), see
+    :mod:`irpref.measures.names`. A :class:`~irpref.errors.UsageError` names
+    what is wrong (unknown name with the closest ones, parameter out of range)."""
     if isinstance(text, Measure):
         return text
-    m = _GRAMMAR.match(text)
-    name = m.group("name") if m else None
-    if m is None or (name not in REGISTRY and m.group("params") is None):
-        translated = _from_trec_eval(text)
-        if translated is not None:
-            return translated
-    if m is None:
-        raise ValueError(f"cannot parse measure {text!r}: expected NAME(key=value,...)@cutoff")
-    if name not in REGISTRY:
-        known = ", ".join(sorted(REGISTRY))
-        raise ValueError(f"unknown measure {name!r} in {text!r}; known measures: {known}")
-    family = REGISTRY[name]
-    params = parse_params(text, name, m.group("params"), family.params)
-    cutoff = int(m.group("cutoff")) if m.group("cutoff") else None
-    if cutoff is not None and cutoff < 1:
-        raise ValueError(f"{text!r}: the cut-off must be a positive integer")
-    if family.cutoff == "none" and cutoff is not None:
-        raise ValueError(f"{name} takes no cut-off")
-    if family.cutoff == "required" and cutoff is None:
-        raise ValueError(f"{name} needs a cut-off, e.g. {name}@10")
-    canonical = tuple(
-        sorted((k, v) for k, v in params.items() if v != family.params[k].default)
-    )
-    return Measure(name, canonical, cutoff)
+    from irpref.measures.names import parse_measure_text  # the alias table lives there
 
-
-def parse_params(
-    text: str, name: str, params_text: str | None, allowed: dict[str, Param]
-) -> dict[str, Any]:
-    """``key=value,...`` -> typed values, checked against ``allowed``."""
-    params: dict[str, Any] = {}
-    if params_text and params_text.strip():
-        for item in params_text.split(","):
-            if "=" not in item:
-                raise ValueError(f"{text!r}: parameter {item.strip()!r} is not key=value")
-            key, value = (s.strip() for s in item.split("=", 1))
-            if key not in allowed:
-                names = ", ".join(allowed) or "none"
-                raise ValueError(f"{name}: unknown parameter {key!r} (allowed: {names})")
-            params[key] = allowed[key].convert(name, key, value)
-    return params
-
-
-def _from_trec_eval(text: str) -> Measure | None:
-    m = _TREC_NAME.match(text.strip())
-    if not m or m.group("base") not in TREC_EVAL_NAMES:
-        return None
-    pattern = TREC_EVAL_NAMES[m.group("base")]
-    args = m.group("args")
-    if "{x}" in pattern:  # a real-valued parameter, e.g. iprec_at_recall_0.20
-        if args is None or "," in args:
-            return None
-        return parse_measure(pattern.format(x=float(args)))
-    if "{k}" in pattern:
-        if args is None or "," in args or "." in args:
-            return None
-        return parse_measure(pattern.format(k=args))
-    if args is not None:
-        return None
-    return parse_measure(pattern)
+    return parse_measure_text(text)
 
 
 def parse_all(texts, parse_one: Callable[[Any], Any], value_type: type) -> list:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures.base import Measure, Param, register
+from irpref.measures.base import Measure, Param, register, rel_param
 
-REL = {"rel": Param(int, None, "relevance level (default: the evaluation's --rel)")}
+REL = {"rel": rel_param()}
 
 
 def within_segment_cumsum(judged: JudgedRankings, values: np.ndarray) -> np.ndarray:
@@ -219,7 +219,7 @@ def r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     "RBP",
     formula="RBP(p) = (1 - p) * sum_i [d_i relevant] p^(i-1)  (binary gain; graded: gRBP)",
     source="Moffat & Zobel, TOIS 2008, section 4; summed as trec_eval m_rbp.c",
-    params={**REL, "p": Param(float, 0.8, "persistence")},
+    params={**REL, "p": Param(float, 0.8, "persistence", range="(0, 1)")},
     trec_eval="rbp.p=P on binary qrels (trec_eval's rbp is gRBP)",
 )
 def rank_biased_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures.base import Measure, Param, attach_kernel, register
+from irpref.measures.base import Measure, Param, attach_kernel, register, rel_param
 from irpref.measures.positions import (
     IMPUTATIONS,
     RelevantPositions,
@@ -194,7 +194,7 @@ def named_metric(name: str, gamma: float = 0.8) -> RecallLevelMetric:
 
 # ---- kernels -------------------------------------------------------------
 
-REL = {"rel": Param(int, None, "relevance level (default: the evaluation's --rel)")}
+REL = {"rel": rel_param()}
 IMPUTE = {
     "impute": Param(
         str,
@@ -213,10 +213,11 @@ IMPUTE_POSITIONS = {
         IMPUTATIONS[:2],
     )
 }
-GAMMA = {"p": Param(float, 0.8, "RBP persistence γ (exposure rbp)")}
-E_PARAM = {"e": Param(str, None, "exposure: " + ", ".join(EXPOSURES), tuple(EXPOSURES))}
+GAMMA = {"p": Param(float, 0.8, "RBP persistence γ (exposure rbp)", range="(0, 1)")}
+E_PARAM = {"e": Param(str, None, "exposure: " + ", ".join(EXPOSURES), tuple(EXPOSURES),
+                      required=True)}
 Z_PARAM = {"z": Param(str, None, "normalization: " + ", ".join(NORMALIZATIONS),
-                      tuple(NORMALIZATIONS))}
+                      tuple(NORMALIZATIONS), required=True)}
 SOURCE = "Diaz & Mitra 2023, Recall, Robustness, and Lexicographic Evaluation"
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures.base import Measure, Param, attach_kernel, register
+from irpref.measures.base import Measure, Param, attach_kernel, register, rel_param
 from irpref.measures.positions import (
     RelevantPositions,
     relevant_positions,
@@ -94,7 +94,9 @@ def _mean_over_golds(pos: RelevantPositions, sl: np.ndarray, golds, judged) -> n
     source="Alex, Hall & Metzler 2022, Atomized Search Length, §3.1 Eq. 1-5; "
     "missing=corpus: Diaz & Ferraro 2022 (RPP) §5.1",
     params={
-        "golds": Param(int, None, "only the first g relevant documents (ASL@g1-g, Eq. 5)"),
+        "golds": Param(
+            int, None, "only the first g relevant documents (ASL@g1-g, Eq. 5)", range="[1, inf)"
+        ),
         "missing": Param(
             str,
             "retrieved",
@@ -103,7 +105,7 @@ def _mean_over_golds(pos: RelevantPositions, sl: np.ndarray, golds, judged) -> n
             "--corpus-size n, default: documents seen)",
             MISSING,
         ),
-        "rel": Param(int, None, "relevance level (default: the evaluation's --rel)"),
+        "rel": rel_param(),
     },
     aggregate=np.nanmean,
     description="atomized search length; lower is better",

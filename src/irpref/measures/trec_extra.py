@@ -303,7 +303,8 @@ def _iprec(judged: JudgedRankings, rel: int, recall: float) -> np.ndarray:
     formula="IPrec(recall=x) = max of P@k over ranks k at or below the rank of the c-th relevant "
     "document, c = lround(x R) (the first if c = 0); 0 if fewer than c relevant retrieved",
     source="trec_eval m_iprec_at_recall.c (v10: lround(x R)); standard 11-point interpolation",
-    params={**REL, "recall": Param(float, None, "recall level in [0, 1] (required)")},
+    params={**REL, "recall": Param(float, None, "recall level", range="[0, 1]",
+                                      required=True)},
     cutoff="none",
     trec_eval="iprec_at_recall",
 )
@@ -343,7 +344,7 @@ def eleven_point_average(judged: JudgedRankings, m: Measure) -> np.ndarray:
     "RprecMult",
     formula="RprecMult(mult=x) = |relevant in top c| / c, c = floor(x R + 0.9) (0 if c = 0)",
     source="trec_eval m_Rprec_mult.c",
-    params={**REL, "mult": Param(float, 1.0, "multiple of R")},
+    params={**REL, "mult": Param(float, 1.0, "multiple of R", range="(0, inf)")},
     cutoff="none",
     trec_eval="Rprec_mult",
 )
@@ -422,7 +423,8 @@ def set_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
     formula="SetF(beta=x) = (x + 1) P R / (x P + R), P = SetP, R = SetR (0 if nothing relevant "
     "retrieved)",
     source="van Rijsbergen 1979 (E measure); " + _SET.format("F"),
-    params={**REL, "beta": Param(float, 1.0, "relative importance of recall (trec_eval's x)")},
+    params={**REL, "beta": Param(float, 1.0, "relative importance of recall (trec_eval's x)",
+                                    range="[0, inf)")},
     cutoff="none",
     trec_eval="set_F",
 )
@@ -686,7 +688,7 @@ def g_measure(judged: JudgedRankings, m: Measure) -> np.ndarray:
     formula="gRBP(p) = (1 - p) sum_i g(d_i) p^(i-1), g = grade / (highest grade of the query, "
     "if above 1)",
     source="Moffat & Zobel, TOIS 2008; trec_eval m_rbp.c (rbp, gains scaled to [0, 1])",
-    params={"p": Param(float, 0.9, "persistence")},
+    params={"p": Param(float, 0.9, "persistence", range="(0, 1)")},
     trec_eval="rbp",
 )
 def graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
@@ -703,7 +705,7 @@ def graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
     formula="RBPResid(p) = p^n + (1 - p) sum over unjudged d_i of p^(i-1), n = |retrieved| "
     "(0 if every retrieved document is judged)",
     source="Moffat & Zobel, TOIS 2008, section 5 (residuals); trec_eval m_rbp_resid.c",
-    params={"p": Param(float, 0.9, "persistence")},
+    params={"p": Param(float, 0.9, "persistence", range="(0, 1)")},
     cutoff="none",
     trec_eval="rbp_resid",
 )

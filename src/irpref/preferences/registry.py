@@ -10,9 +10,11 @@ Text form (the grammar of :mod:`irpref.measures.base`, without cut-offs)::
 
 e.g. ``sgnLP``, ``rrLP``, ``sgnLR``, ``RPP``, ``RPP(p=dcg)``,
 ``RPP(p=inverse)``, ``ST-RPP``. Parameters print sorted by key, defaults
-omitted. The reference implementation's names (pref_eval: ``lexiprecision``,
-``rrlexiprecision``, ``lexirecall``, ``rpp``, ``dcgrpp``, ``invrpp``) are
-accepted as aliases.
+omitted. Names are case-insensitive; the reference implementation's names
+(pref_eval: ``lexiprecision``, ``rrlexiprecision``, ``lexirecall``, ``rpp``,
+``dcgrpp``, ``invrpp``) are aliases, listed with the measures' aliases in
+:mod:`irpref.measures.names`. A measure name given here says to use
+``irpref evaluate``.
 
 Each family has a ``kind``: ``sign`` when its values are in {-1, 0, 1}
 (paired sign test), ``real`` otherwise (paired t test).
@@ -24,7 +26,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from irpref.measures.base import Param, parse_all, parse_params
+from irpref.errors import UsageError
+from irpref.measures.base import Param, parse_all, rel_param
+from irpref.measures.names import ALIASES as NAME_ALIASES
+from irpref.measures.names import parse_params, resolve_preference_name
 
 __all__ = [
     "ALIASES",
@@ -54,7 +59,7 @@ class PrefFamily:
     needs_subtopics: bool = False
 
 
-_REL = Param(int, None, "relevance level: grade >= rel is relevant (default: compare's rel)")
+_REL = rel_param("relevance level: grade >= rel is relevant (default: compare's rel)")
 _P = Param(str, "uniform", "p(i), the distribution of recall requirements", WEIGHTINGS)
 
 PREFERENCES: dict[str, PrefFamily] = {
@@ -119,18 +124,8 @@ PREFERENCES: dict[str, PrefFamily] = {
     ]
 }
 
-ALIASES: dict[str, str] = {
-    "lexiprecision": "sgnLP",
-    "LP": "sgnLP",
-    "rrlexiprecision": "rrLP",
-    "lexirecall": "sgnLR",
-    "LR": "sgnLR",
-    "rpp": "RPP",
-    "dcgrpp": "RPP(p=dcg)",
-    "invrpp": "RPP(p=inverse)",
-    "strpp": "ST-RPP",
-    "st-rpp": "ST-RPP",
-}
+# pref_eval's names and others (the table is irpref.measures.names.ALIASES)
+ALIASES: dict[str, str] = {a.spelling: a.target for a in NAME_ALIASES if a.kind == "preference"}
 
 DEFAULT_PREFERENCES = ["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)", "RPP(p=inverse)"]
 
@@ -172,28 +167,32 @@ class Preference:
 _GRAMMAR = re.compile(
     r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*$"
 )
+_CUTOFF = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?:\([^()]*\))?\s*@")
 
 
 def parse_preference(text: str | Preference) -> Preference:
-    """Parse ``text``, e.g. ``RPP(p=dcg)``; a ValueError names what is wrong."""
+    """Parse ``text``, e.g. ``RPP(p=dcg)``; a UsageError names what is wrong."""
     if isinstance(text, Preference):
         return text
     if not isinstance(text, str):
         raise TypeError(f"a preference is a string, not {type(text).__name__}")
-    stripped = text.strip()
-    if stripped in ALIASES:
-        return parse_preference(ALIASES[stripped])
+    where = text.strip()
     m = _GRAMMAR.match(text)
     if m is None:
-        raise ValueError(f"cannot parse preference {text!r}: expected NAME(key=value,...)")
-    name = m.group("name")
-    if name not in PREFERENCES:
-        known = ", ".join(sorted(PREFERENCES))
-        raise ValueError(f"unknown preference {name!r} in {text!r}; known preferences: {known}")
+        c = _CUTOFF.match(text)
+        if c is not None:
+            resolve_preference_name(text, c.group("name"))  # a measure name: say so
+            raise UsageError(f"{where}: a preference takes no cut-off (use --depth)")
+        raise UsageError(f"cannot parse preference {where!r}: expected NAME(key=value,...)")
+    target = resolve_preference_name(text, m.group("name"))
+    name, _, preset_text = target.partition("(")
     family = PREFERENCES[name]
     params = parse_params(text, name, m.group("params"), family.params)
-    if params.get("rel") is not None and params["rel"] < 1:
-        raise ValueError(f"{text!r}: the relevance level must be >= 1")
+    for item in filter(None, preset_text.rstrip(")").split(",")):
+        key, value = item.split("=", 1)
+        if key in params and params[key] != value:
+            raise UsageError(f"{where}: {key} is set twice")
+        params[key] = family.params[key].convert(where, key, value)
     canonical = tuple(
         sorted((k, v) for k, v in params.items() if v != family.params[k].default)
     )

@@ -1,0 +1,491 @@
+"""The names users type: every spelling irpref accepts, in one table.
+
+Measure and preference names are case-insensitive, and the spellings of
+trec_eval, ir_measures, ranx, PyTerrier and pref_eval parse to one canonical
+measure, which is what irpref prints::
+
+    MAP, map, AP            -> AP               map@100, map_cut.100, map_cut_100 -> AP@100
+    MRR, mrr, recip_rank    -> RR               nDCG@10, ndcg@10, ndcg_cut.10 -> nDCG@10
+    P.5, P_5, precision@5   -> P@5              R@1000, recall@1000, recall.1000 -> R@1000
+    hit_rate@5, success.5   -> Success@5        iprec_at_recall_0.20, IPrec@0.2 -> IPrec(recall=0.2)
+
+Resolution of a name, first match wins: the exact canonical name; an alias
+spelled exactly as in :data:`ALIASES` (``rbp`` is trec_eval's graded rbp);
+the canonical name ignoring case; an alias ignoring case; trec_eval's
+``name.N`` / pytrec_eval's ``name_N`` forms. A ranx relevance level suffix
+(``map@100-l2``) becomes ``rel=2``.
+
+Where a spelling means something else in the tool it comes from, the alias
+carries a ``note``, issued as a :class:`NameNote` warning when the spelling
+is used (one line in the CLI), or a ``refusal`` when irpref has no equivalent
+(ranx's ``ndcg_burges``: exponential gains). An unknown name raises
+:class:`~irpref.errors.UsageError` with the three closest names; a preference
+name where a measure is expected (or the reverse) says which command to use.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from irpref.errors import UsageError
+from irpref.measures.base import REGISTRY, Measure, Param
+
+__all__ = [
+    "ALIASES",
+    "Alias",
+    "NameNote",
+    "TREC_EVAL_NAMES",
+    "aliases_of",
+    "canonical_name",
+    "closest",
+    "parse_measure_text",
+    "parse_params",
+    "resolve_preference_name",
+]
+
+MAX_CUTOFF = 2**31 - 1
+
+
+class NameNote(UserWarning):
+    """A spelling from another tool that means something different there."""
+
+
+@dataclass(frozen=True)
+class Alias:
+    """``spelling`` (as the tool writes it) -> ``target`` (canonical family
+    name, optionally with preset parameters, e.g. ``RBP(p=0.95)``)."""
+
+    spelling: str
+    target: str
+    tools: str
+    note: str = ""
+    refusal: str = ""
+    kind: str = "measure"  # "measure" | "preference"
+
+
+_BURGES = (
+    "ranx's {0} uses exponential gains 2^grade - 1 (Burges et al. 2005); irpref's "
+    "nDCG/DCG use gain = grade (Jarvelin & Kekalainen 2002, trec_eval), and irpref has "
+    "no exponential-gain form: the values would differ on graded qrels"
+)
+
+ALIASES: list[Alias] = [
+    # ---- measures: family spellings (parameters and @k follow as usual)
+    Alias("map", "AP", "trec_eval, ranx, PyTerrier, pytrec_eval"),
+    Alias("MAP", "AP", "common usage"),
+    Alias("mrr", "RR", "ranx"),
+    Alias("MRR", "RR", "common usage"),
+    Alias("recip_rank", "RR", "trec_eval, PyTerrier, pytrec_eval"),
+    Alias("recall", "R", "ranx (recall@k), trec_eval (recall.k)",
+          note=""),
+    Alias("precision", "P", "ranx"),
+    Alias("f1", "F1", "ranx"),
+    Alias("hit_rate", "Success", "ranx"),
+    Alias("hits", "NumRelRet", "ranx",
+          note="ranx's hits@k (relevant documents in the top k) is averaged over queries; "
+          "irpref's NumRelRet is summed over queries, as trec_eval's num_rel_ret"),
+    Alias("r-precision", "Rprec", "ranx"),
+    Alias("r_precision", "Rprec", "common usage"),
+    Alias("rbp", "gRBP", "trec_eval, pytrec_eval",
+          note="'rbp' is trec_eval's graded rbp (gain = grade / top grade, p = 0.9 by "
+          "default), which irpref calls gRBP; irpref's RBP(p=...) is binary (grade >= rel)"),
+    Alias("ndcg_burges", "", "ranx", refusal=_BURGES.format("ndcg_burges")),
+    Alias("dcg_burges", "", "ranx", refusal=_BURGES.format("dcg_burges")),
+    Alias("mrt", "", "PyTerrier",
+          refusal="PyTerrier's mrt is the mean response time of a pipeline, not a "
+          "measure of the ranking"),
+    Alias("success", "Success", "trec_eval (success.k)"),
+    # ---- preferences (pref_eval is the preference papers' code)
+    Alias("lexiprecision", "sgnLP", "pref_eval", kind="preference"),
+    Alias("LP", "sgnLP", "Diaz 2023", kind="preference"),
+    Alias("rrlexiprecision", "rrLP", "pref_eval", kind="preference"),
+    Alias("lexirecall", "sgnLR", "pref_eval", kind="preference"),
+    Alias("LR", "sgnLR", "Diaz & Mitra 2023", kind="preference"),
+    Alias("rpp", "RPP", "pref_eval", kind="preference"),
+    Alias("dcgrpp", "RPP(p=dcg)", "pref_eval", kind="preference"),
+    Alias("invrpp", "RPP(p=inverse)", "pref_eval", kind="preference"),
+    Alias("strpp", "ST-RPP", "pref_eval", kind="preference"),
+]
+
+# trec_eval's measure names (also pytrec_eval's and PyTerrier's, which write
+# ``P_10`` for ``P.10``) -> canonical text; ``{k}`` a cut-off, ``{x}`` a real
+TREC_EVAL_NAMES: dict[str, str] = {
+    "map": "AP",
+    "map_cut": "AP@{k}",
+    "ndcg": "nDCG",
+    "ndcg_cut": "nDCG@{k}",
+    "P": "P@{k}",
+    "recall": "R@{k}",
+    "recip_rank": "RR",
+    "Rprec": "Rprec",
+    "bpref": "Bpref",
+    "success": "Success@{k}",
+    "num_ret": "NumRet",
+    "num_rel": "NumRel",
+    "num_rel_ret": "NumRelRet",
+    "rbp": "gRBP",
+    "gm_map": "GMAP",
+    "gm_bpref": "GMBpref",
+    "infAP": "infAP",
+    "iprec_at_recall": "IPrec(recall={x})",
+    "Rprec_mult": "RprecMult(mult={x})",
+    "utility": "Utility",
+    "11pt_avg": "IPrecAvg",
+    "binG": "BinG",
+    "G": "G",
+    "dcg": "DCG",
+    "ideal_dcg": "IDCG",
+    "ndcg_rel": "nDCGRel",
+    "Rndcg": "RnDCG",
+    "relative_P": "RelP@{k}",
+    "set_P": "SetP",
+    "set_relative_P": "SetRelP",
+    "set_recall": "SetR",
+    "set_map": "SetAP",
+    "set_F": "SetF",
+    "num_nonrel_judged_ret": "NumNonRelJudgedRet",
+    "num_q": "NumQ",
+    "yaap": "YAAP",
+    "rbp_resid": "RBPResid",
+    "unj": "Unj@{k}",
+}
+_TREC_LOWER = {k.lower(): v for k, v in TREC_EVAL_NAMES.items()}
+
+# notes on canonical names whose meaning differs between tools (shown by
+# ``irpref measures``; the canonical spelling itself is irpref's, so no warning)
+FAMILY_NOTES: dict[str, str] = {
+    "R": "R@k is recall at k (ir_measures R@k = trec_eval recall.k = ranx recall@k), "
+    "not R-precision (Rprec)",
+    "RBP": "binary gain (grade >= rel); ir_measures' RBP without rel= and trec_eval's rbp "
+    "use graded gains: that is gRBP",
+    "nDCG": "gain = grade, discount log2(i+1), ideal from the qrels (trec_eval, ranx ndcg, "
+    "ir_measures nDCG); ranx breaks score ties differently, so its means can differ",
+    "Success": "ranx calls it hit_rate@k; ranx's hits@k is NumRelRet@k",
+    "IPrec": "ir_measures writes IPrec@0.2 for IPrec(recall=0.2)",
+}
+
+# ---- grammar -----------------------------------------------------------------
+
+_GRAMMAR = re.compile(
+    r"""^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*?)\s*
+        (?:\((?P<params>[^()]*)\))?\s*
+        (?:@\s*(?P<cutoff>[^\s()@]*))?\s*$""",
+    re.VERBOSE,
+)
+_TREC_NAME = re.compile(
+    r"^(?P<base>[A-Za-z0-9_\-]+?)(?:[._](?P<args>[0-9]+(?:\.[0-9]+)?(?:,[0-9.]+)*))?$"
+)
+_RANX_LEVEL = re.compile(r"^(?P<head>.*?)-l(?P<rel>[0-9]+)\s*$")
+
+
+def _lower_map(names: Iterable[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for n in names:
+        out.setdefault(n.lower(), n)
+    return out
+
+
+def _measure_aliases() -> list[Alias]:
+    return [a for a in ALIASES if a.kind == "measure"]
+
+
+def _find_alias(name: str, kind: str) -> Alias | None:
+    for a in ALIASES:
+        if a.kind == kind and a.spelling == name:
+            return a
+    for a in ALIASES:
+        if a.kind == kind and a.spelling.lower() == name.lower():
+            return a
+    return None
+
+
+def _resolve_family(name: str) -> tuple[str | None, Alias | None]:
+    """(canonical family name, alias used) for a bare measure name."""
+    if name in REGISTRY:
+        return name, None
+    exact = next((a for a in _measure_aliases() if a.spelling == name), None)
+    if exact is not None:
+        return _alias_family(exact), exact
+    lower = _lower_map(REGISTRY)
+    if name.lower() in lower:
+        return lower[name.lower()], None
+    alias = _find_alias(name, "measure")
+    if alias is not None:
+        return _alias_family(alias), alias
+    return None, None
+
+
+def _alias_family(alias: Alias) -> str | None:
+    if alias.refusal:
+        return None
+    return alias.target.split("(")[0]
+
+
+def _tell(alias: Alias | None, text: str) -> None:
+    if alias is not None and alias.note:
+        warnings.warn(f"{text.strip()}: {alias.note}", NameNote, stacklevel=4)
+
+
+# ---- suggestions and hints ---------------------------------------------------
+
+
+def _measure_candidates() -> list[str]:
+    names = list(REGISTRY) + [a.spelling for a in _measure_aliases() if not a.refusal]
+    return names + list(TREC_EVAL_NAMES)
+
+
+def _preference_candidates() -> list[str]:
+    from irpref.preferences.registry import PREFERENCES
+
+    return list(PREFERENCES) + [a.spelling for a in ALIASES if a.kind == "preference"]
+
+
+def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """The ``n`` candidates closest to ``name`` (case-insensitive, difflib)."""
+    lower = _lower_map(candidates)
+    hits = difflib.get_close_matches(name.lower(), list(lower), n=n, cutoff=0.0)
+    return [lower[h] for h in hits]
+
+
+def _is_preference(name: str) -> str | None:
+    from irpref.preferences.registry import PREFERENCES
+
+    lower = _lower_map(PREFERENCES)
+    if name.lower() in lower:
+        return lower[name.lower()]
+    alias = _find_alias(name, "preference")
+    return alias.target if alias is not None else None
+
+
+def _unknown_measure(text: str, name: str) -> UsageError:
+    pref = _is_preference(name)
+    if pref is not None:
+        return UsageError(
+            f"{text.strip()!r} is a preference (it compares two runs), not a measure: use "
+            f"`irpref compare -m {text.strip()}` (Python: irpref.compare)"
+        )
+    hint = ", ".join(closest(name, _measure_candidates()))
+    return UsageError(
+        f"unknown measure {text.strip()!r}; did you mean {hint}? "
+        "(`irpref measures` lists them all)"
+    )
+
+
+def _unknown_preference(text: str, name: str) -> UsageError:
+    family, _ = _resolve_family(name)
+    if family is not None or _trec_family(text) is not None:
+        return UsageError(
+            f"{text.strip()!r} is a measure (one value per run), not a preference: use "
+            f"`irpref evaluate -m {text.strip()}` (Python: irpref.evaluate)"
+        )
+    hint = ", ".join(closest(name, _preference_candidates()))
+    return UsageError(
+        f"unknown preference {text.strip()!r}; did you mean {hint}? "
+        "(`irpref measures` lists them all)"
+    )
+
+
+# ---- parsing -----------------------------------------------------------------
+
+
+def parse_params(
+    text: str,
+    name: str,
+    params_text: str | None,
+    allowed: dict[str, Param],
+    check_required: bool = True,
+) -> dict[str, Any]:
+    """``key=value,...`` -> typed values, each checked against its Param."""
+    where = text.strip()
+    params: dict[str, Any] = {}
+    if params_text and params_text.strip():
+        for item in params_text.split(","):
+            if "=" not in item:
+                raise UsageError(f"{where}: parameter {item.strip()!r} is not key=value")
+            key, value = (s.strip() for s in item.split("=", 1))
+            if key not in allowed:
+                lower = _lower_map(allowed)
+                if key.lower() in lower:
+                    key = lower[key.lower()]
+                else:
+                    if name in ("nDCG", "DCG") and key == "dcg":
+                        raise UsageError(f"{where}: {_BURGES.format('exp-log2 DCG')}")
+                    names = ", ".join(allowed) or "none"
+                    raise UsageError(
+                        f"{where}: unknown parameter {key!r} ({name} takes: {names})"
+                    )
+            if key in params:
+                raise UsageError(f"{where}: parameter {key!r} given twice")
+            params[key] = allowed[key].convert(where, key, value)
+    if check_required:
+        _check_required(where, name, allowed, params)
+    return params
+
+
+def _check_required(where: str, name: str, allowed: dict[str, Param], params: dict) -> None:
+    for key, param in allowed.items():
+        if param.required and key not in params:
+            example = f"{key}={param.choices[0]}" if param.choices else f"{key}=..."
+            raise UsageError(f"{where}: {key} is required, e.g. {name}({example})")
+
+
+def _cutoff(where: str, text: str) -> int:
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        raise UsageError(f"{where}: the cut-off must be an integer >= 1")
+    k = int(text)
+    if k < 1:
+        raise UsageError(f"{where}: the cut-off must be an integer >= 1")
+    if k > MAX_CUTOFF:
+        raise UsageError(f"{where}: the cut-off must be at most {MAX_CUTOFF}")
+    return k
+
+
+def _build(text: str, family_name: str, params_text: str | None, cutoff_text: str | None,
+           preset: dict[str, str] | None = None) -> Measure:
+    family = REGISTRY[family_name]
+    where = text.strip()
+    params = parse_params(text, family_name, params_text, family.params, check_required=False)
+    for key, value in (preset or {}).items():
+        if key in params and params[key] != family.params[key].convert(where, key, value):
+            raise UsageError(f"{where}: {key} is set twice")
+        params.setdefault(key, family.params[key].convert(where, key, value))
+    cutoff = None
+    if cutoff_text is not None:
+        if family_name == "IPrec":  # ir_measures: IPrec@0.2 is IPrec(recall=0.2)
+            if "recall" in params:
+                raise UsageError(f"{where}: recall is set twice")
+            params["recall"] = family.params["recall"].convert(where, "recall", cutoff_text)
+        else:
+            cutoff = _cutoff(where, cutoff_text)
+    _check_required(where, family_name, family.params, params)
+    if family.cutoff == "none" and cutoff is not None:
+        raise UsageError(f"{where}: {family_name} takes no cut-off")
+    if family.cutoff == "required" and cutoff is None:
+        raise UsageError(f"{where}: {family_name} needs a cut-off, e.g. {family_name}@10")
+    canonical = tuple(
+        sorted((k, v) for k, v in params.items() if v != family.params[k].default)
+    )
+    return Measure(family_name, canonical, cutoff)
+
+
+def _preset(target: str) -> dict[str, str]:
+    m = re.fullmatch(r"[^()]*\((?P<p>[^()]*)\)", target)
+    if not m:
+        return {}
+    return dict(item.split("=", 1) for item in m.group("p").split(","))
+
+
+def _trec_family(text: str) -> str | None:
+    """The canonical text of a trec_eval / pytrec_eval spelling (None if it is not one)."""
+    m = _TREC_NAME.match(text.strip())
+    if not m:
+        return None
+    base, args = m.group("base"), m.group("args")
+    pattern = TREC_EVAL_NAMES.get(base) or _TREC_LOWER.get(base.lower())
+    if base.lower() == "rbp" and args is not None and "," not in args and "." not in args:
+        return f"RBP(p=0.{args})"  # ranx: rbp.95 is RBP(p=0.95), binary
+    if pattern is None:
+        return None
+    if args is not None and "," in args:
+        first = pattern.split("@")[0].split("(")[0]
+        raise UsageError(
+            f"{text.strip()}: give one measure per cut-off or parameter "
+            f"(e.g. {first}@5 {first}@10)"
+        )
+    if "{x}" in pattern:
+        return pattern.format(x=args) if args is not None else None
+    if "{k}" in pattern:
+        if args is None:
+            return pattern.replace("@{k}", "")
+        return pattern.format(k=args)
+    return pattern if args is None else None
+
+
+def parse_measure_text(text: str) -> Measure:
+    """Parse one measure name as a user typed it (any tool's spelling)."""
+    if not isinstance(text, str):
+        raise TypeError(f"a measure is a string or a Measure, not {type(text).__name__}")
+    if not text.strip():
+        raise UsageError("empty measure name")
+    level = _RANX_LEVEL.match(text)
+    if level is not None and "(" not in text:  # ranx: map@100-l2 is AP(rel=2)@100
+        inner = parse_measure_text(level.group("head"))
+        if "rel" not in inner.family.params:
+            raise UsageError(f"{text.strip()}: {inner.name} takes no relevance level")
+        params = dict(inner.params)
+        params["rel"] = inner.family.params["rel"].convert(text.strip(), "rel", level["rel"])
+        canonical = tuple(sorted((k, v) for k, v in params.items() if v is not None))
+        return Measure(inner.name, canonical, inner.cutoff)
+    m = _GRAMMAR.match(text)
+    if m is not None:
+        family, alias = _resolve_family(m.group("name"))
+        if alias is not None and alias.refusal:
+            raise UsageError(f"{text.strip()}: {alias.refusal}")
+        if family is not None:
+            if family not in REGISTRY:  # an alias of a family not built in this version
+                raise _unknown_measure(text, m.group("name"))
+            measure = _build(text, family, m.group("params"), m.group("cutoff"),
+                             _preset(alias.target) if alias else None)
+            _tell(alias, text)
+            return measure
+    translated = _trec_family(text)
+    if translated is not None:
+        base = text.strip().split(".")[0].split("_")[0]
+        measure = parse_measure_text(translated)
+        if base.lower() == "rbp" and translated == "gRBP":
+            _tell(_find_alias("rbp", "measure"), text)
+        return measure
+    if m is None:
+        head = re.match(r"\s*([A-Za-z][A-Za-z0-9_\-]*)", text)
+        if head is not None:
+            family, _ = _resolve_family(head.group(1))
+            if family is None and _is_preference(head.group(1)) is None:
+                raise _unknown_measure(text, head.group(1))
+            if family is None:
+                raise _unknown_measure(text, head.group(1))
+        raise UsageError(
+            f"cannot parse measure {text.strip()!r}: expected NAME, NAME@k or "
+            "NAME(key=value,...)@k"
+        )
+    raise _unknown_measure(text, m.group("name"))
+
+
+def canonical_name(text: str | Measure) -> str:
+    """The canonical spelling irpref prints for ``text`` (``map@100`` -> ``AP@100``)."""
+    from irpref.measures.base import parse_measure
+
+    return str(parse_measure(text))
+
+
+def resolve_preference_name(text: str, name: str) -> str:
+    """Canonical preference text for ``name`` (an alias may preset parameters,
+    e.g. ``dcgrpp`` -> ``RPP(p=dcg)``), or a UsageError with a hint."""
+    from irpref.preferences.registry import PREFERENCES
+
+    if name in PREFERENCES:
+        return name
+    exact = next((a for a in ALIASES if a.kind == "preference" and a.spelling == name), None)
+    if exact is not None:
+        return exact.target
+    lower = _lower_map(PREFERENCES)
+    if name.lower() in lower:
+        return lower[name.lower()]
+    alias = _find_alias(name, "preference")
+    if alias is not None:
+        return alias.target
+    raise _unknown_preference(text, name)
+
+
+def aliases_of(family: str) -> list[Alias]:
+    """Every alias whose target is ``family`` (measures and preferences)."""
+    return [a for a in ALIASES if a.target.split("(")[0] == family and not a.refusal]
+
+
+def trec_eval_names_of(family: str) -> list[str]:
+    """trec_eval / pytrec_eval names that translate to ``family``."""
+    return [k for k, v in TREC_EVAL_NAMES.items() if v.split("@")[0].split("(")[0] == family]
