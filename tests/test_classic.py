@@ -98,7 +98,7 @@ def test_helpers_are_exact():
 def test_bad_input_raises():
     with pytest.raises(ValueError, match="recall level"):
         _values(["IPrec"])
-    with pytest.raises(ValueError, match=">= 0"):
+    with pytest.raises(ValueError, match="rel must be an integer >= 1"):
         _values(["Bpref(rel=-1)"])
 
 

@@ -64,7 +64,7 @@ def test_query_without_relevant_is_nan_and_skipped():
 
 
 def test_bad_parameters():
-    with pytest.raises(ValueError, match="golds must be a positive"):
+    with pytest.raises(ValueError, match=r"golds must be an integer >= 1"):
         values(["ASL(golds=0)"])
     with pytest.raises(ValueError, match="must be one of"):
         values(["ASL(missing=bottom)"])

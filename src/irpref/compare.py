@@ -17,10 +17,12 @@ import pandas as pd
 from irpref.evaluate import judge_inputs
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
 from irpref.judged import JudgedRankings
+from irpref.measures.base import parse_labelled
 from irpref.preferences import (
     DEFAULT_PREFERENCES,
     Comparison,
     Preference,
+    parse_preference,
     parse_preferences,
     preference_matrices,
 )
@@ -86,9 +88,34 @@ def compare(
     pref_eval); a run that lacks a query retrieved nothing for it. Pairs are
     ``a < b`` in input order; key columns are categorical.
     """
-    return compare_matrices(
-        qrels, runs, measures, rel=rel, depth=depth, ties=ties, subtopics=subtopics, judged=judged
+    labelled = parse_labelled(
+        measures if measures is not None else DEFAULT_PREFERENCES, parse_preference, Preference
+    )
+    unique = list(dict.fromkeys(p for _, p in labelled))  # two spellings: computed once
+    table = compare_matrices(
+        qrels, runs, unique, rel=rel, depth=depth, ties=ties, subtopics=subtopics, judged=judged
     ).tidy()
+    return _relabel(table, labelled)
+
+
+def _relabel(table: pd.DataFrame, labelled: list) -> pd.DataFrame:
+    """Label the ``measure`` column with the strings the user passed."""
+    labels: dict[str, list[str]] = {}
+    for label, p in labelled:
+        labels.setdefault(str(p), []).append(label)
+    if all(len(v) == 1 for v in labels.values()):
+        table["measure"] = table["measure"].cat.rename_categories(
+            {k: v[0] for k, v in labels.items()}
+        )
+        return table
+    parts = []
+    for label, p in labelled:
+        part = table[table["measure"] == str(p)].copy()
+        part["measure"] = label
+        parts.append(part)
+    out = pd.concat(parts, ignore_index=True)
+    out["measure"] = pd.Categorical(out["measure"], categories=[lb for lb, _ in labelled])
+    return out
 
 
 def mean_preferences(results: pd.DataFrame) -> pd.DataFrame:

@@ -15,7 +15,8 @@ import pandas as pd
 
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import JudgedRankings, intern, judge
-from irpref.measures import Measure, parse_measures
+from irpref.measures import Measure, parse_measure
+from irpref.measures.base import parse_labelled
 
 __all__ = ["evaluate", "judge_inputs", "summarize", "tidy"]
 
@@ -89,7 +90,9 @@ def evaluate(
     """Evaluate ``runs`` against ``qrels``: a tidy DataFrame (run, query, measure, value).
 
     qrels, runs: paths, DataFrames, nested dicts or read objects (see :mod:`irpref.io`).
-    measures:    e.g. ``["AP", "nDCG@10", "P@10", "RBP(p=0.5)"]`` or trec_eval names.
+    measures:    e.g. ``["AP", "nDCG@10", "P@10", "RBP(p=0.5)"]``, or the spellings of
+                 trec_eval, ir_measures, ranx, PyTerrier (``map``, ``ndcg_cut.10``);
+                 rows are labelled with the string passed (``str(m)`` for a Measure).
     rel:         relevance level, grade >= rel is relevant (trec_eval ``-l``).
     depth:       keep the top ``depth`` of every ranking after sorting (``-M``).
     ties:        ``docid`` (trec_eval), ``input`` (file order) or ``expected``.
@@ -98,11 +101,16 @@ def evaluate(
     corpus_size: documents in the collection, for measures that impute
                  unretrieved relevant documents at the bottom of the corpus.
     """
-    parsed = parse_measures(measures)
+    labelled = parse_labelled(measures, parse_measure, Measure)  # checked before reading
     if judged is None:
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, corpus_size=corpus_size)
     mask = judged.query_mask(missing)
-    values = {str(m): m.compute(judged) for m in parsed}
+    computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once
+    values = {}
+    for label, m in labelled:
+        if m not in computed:
+            computed[m] = m.compute(judged)
+        values[label] = computed[m]
     return tidy(judged, values, mask)
 
 

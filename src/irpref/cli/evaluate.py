@@ -16,6 +16,7 @@ from irpref.cli.common import (
     judge_args,
 )
 from irpref.evaluate import evaluate, summarize
+from irpref.measures.names import canonical_name
 from irpref.report.tables import write_table
 
 DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
@@ -35,10 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    measures = [canonical_name(t) for m in args.measures or DEFAULT_MEASURES for t in m.split()]
     judged = judge_args(args)
-    results = evaluate(
-        None, None, args.measures or DEFAULT_MEASURES, missing=args.missing, judged=judged
-    )
+    results = evaluate(None, None, measures, missing=args.missing, judged=judged)
     means = summarize(results)
     table = pd.concat([results, means], ignore_index=True) if args.per_query else means
     if args.format == "table" and not args.per_query:

@@ -1,7 +1,10 @@
-"""``irpref measures [NAME...] [--format table|tsv|json]``: the measure registry.
+"""``irpref measures [NAME...] [--format table|tsv|json]``: measures and preferences.
 
-One row per measure family: canonical syntax, parameters with defaults,
-cut-off, the trec_eval name it reproduces, formula, source and aggregate.
+One row per measure or preference family: canonical syntax, kind, parameters
+with defaults and valid ranges, cut-off, the names other tools use for it
+(aliases, with the tool), the trec_eval name it reproduces, formula, source
+and aggregate. NAME may be any accepted spelling (``map`` shows AP, with a
+note that ``map`` is an alias).
 """
 
 from __future__ import annotations
@@ -13,20 +16,32 @@ import textwrap
 
 import numpy as np
 
+from irpref.errors import UsageError
 from irpref.measures import REGISTRY, Family
+from irpref.measures.base import Param
+from irpref.measures.names import (
+    FAMILY_NOTES,
+    _is_preference,
+    aliases_of,
+    closest,
+    parse_measure_text,
+    trec_eval_names_of,
+)
+from irpref.preferences.registry import PREFERENCES, PrefFamily
 
 FORMATS = ("table", "tsv", "json")
-COLUMNS = ("measure", "syntax", "params", "cutoff", "trec_eval", "aggregate", "kind",
-           "tie_aware", "formula", "source")
+COLUMNS = ("measure", "syntax", "params", "kind", "cutoff", "aliases", "trec_eval", "aggregate",
+           "tie_aware", "formula", "source", "note")
 
 
-def _syntax(fam: Family) -> str:
+def _syntax(fam: Family | PrefFamily) -> str:
     text = fam.name
     if fam.params:
         text += "(...)"
-    if fam.cutoff == "required":
+    cutoff = getattr(fam, "cutoff", "none")
+    if cutoff == "required":
         text += "@k"
-    elif fam.cutoff == "optional":
+    elif cutoff == "optional":
         text += "[@k]"
     return text
 
@@ -40,31 +55,76 @@ def _aggregate(fam: Family) -> str:
     return getattr(agg, "__name__", "custom").replace("_", " ")
 
 
+def _params(params: dict[str, Param]) -> str:
+    return "; ".join(
+        f"{k}={'' if p.default is None else p.default} ({p.valid()}"
+        f"{', required' if p.required else ''}): {p.doc}"
+        for k, p in params.items()
+    )
+
+
+def _aliases(name: str) -> str:
+    parts = [f"{a.spelling} ({a.tools})" for a in aliases_of(name)]
+    parts += [f"{t} (trec_eval)" for t in trec_eval_names_of(name) if t != name]
+    return "; ".join(parts)
+
+
+def _resolve(name: str) -> tuple[str, str, str]:
+    """(``measure`` | ``preference``, family name, note) for any accepted spelling."""
+    if name in REGISTRY:
+        return "measure", name, ""
+    if name in PREFERENCES:
+        return "preference", name, ""
+    pref = _is_preference(name)
+    if pref is not None:
+        family = pref.split("(")[0]
+        return "preference", family, "" if family == name else f"{name} is an alias of {pref}"
+    try:
+        m = parse_measure_text(name)
+    except UsageError as exc:
+        if "unknown measure" not in str(exc):
+            raise
+        hint = ", ".join(closest(name, list(REGISTRY) + list(PREFERENCES)))
+        raise UsageError(
+            f"unknown measure {name!r}; did you mean {hint}? (`irpref measures` lists them all)"
+        ) from None
+    note = "" if m.name == name else f"{name} is an alias of {m}"
+    return "measure", m.name, note
+
+
 def rows(names: list[str] | None = None) -> list[dict[str, str]]:
-    """The registry as plain rows (sorted by name, case-insensitively)."""
-    wanted = names if names else sorted(REGISTRY, key=str.lower)
+    """Measures then preferences as plain rows (each sorted by name, case-insensitively)."""
+    if names:
+        wanted = [_resolve(n) for n in names]
+    else:
+        wanted = [("measure", n, "") for n in sorted(REGISTRY, key=str.lower)]
+        wanted += [("preference", n, "") for n in PREFERENCES]
     out = []
-    for name in wanted:
-        if name not in REGISTRY:
-            known = ", ".join(sorted(REGISTRY, key=str.lower))
-            raise ValueError(f"unknown measure {name!r}; known measures: {known}")
+    for what, name, note in wanted:
+        if what == "preference":
+            pfam = PREFERENCES[name]
+            out.append({
+                "measure": name, "syntax": _syntax(pfam), "kind": f"preference ({pfam.kind})",
+                "params": _params(pfam.params), "cutoff": "none", "aliases": _aliases(name),
+                "trec_eval": "", "aggregate": "mean", "tie_aware": "no",
+                "formula": pfam.formula, "source": pfam.source, "note": note,
+            })
+            continue
         fam = REGISTRY[name]
-        params = "; ".join(
-            f"{k}={'' if p.default is None else p.default} ({p.type.__name__}"
-            f"{', one of ' + '|'.join(map(str, p.choices)) if p.choices else ''}): {p.doc}"
-            for k, p in fam.params.items()
-        )
+        notes = "; ".join(filter(None, [note, FAMILY_NOTES.get(name, "")]))
         out.append({
             "measure": fam.name,
             "syntax": _syntax(fam),
-            "params": params,
+            "kind": f"measure ({fam.kind})",
+            "params": _params(fam.params),
             "cutoff": fam.cutoff,
+            "aliases": _aliases(name),
             "trec_eval": fam.trec_eval or "",
             "aggregate": _aggregate(fam),
-            "kind": fam.kind,
             "tie_aware": "yes" if fam.expected is not None else "no",
             "formula": fam.formula,
             "source": fam.source,
+            "note": notes,
         })
     return out
 
@@ -82,7 +142,7 @@ def write(table: list[dict[str, str]], fmt: str, out=None) -> None:
         width = max((len(r["syntax"]) for r in table), default=7)
         for row in table:
             head = f"{row['syntax']:<{width}}  "
-            extra = []
+            extra = [row["kind"]]
             if row["trec_eval"]:
                 extra.append(f"trec_eval: {row['trec_eval']}")
             extra.append(f"aggregate: {row['aggregate']}")
@@ -90,6 +150,10 @@ def write(table: list[dict[str, str]], fmt: str, out=None) -> None:
             body = [row["formula"], "; ".join(extra), f"source: {row['source']}"]
             if row["params"]:
                 body.insert(1, f"params: {row['params']}")
+            if row["aliases"]:
+                body.insert(-1, f"aliases: {row['aliases']}")
+            if row["note"]:
+                body.insert(1, f"note: {row['note']}")
             pad = " " * len(head)
             lines = []
             for i, para in enumerate(body):
@@ -103,7 +167,7 @@ def write(table: list[dict[str, str]], fmt: str, out=None) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME",
-                        help="measure families to show (default: all)")
+                        help="measures or preferences to show, any spelling (default: all)")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="readable table (default), tsv or json")
 

@@ -34,6 +34,7 @@ __all__ = [
     "REGISTRY",
     "attach_kernel",
     "parse_measure",
+    "parse_labelled",
     "parse_measures",
     "register",
     "rel_param",
@@ -98,7 +99,7 @@ class Param:
             text = text.strip().strip("'\"")
         try:
             if self.type is int:
-                if isinstance(text, bool) or isinstance(text, float):
+                if isinstance(text, (bool, float)):
                     raise ValueError
                 value = int(text)
             elif self.type is float:
@@ -269,6 +270,23 @@ def parse_all(texts, parse_one: Callable[[Any], Any], value_type: type) -> list:
             item = parse_one(piece)
             if item not in out:
                 out.append(item)
+    return out
+
+
+def parse_labelled(texts, parse_one: Callable[[Any], Any], value_type: type) -> list:
+    """``[(label, item), ...]``: each item parsed, labelled with the exact string
+    the user passed (``str(item)`` for an object); repeated labels dropped.
+    A string may hold several names separated by spaces."""
+    if isinstance(texts, (str, value_type)):
+        texts = [texts]
+    out: list = []
+    seen: set[str] = set()
+    for t in texts:
+        for piece in [t] if not isinstance(t, str) else t.split():
+            label = piece if isinstance(piece, str) else str(piece)
+            if label not in seen:
+                seen.add(label)
+                out.append((label, parse_one(piece)))
     return out
 
 

@@ -26,6 +26,7 @@ name where a measure is expected (or the reverse) says which command to use.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import warnings
 from collections.abc import Iterable
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from irpref.errors import UsageError
-from irpref.measures.base import REGISTRY, Measure, Param
+from irpref.measures.base import REGISTRY, Measure, Param, _bounds
 
 __all__ = [
     "ALIASES",
@@ -110,6 +111,12 @@ ALIASES: list[Alias] = [
     Alias("dcgrpp", "RPP(p=dcg)", "pref_eval", kind="preference"),
     Alias("invrpp", "RPP(p=inverse)", "pref_eval", kind="preference"),
     Alias("strpp", "ST-RPP", "pref_eval", kind="preference"),
+    # ---- ir_measures spellings of families other modules may register (an alias
+    # of a family this version lacks is ignored)
+    Alias("alpha_nDCG", "alpha-nDCG", "ir_measures"),
+    Alias("ERR_IA", "ERR-IA", "ir_measures"),
+    Alias("AP_IA", "MAP-IA", "ir_measures"),
+    Alias("StRecall", "S-recall", "ir_measures"),
 ]
 
 # trec_eval's measure names (also pytrec_eval's and PyTerrier's, which write
@@ -235,7 +242,9 @@ def _tell(alias: Alias | None, text: str) -> None:
 
 
 def _measure_candidates() -> list[str]:
-    names = list(REGISTRY) + [a.spelling for a in _measure_aliases() if not a.refusal]
+    names = list(REGISTRY) + [
+        a.spelling for a in _measure_aliases() if _alias_family(a) in REGISTRY
+    ]
     return names + list(TREC_EVAL_NAMES)
 
 
@@ -330,8 +339,15 @@ def parse_params(
 def _check_required(where: str, name: str, allowed: dict[str, Param], params: dict) -> None:
     for key, param in allowed.items():
         if param.required and key not in params:
-            example = f"{key}={param.choices[0]}" if param.choices else f"{key}=..."
-            raise UsageError(f"{where}: {key} is required, e.g. {name}({example})")
+            value: Any = "..."
+            if param.choices:
+                value = param.choices[0]
+            elif param.range is not None:
+                lo, _, hi, _ = _bounds(param.range)
+                value = (lo + hi) / 2 if math.isfinite(hi) else "..."
+            raise UsageError(
+                f"{where}: {key} ({param.doc}) is required, e.g. {name}({key}={value})"
+            )
 
 
 def _cutoff(where: str, text: str) -> int:
@@ -455,8 +471,15 @@ def parse_measure_text(text: str) -> Measure:
     raise _unknown_measure(text, m.group("name"))
 
 
-def canonical_name(text: str | Measure) -> str:
-    """The canonical spelling irpref prints for ``text`` (``map@100`` -> ``AP@100``)."""
+def canonical_name(text: Any, kind: str = "measure") -> str:
+    """The canonical spelling irpref prints for a measure (``map@100`` ->
+    ``AP@100``) or, with ``kind="preference"``, a preference (``dcgrpp`` ->
+    ``RPP(p=dcg)``). The CLI passes these to ``evaluate``/``compare``, whose
+    rows are labelled with the strings given."""
+    if kind == "preference":
+        from irpref.preferences.registry import parse_preference
+
+        return str(parse_preference(text))
     from irpref.measures.base import parse_measure
 
     return str(parse_measure(text))

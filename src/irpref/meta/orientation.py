@@ -10,8 +10,10 @@ For m relevant items in a ranking of n:
 
 ``scaled=True`` divides both by the metric's range for that m,
 ``mu(1..m) - mu(n-m+1..n)`` (how Fig. 3 plots TSE, so that it applies to any
-exposure). A metric is a :class:`~irpref.measures.recall_level.RecallLevelMetric`
-or any callable ``metric(p, n) -> float`` of the sorted positions.
+exposure). A metric is a :class:`~irpref.measures.recall_level.RecallLevelMetric`,
+any callable ``metric(p, n) -> float`` of the sorted positions, or a measure
+name: ``AP``, ``RR``, ``nDCG``, ``RBP(p=0.8)``, ``R@k``, ``TSE(e=...)``,
+``RL(e=...,z=...)`` (and their RL- forms and other tools' spellings, e.g. ``map``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pandas as pd
 from irpref.measures.recall_level import RecallLevelMetric, named_metric
 
 __all__ = [
+    "as_metric",
     "figure3",
     "figure3_metrics",
     "orientation",
@@ -32,6 +35,31 @@ __all__ = [
 ]
 
 Metric = Callable[[np.ndarray, float], float]
+
+
+def as_metric(metric: Metric | str) -> Metric:
+    """A measure name as the recall-level metric of its sorted positions."""
+    if not isinstance(metric, str):
+        return metric
+    from irpref.errors import UsageError
+    from irpref.measures import parse_measure
+
+    m = parse_measure(metric)
+    gamma = m.get("p") if "p" in m.family.params else 0.8
+    named = {"AP": "ap", "RL-AP": "ap", "RR": "rr", "RL-RR": "rr", "nDCG": "ndcg",
+             "RL-nDCG": "ndcg", "RBP": "rbp", "RL-RBP": "rbp"}
+    if m.name in named and m.cutoff is None:
+        return named_metric(named[m.name], gamma)
+    if m.name == "R" and m.cutoff is not None:
+        return _recall_at(m.cutoff)
+    if m.name == "TSE":
+        return RecallLevelMetric(m.get("e"), "sl3", gamma, name=str(m))
+    if m.name == "RL":
+        return RecallLevelMetric(m.get("e"), m.get("z"), gamma, name=str(m))
+    raise UsageError(
+        f"{metric}: orientation needs a metric of the relevant positions: AP, RR, nDCG, "
+        "RBP(p=...), R@k, TSE(e=...) or RL(e=...,z=...)"
+    )
 
 
 def _check(m: int, n: float) -> None:
@@ -45,10 +73,11 @@ def _range(metric: Metric, m: int, n: float) -> float:
     return best - worst
 
 
-def precision_orientation(metric: Metric, m: int, n: float, scaled: bool = False) -> float:
+def precision_orientation(metric: Metric | str, m: int, n: float, scaled: bool = False) -> float:
     """Change when the top relevant item moves from position 1 to n-m+1, the
     other m-1 held at the bottom (Fig. 2a)."""
     _check(m, n)
+    metric = as_metric(metric)
     bottom = np.arange(n - m + 2.0, n + 1)
     delta = metric(np.concatenate(([1.0], bottom)), n) - metric(
         np.concatenate(([n - m + 1.0], bottom)), n
@@ -56,10 +85,11 @@ def precision_orientation(metric: Metric, m: int, n: float, scaled: bool = False
     return delta / _range(metric, m, n) if scaled else delta
 
 
-def recall_orientation(metric: Metric, m: int, n: float, scaled: bool = False) -> float:
+def recall_orientation(metric: Metric | str, m: int, n: float, scaled: bool = False) -> float:
     """Change when the bottom relevant item moves from position m to n, the
     other m-1 held at the top (Fig. 2b)."""
     _check(m, n)
+    metric = as_metric(metric)
     top = np.arange(1.0, m)
     delta = metric(np.concatenate((top, [float(m)])), n) - metric(
         np.concatenate((top, [float(n)])), n
@@ -68,9 +98,11 @@ def recall_orientation(metric: Metric, m: int, n: float, scaled: bool = False) -
 
 
 def orientation(
-    metric: Metric, m: int | Iterable[int], n: float, scaled: bool = False
+    metric: Metric | str, m: int | Iterable[int], n: float, scaled: bool = False
 ) -> pd.DataFrame:
-    """Table ``m, precision, recall`` of the orientations for each ``m``."""
+    """Table ``m, precision, recall`` of the orientations for each ``m``;
+    ``metric`` may be a name, e.g. ``orientation("AP", 5, 1e5)``."""
+    metric = as_metric(metric)
     ms = [int(m)] if np.isscalar(m) else [int(x) for x in m]
     return pd.DataFrame(
         {

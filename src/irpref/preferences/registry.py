@@ -29,7 +29,7 @@ from typing import Any
 from irpref.errors import UsageError
 from irpref.measures.base import Param, parse_all, rel_param
 from irpref.measures.names import ALIASES as NAME_ALIASES
-from irpref.measures.names import parse_params, resolve_preference_name
+from irpref.measures.names import _trec_family, parse_params, resolve_preference_name
 
 __all__ = [
     "ALIASES",
@@ -183,6 +183,8 @@ def parse_preference(text: str | Preference) -> Preference:
         if c is not None:
             resolve_preference_name(text, c.group("name"))  # a measure name: say so
             raise UsageError(f"{where}: a preference takes no cut-off (use --depth)")
+        if _trec_family(text) is not None:  # ndcg_cut.10: a measure, say so
+            resolve_preference_name(text, where)
         raise UsageError(f"cannot parse preference {where!r}: expected NAME(key=value,...)")
     target = resolve_preference_name(text, m.group("name"))
     name, _, preset_text = target.partition("(")

@@ -1,0 +1,432 @@
+"""Measure and preference names: every tool's spelling, did-you-mean, hints,
+parameter ranges refused at parse time, labels, and ``irpref measures``."""
+
+from __future__ import annotations
+
+import difflib
+import subprocess
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import irpref
+from irpref import examples
+from irpref.errors import UsageError
+from irpref.measures import REGISTRY, parse_measure
+from irpref.measures.base import Param
+from irpref.measures.names import (
+    ALIASES,
+    TREC_EVAL_NAMES,
+    NameNote,
+    _alias_family,
+    canonical_name,
+)
+from irpref.preferences import PREFERENCES, parse_preference
+
+# spelling -> canonical text (tool in the comment)
+SPELLINGS = {
+    # ir_measures
+    "nDCG@10": "nDCG@10",
+    "R@1000": "R@1000",
+    "RR": "RR",
+    "AP(rel=2)": "AP(rel=2)",
+    "P(rel=2)@10": "P(rel=2)@10",
+    "IPrec@0.2": "IPrec(recall=0.2)",
+    "Success@5": "Success@5",
+    "Bpref": "Bpref",
+    # ranx
+    "map": "AP",
+    "map@100": "AP@100",
+    "mrr": "RR",
+    "mrr@10": "RR@10",
+    "ndcg": "nDCG",
+    "ndcg@10": "nDCG@10",
+    "recall@1000": "R@1000",
+    "hit_rate@5": "Success@5",
+    "precision@10": "P@10",
+    "f1@10": "F1@10",
+    "hits@10": "NumRelRet@10",
+    "r-precision": "Rprec",
+    "bpref": "Bpref",
+    "map@100-l2": "AP(rel=2)@100",
+    "ndcg@10-l2": None,  # nDCG takes no rel: refused (test below)
+    "rbp.95": "RBP(p=0.95)",
+    # trec_eval
+    "ndcg_cut.10": "nDCG@10",
+    "P.5": "P@5",
+    "recip_rank": "RR",
+    "map_cut.100": "AP@100",
+    "recall.1000": "R@1000",
+    "iprec_at_recall_0.20": "IPrec(recall=0.2)",
+    "success.5": "Success@5",
+    "Rprec": "Rprec",
+    "num_rel_ret": "NumRelRet",
+    "set_F": "SetF",
+    "rbp": "gRBP",
+    # PyTerrier / pytrec_eval
+    "ndcg_cut_10": "nDCG@10",
+    "P_10": "P@10",
+    "recall_100": "R@100",
+    "map_cut_100": "AP@100",
+    # common usage, any case
+    "MAP": "AP",
+    "MRR": "RR",
+    "NDCG@5": "nDCG@5",
+    "Recall@100": "R@100",
+    "Map": "AP",
+    "ap": "AP",
+    "rr@10": "RR@10",
+    "P@10": "P@10",
+    "rbp(p=0.5)": "gRBP(p=0.5)",  # lower-case rbp is trec_eval's graded rbp (told)
+    "Rbp": "RBP",
+    " AP ": "AP",
+}
+
+
+@pytest.mark.parametrize("spelling, canonical", [(k, v) for k, v in SPELLINGS.items() if v])
+def test_spelling_parses_to_canonical(spelling, canonical):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NameNote)
+        assert str(parse_measure(spelling)) == canonical
+        assert canonical_name(spelling) == canonical
+    assert str(parse_measure(canonical)) == canonical
+
+
+def test_same_values_as_canonical_on_example_data():
+    spellings = [k for k, v in SPELLINGS.items() if v and k.strip() == k]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NameNote)
+        res = irpref.evaluate(examples.qrels_path(), examples.run_paths()[:3], spellings, rel=2)
+    canon = irpref.evaluate(
+        examples.qrels_path(),
+        examples.run_paths()[:3],
+        sorted({SPELLINGS[s] for s in spellings}),
+        rel=2,
+    )
+    assert set(res["measure"]) == set(spellings)  # labelled as passed
+    key = ["run", "query"]
+    for spelling in spellings:
+        a = res[res["measure"] == spelling].set_index(key)["value"].sort_index()
+        b = canon[canon["measure"] == SPELLINGS[spelling]].set_index(key)["value"].sort_index()
+        assert len(a) > 0
+        pd.testing.assert_series_equal(a, b, check_names=False)
+
+
+def test_case_insensitive_names_are_unambiguous():
+    lower = [n.lower() for n in REGISTRY]
+    assert len(lower) == len(set(lower))
+    for name in REGISTRY:  # every family, in any case, parses to itself
+        fam = REGISTRY[name]
+        text = name + ("@10" if fam.cutoff == "required" else "")
+        if any(p.required for p in fam.params.values()):
+            continue
+        assert parse_measure(text.upper()).name == name
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NameNote)  # rbp: trec_eval's graded rbp (told)
+            assert parse_measure(text.lower()).name == name or name.lower() == "rbp"
+
+
+def test_alias_table_targets_exist():
+    for a in ALIASES:
+        assert a.tools
+        if a.refusal:
+            continue
+        family = _alias_family(a)
+        if a.kind == "preference":
+            assert parse_preference(a.spelling) == parse_preference(a.target)
+        elif family in REGISTRY:
+            fam = REGISTRY[family]
+            text = a.spelling + ("@10" if fam.cutoff == "required" else "")
+            if not any(p.required for p in fam.params.values()):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", NameNote)
+                    assert parse_measure(text).name == family
+    for name, target in TREC_EVAL_NAMES.items():
+        text = name + ("_10" if "{k}" in target else "_0.5" if "{x}" in target else "")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NameNote)
+            assert parse_measure(text).name in REGISTRY
+
+
+def test_differing_meanings_are_told():
+    with pytest.warns(NameNote, match="graded"):
+        assert str(parse_measure("rbp")) == "gRBP"
+    with pytest.warns(NameNote, match="summed"):
+        parse_measure("hits@10")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the canonical spellings are silent
+        parse_measure("RBP")
+        parse_measure("gRBP")
+        parse_measure("map")
+    for text in ["ndcg_burges", "ndcg_burges@10", "dcg_burges@5", "nDCG(dcg=exp-log2)@10"]:
+        with pytest.raises(UsageError, match="exponential"):
+            parse_measure(text)
+    with pytest.raises(UsageError, match="response time"):
+        parse_measure("mrt")
+    with pytest.raises(UsageError, match="takes no relevance level"):
+        parse_measure("ndcg@10-l2")
+
+
+@pytest.mark.parametrize(
+    "text, suggestions",
+    [
+        ("nDGC@10", "nDCG"),
+        ("MAPP", "map"),
+        ("recal@100", "recall"),
+        ("precison@5", "precision"),
+    ],
+)
+def test_did_you_mean(text, suggestions):
+    with pytest.raises(UsageError, match="did you mean") as err:
+        parse_measure(text)
+    msg = str(err.value)
+    assert msg.startswith(f"unknown measure {text!r}")
+    hint = msg.split("did you mean ")[1].split("?")[0].split(", ")
+    assert len(hint) == 3 and suggestions in hint
+
+
+def test_did_you_mean_is_the_difflib_top_three():
+    with pytest.raises(UsageError) as err:
+        parse_measure("Sucess@10")
+    hint = str(err.value).split("did you mean ")[1].split("?")[0].split(", ")
+    assert "Success" in hint or "success" in hint
+    assert difflib.get_close_matches("sucess", [h.lower() for h in hint], n=1, cutoff=0.0)
+
+
+@pytest.mark.parametrize("name", ["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)", "ST-RPP",
+                                  "lexiprecision", "sgnlp", "dcgrpp"])
+def test_preference_given_as_measure(name):
+    with pytest.raises(UsageError, match="irpref compare"):
+        parse_measure(name)
+
+
+@pytest.mark.parametrize("name", ["AP", "nDCG@10", "map", "ndcg_cut.10", "P@10", "RBP(p=0.5)"])
+def test_measure_given_as_preference(name):
+    with pytest.raises(UsageError, match="irpref evaluate"):
+        parse_preference(name)
+
+
+def test_preference_names_case_insensitive():
+    assert str(parse_preference("SGNLP")) == "sgnLP"
+    assert str(parse_preference("rrlp")) == "rrLP"
+    assert str(parse_preference("st-rpp")) == "ST-RPP"
+    assert str(parse_preference("dcgrpp")) == "RPP(p=dcg)"
+    assert str(parse_preference("rpp(p=inverse)")) == "RPP(p=inverse)"
+    assert canonical_name("invrpp", kind="preference") == "RPP(p=inverse)"
+    with pytest.raises(UsageError, match="unknown preference 'sgnXP'; did you mean"):
+        parse_preference("sgnXP")
+    with pytest.raises(UsageError, match="no cut-off"):
+        parse_preference("sgnLP@10")
+
+
+# every invalid parameter, refused with one message form
+INVALID = [
+    ("RBP(p=2)", "RBP(p=2): p must be in (0, 1)"),
+    ("RBP(p=1)", "RBP(p=1): p must be in (0, 1)"),
+    ("RBP(p=0)", "RBP(p=0): p must be in (0, 1)"),
+    ("RBP(p=-1)", "RBP(p=-1): p must be in (0, 1)"),
+    ("RBP(p=inf)", "RBP(p=inf): p must be in (0, 1)"),
+    ("RBP(p=nan)", "RBP(p=nan): p must be in (0, 1)"),
+    ("RBP(p=1e400)", "RBP(p=1e400): p must be in (0, 1)"),
+    ("RBP(p=abc)", "RBP(p=abc): p must be in (0, 1)"),
+    ("gRBP(p=2)", "gRBP(p=2): p must be in (0, 1)"),
+    ("RBPResid(p=0)", "RBPResid(p=0): p must be in (0, 1)"),
+    ("RL-RBP(p=1)", "RL-RBP(p=1): p must be in (0, 1)"),
+    ("IPrec(recall=2)", "IPrec(recall=2): recall must be in [0, 1]"),
+    ("IPrec(recall=-0.1)", "IPrec(recall=-0.1): recall must be in [0, 1]"),
+    ("IPrec(recall=nan)", "IPrec(recall=nan): recall must be in [0, 1]"),
+    ("IPrec@2", "IPrec@2: recall must be in [0, 1]"),
+    ("iprec_at_recall_1.5", "IPrec(recall=1.5): recall must be in [0, 1]"),
+    ("IPrec", "IPrec: recall (recall level) is required, e.g. IPrec(recall=0.5)"),
+    ("RprecMult(mult=0)", "RprecMult(mult=0): mult must be > 0"),
+    ("RprecMult(mult=-1)", "RprecMult(mult=-1): mult must be > 0"),
+    ("SetF(beta=-1)", "SetF(beta=-1): beta must be >= 0"),
+    ("Utility(a=nan)", "Utility(a=nan): a must be a finite number"),
+    ("Utility(b=inf)", "Utility(b=inf): b must be a finite number"),
+    ("ASL(golds=0)", "ASL(golds=0): golds must be an integer >= 1"),
+    ("ASL(golds=1.5)", "ASL(golds=1.5): golds must be an integer >= 1"),
+    ("AP(rel=0)", "AP(rel=0): rel must be an integer >= 1"),
+    ("AP(rel=-1)", "AP(rel=-1): rel must be an integer >= 1"),
+    ("AP(rel=x)", "AP(rel=x): rel must be an integer >= 1"),
+    ("P@0", "P@0: the cut-off must be an integer >= 1"),
+    ("P@-1", "P@-1: the cut-off must be an integer >= 1"),
+    ("P@1.5", "P@1.5: the cut-off must be an integer >= 1"),
+    ("P@ten", "P@ten: the cut-off must be an integer >= 1"),
+    ("nDCG@0", "nDCG@0: the cut-off must be an integer >= 1"),
+    ("P@99999999999", "P@99999999999: the cut-off must be at most 2147483647"),
+    ("P", "P: P needs a cut-off, e.g. P@10"),
+    ("Rprec@5", "Rprec@5: Rprec takes no cut-off"),
+    ("TSE(e=cubic)", "TSE(e=cubic): e must be one of ap, rr, ndcg, rbp, lin"),
+    ("RL(e=ap)", "RL(e=ap): z (normalization: ap, rr, ndcg, rbp, sl3, mean) is required, "
+                 "e.g. RL(z=ap)"),
+    ("RBP(q=0.5)", "RBP(q=0.5): unknown parameter 'q' (RBP takes: rel, p)"),
+    ("RBP(p=0.5,p=0.6)", "RBP(p=0.5,p=0.6): parameter 'p' given twice"),
+    ("RBP(p)", "RBP(p): parameter 'p' is not key=value"),
+]
+
+
+@pytest.mark.parametrize("text, message", INVALID)
+def test_invalid_parameter_refused(text, message):
+    with pytest.raises(UsageError) as err:
+        parse_measure(text)
+    assert str(err.value) == message
+
+
+INVALID_PREFERENCES = [
+    ("sgnLP(rel=0)", "sgnLP(rel=0): rel must be an integer >= 1"),
+    ("RPP(p=geometric)", "RPP(p=geometric): p must be one of uniform, dcg, inverse"),
+    ("RPP(grades=some)", "RPP(grades=some): grades must be one of graded, binary"),
+    ("rrLP(rel=nan)", "rrLP(rel=nan): rel must be an integer >= 1"),
+]
+
+
+@pytest.mark.parametrize("text, message", INVALID_PREFERENCES)
+def test_invalid_preference_parameter_refused(text, message):
+    with pytest.raises(UsageError) as err:
+        parse_preference(text)
+    assert str(err.value) == message
+
+
+def test_every_parameter_has_a_documented_valid_range():
+    families = [*REGISTRY.values(), *PREFERENCES.values()]
+    for fam in families:
+        for key, p in fam.params.items():
+            assert p.doc, (fam.name, key)
+            if p.type is str:
+                assert p.choices, (fam.name, key)
+            if key == "rel":
+                assert p.range == "[1, inf)", fam.name
+            if key == "p" and p.type is float:
+                assert p.range == "(0, 1)", fam.name
+            assert p.valid()
+
+
+def test_param_ranges():
+    p = Param(float, 0.5, "x", range="(0, 1]")
+    assert p.convert("X(x=1)", "x", "1") == 1.0
+    with pytest.raises(UsageError, match=r"^X\(x=0\): x must be in \(0, 1\]$"):
+        p.convert("X(x=0)", "x", "0")
+    with pytest.raises(ValueError, match="malformed"):
+        Param(float, range="0..1")
+
+
+def test_evaluate_labels_rows_with_the_string_passed():
+    qrels, runs = examples.qrels_path(), examples.run_paths()[:2]
+    texts = ["RBP(p=0.8)", "RL(e=rbp,z=rbp,p=0.5,impute=none)", "map", "AP", "ndcg_cut.10"]
+    res = irpref.evaluate(qrels, runs, texts, rel=2)
+    assert list(dict.fromkeys(res["measure"])) == texts
+    for t in texts:  # lookup by the string passed works
+        assert len(res[res["measure"] == t]) > 0
+    ap = res[res["measure"] == "AP"]["value"].to_numpy()
+    assert np.array_equal(res[res["measure"] == "map"]["value"].to_numpy(), ap)
+    means = irpref.summarize(res)
+    assert set(means["measure"]) == set(texts)
+    obj = parse_measure("nDCG@10")
+    res2 = irpref.evaluate(qrels, runs, [obj, "P@5 R@100"], rel=2)
+    assert list(dict.fromkeys(res2["measure"])) == ["nDCG@10", "P@5", "R@100"]
+
+
+def test_evaluate_computes_duplicate_spellings_once(monkeypatch):
+    from irpref.measures import base
+
+    calls = []
+    original = base.Measure.compute
+
+    def counting(self, judged):
+        calls.append(str(self))
+        return original(self, judged)
+
+    monkeypatch.setattr(base.Measure, "compute", counting)
+    irpref.evaluate(examples.qrels_path(), examples.run_paths()[:2],
+                    ["AP", "map", "MAP", "AP", "ndcg@10", "nDCG@10"], rel=2)
+    assert sorted(calls) == ["AP", "nDCG@10"]
+
+
+def test_evaluate_refuses_before_reading(tmp_path):
+    with pytest.raises(UsageError, match=r"RBP\(p=2\): p must be in \(0, 1\)"):
+        irpref.evaluate(tmp_path / "missing.txt", [tmp_path / "none"], ["RBP(p=2)"])
+
+
+def test_compare_labels_rows_with_the_string_passed():
+    qrels, runs = examples.qrels_path(), examples.run_paths()[:3]
+    res = irpref.compare(qrels, runs, ["sgnlp", "dcgrpp", "RPP(p=dcg)"], rel=2)
+    assert list(res["measure"].cat.categories) == ["sgnlp", "dcgrpp", "RPP(p=dcg)"]
+    a = res[res["measure"] == "dcgrpp"]["value"].to_numpy()
+    b = res[res["measure"] == "RPP(p=dcg)"]["value"].to_numpy()
+    assert len(a) > 0 and np.array_equal(a, b)
+    ref = irpref.compare(qrels, runs, ["sgnLP"], rel=2)
+    assert np.array_equal(res[res["measure"] == "sgnlp"]["value"].to_numpy(),
+                          ref["value"].to_numpy())
+
+
+def test_orientation_accepts_a_name():
+    table = irpref.orientation("AP", 5, 1e5)
+    assert list(table.columns) == ["m", "precision", "recall"] and table["m"].tolist() == [5]
+    from irpref.measures.recall_level import named_metric
+
+    assert table.equals(irpref.orientation(named_metric("ap"), 5, 1e5))
+    assert irpref.orientation("map", 5, 1e5).equals(table)
+    assert irpref.orientation("RBP(p=0.5)", 3, 100)["precision"].item() == pytest.approx(
+        irpref.orientation(named_metric("rbp", 0.5), 3, 100)["precision"].item()
+    )
+    assert irpref.orientation("R@1000", [1, 2], 1e5)["recall"].tolist() == [1.0, 0.5]
+    with pytest.raises(UsageError, match="orientation needs"):
+        irpref.orientation("P@10", 5, 1e5)
+
+
+# ---- the installed command -------------------------------------------------
+
+
+def _evaluate(*measures: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["irpref", "evaluate", str(examples.qrels_path()), str(examples.run_paths()[0]),
+         "--rel", "2", "--format", "tsv", "-m", *measures],
+        capture_output=True, text=True,
+    )
+
+
+@pytest.mark.parametrize("text, message", INVALID[:16] + INVALID[27:31])
+def test_cli_refuses_invalid_parameters(text, message):
+    proc = _evaluate(text)
+    # the cli helper maps UsageError to exit 2; until merged it may be 1
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_cli_prints_canonical_names_and_hints():
+    proc = _evaluate("MAP", "ndcg_cut.10", "P_10", "mrr", "recall@100")
+    assert proc.returncode == 0, proc.stderr
+    head, *lines = proc.stdout.splitlines()
+    col = head.split("\t").index("measure")
+    names = {line.split("\t")[col] for line in lines}
+    assert names == {"AP", "nDCG@10", "P@10", "RR", "R@100"}
+    pref = _evaluate("sgnLP")
+    assert pref.returncode != 0 and "irpref compare" in pref.stderr
+    typo = _evaluate("nDGC@10")
+    assert typo.returncode != 0 and "did you mean nDCG" in typo.stderr
+    told = _evaluate("rbp")
+    assert told.returncode == 0 and "warning" in told.stderr and "gRBP" in told.stderr
+
+
+def test_cli_measures_lists_measures_and_preferences():
+    proc = subprocess.run(["irpref", "measures", "--format", "tsv"], capture_output=True,
+                          text=True, check=True)
+    rows = [line.split("\t") for line in proc.stdout.splitlines()]
+    head, body = rows[0], rows[1:]
+    names = {r[0] for r in body}
+    assert set(REGISTRY) <= names and set(PREFERENCES) <= names
+    assert {"kind", "params", "aliases", "source"} <= set(head)
+    kind = head.index("kind")
+    assert {r[kind] for r in body if r[0] == "sgnLP"} == {"preference (sign)"}
+    rbp = next(r for r in body if r[0] == "RBP")
+    assert "number in (0, 1)" in rbp[head.index("params")]
+    one = subprocess.run(["irpref", "measures", "sgnLP"], capture_output=True, text=True)
+    assert one.returncode == 0 and "lexiprecision" in one.stdout
+    alias = subprocess.run(["irpref", "measures", "map"], capture_output=True, text=True)
+    assert alias.returncode == 0 and alias.stdout.startswith("AP")
+    assert "map is an alias of AP" in alias.stdout
+    bad = subprocess.run(["irpref", "measures", "nDGC"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "did you mean" in bad.stderr
