@@ -65,9 +65,9 @@ def test_needs_corpus_size_and_parameters():
         values(["RL-AP"])
     with pytest.raises(ValueError, match="corpus_size=N"):
         values(["TSE(e=ap)"])
-    with pytest.raises(ValueError, match="e is required"):
+    with pytest.raises(ValueError, match=r"TSE: e \(exposure"):
         values(["TSE"], corpus_size=100)
-    with pytest.raises(ValueError, match="z is required"):
+    with pytest.raises(ValueError, match=r"RL\(e=ap\): z \(normalization"):
         values(["RL(e=ap)"], corpus_size=100)
     with pytest.raises(ValueError, match="linear exposure"):
         values(["TSE(e=lin,impute=optimistic)"])
