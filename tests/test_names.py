@@ -53,6 +53,7 @@ SPELLINGS = {
     "map@100-l2": "AP(rel=2)@100",
     "ndcg@10-l2": None,  # nDCG takes no rel: refused (test below)
     "rbp.95": "RBP(p=0.95)",
+    "ndcg_burges@10": "nDCG(gain=exp)@10",
     # trec_eval
     "ndcg_cut.10": "nDCG@10",
     "P.5": "P@5",
@@ -160,9 +161,10 @@ def test_differing_meanings_are_told():
         parse_measure("RBP")
         parse_measure("gRBP")
         parse_measure("map")
-    for text in ["ndcg_burges", "ndcg_burges@10", "dcg_burges@5", "nDCG(dcg=exp-log2)@10"]:
-        with pytest.raises(UsageError, match="exponential"):
-            parse_measure(text)
+    assert str(parse_measure("ndcg_burges@10")) == "nDCG(gain=exp)@10"
+    assert str(parse_measure("nDCG(dcg='exp-log2')@10")) == "nDCG(gain=exp)@10"
+    with pytest.raises(UsageError, match="exponential"):
+        parse_measure("dcg_burges@5")
     with pytest.raises(UsageError, match="response time"):
         parse_measure("mrt")
     with pytest.raises(UsageError, match="takes no relevance level"):
@@ -430,3 +432,69 @@ def test_cli_measures_lists_measures_and_preferences():
     assert "map is an alias of AP" in alias.stdout
     bad = subprocess.run(["irpref", "measures", "nDGC"], capture_output=True, text=True)
     assert bad.returncode != 0 and "did you mean" in bad.stderr
+
+
+# ---- nDCG(gain=exp): ranx's ndcg_burges, against a brute-force transcription ----
+
+
+def _brute_ndcg_exp(qrels_q: dict, ranking: list[str], k: int | None) -> float:
+    def gain(d):
+        g = qrels_q.get(d, 0)
+        return 2.0**g - 1.0 if g > 0 else 0.0
+
+    top = ranking if k is None else ranking[:k]
+    dcg = sum(gain(d) / np.log2(i + 2) for i, d in enumerate(top))
+    ideal = sorted((2.0**g - 1.0 for g in qrels_q.values() if g > 0), reverse=True)
+    ideal = ideal if k is None else ideal[:k]
+    idcg = sum(g / np.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def _random_collection(seed: int, ties: bool):
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(4):
+        docs = [f"d{i}" for i in range(int(rng.integers(3, 8)))]
+        qrels[f"q{q}"] = {d: int(rng.integers(-1, 5)) for d in docs if rng.random() < 0.7}
+        qrels[f"q{q}"].setdefault("d0", 2)
+        scores = rng.integers(0, 3, len(docs)) if ties else rng.permutation(len(docs))
+        run[f"q{q}"] = {d: float(s) for d, s in zip(docs, scores)}
+    return qrels, {"A": run}
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("k", [None, 1, 3])
+def test_ndcg_exp_gain_brute_force(seed, k):
+    qrels, runs = _random_collection(seed, ties=False)
+    text = "ndcg_burges" + ("" if k is None else f"@{k}")
+    res = irpref.evaluate(qrels, runs, [text])
+    for q, run_q in runs["A"].items():
+        ranking = sorted(run_q, key=lambda d: -run_q[d])
+        got = res[res["query"] == q]["value"].item()
+        assert got == pytest.approx(_brute_ndcg_exp(qrels[q], ranking, k), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_ndcg_exp_gain_expected_over_tied_orderings(seed):
+    import itertools
+
+    qrels, runs = _random_collection(seed, ties=True)
+    res = irpref.evaluate(qrels, runs, ["nDCG(gain=exp)", "nDCG(gain=exp)@2"], ties="expected")
+    for q, run_q in runs["A"].items():
+        docs = list(run_q)
+        for k, label in [(None, "nDCG(gain=exp)"), (2, "nDCG(gain=exp)@2")]:
+            values = []
+            for perm in itertools.permutations(docs):  # every order consistent with the scores
+                ranking = sorted(perm, key=lambda d: -run_q[d])  # stable: ties in perm order
+                values.append(_brute_ndcg_exp(qrels[q], ranking, k))
+            row = res[(res["query"] == q) & (res["measure"] == label)]
+            assert row["value"].item() == pytest.approx(np.mean(values), abs=1e-12)
+
+
+def test_ndcg_linear_gain_is_the_default_and_unchanged():
+    qrels, runs = examples.qrels_path(), examples.run_paths()[:2]
+    res = irpref.evaluate(qrels, runs, ["nDCG@10", "nDCG(gain=linear)@10", "ndcg_cut.10"])
+    a, b, c = (res[res["measure"] == t]["value"].to_numpy()
+               for t in ["nDCG@10", "nDCG(gain=linear)@10", "ndcg_cut.10"])
+    assert np.array_equal(a, b) and np.array_equal(a, c)
+    assert str(parse_measure("nDCG(gain=linear)@10")) == "nDCG@10"

@@ -152,39 +152,59 @@ def _discount(rank0: np.ndarray) -> np.ndarray:
     return 1.0 / np.log2(rank0 + 2.0)
 
 
-def ideal_dcg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
+GAIN = {
+    "gain": Param(
+        str,
+        "linear",
+        "gain of a grade g > 0: linear (g: trec_eval, Jarvelin & Kekalainen 2002) or exp "
+        "(2^g - 1: Burges et al. 2005, ranx's ndcg_burges)",
+        ("linear", "exp"),
+    )
+}
+
+
+def gains(grades: np.ndarray, kind: str = "linear") -> np.ndarray:
+    """Gains of positive grades: ``g`` (linear) or ``2^g - 1`` (exp)."""
+    g = np.asarray(grades).astype(np.float64)
+    return np.exp2(g) - 1.0 if kind == "exp" else g
+
+
+def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") -> np.ndarray:
     """(Q,) DCG of the ideal ranking: every judged grade > 0, sorted descending.
 
     Summed rank by rank as trec_eval does (m_ndcg_cut.c), so the value is
-    bit-identical to trec_eval's ``ideal_dcg``.
+    bit-identical to trec_eval's ``ideal_dcg``; ``gain="exp"`` uses 2^g - 1.
     """
     offsets, grades = judged.ideal_grades(1)
     q = np.repeat(np.arange(judged.n_queries), np.diff(offsets))
     rank0 = np.arange(len(grades)) - offsets[:-1][q]
     keep = rank0 < cutoff if cutoff is not None else np.ones(len(grades), bool)
     return np.bincount(
-        q[keep], weights=grades[keep] / np.log2(rank0[keep] + 2.0), minlength=judged.n_queries
+        q[keep], weights=gains(grades[keep], gain) / np.log2(rank0[keep] + 2.0),
+        minlength=judged.n_queries,
     )
 
 
 @register(
     "nDCG",
     formula="nDCG@k = sum_{i<=k} g(d_i)/log2(i+1) / the same for the qrels sorted by grade; "
-    "gain g = grade (grades <= 0 gain nothing)",
-    source="trec_eval m_ndcg.c, m_ndcg_cut.c (Jarvelin & Kekalainen 2002)",
+    "gain g = grade (gain=exp: 2^grade - 1); grades <= 0 gain nothing",
+    source="trec_eval m_ndcg.c, m_ndcg_cut.c (Jarvelin & Kekalainen 2002); gain=exp: "
+    "Burges et al., ICML 2005, section 4",
+    params=GAIN,
     trec_eval="ndcg",
 )
 def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     # items with grade > 0 only (the others add 0.0), summed in item order
     items = judged.items_with_grade(1)
     rank, seg = items.rank, items.segment
-    gain = judged.grade[items.index].astype(np.float64)
+    gain = gains(judged.grade[items.index], m.get("gain"))
     if m.cutoff is not None:
         keep = rank < m.cutoff
         rank, seg, gain = rank[keep], seg[keep], gain[keep]
     dcg = np.bincount(seg, weights=gain / np.log2(rank + 2.0), minlength=judged.n_segments)
     dcg = dcg.reshape(judged.n_runs, judged.n_queries)
-    return _safe_div(dcg, ideal_dcg(judged, m.cutoff)[None, :])
+    return _safe_div(dcg, ideal_dcg(judged, m.cutoff, m.get("gain"))[None, :])
 
 
 @register(

@@ -13,12 +13,13 @@ Resolution of a name, first match wins: the exact canonical name; an alias
 spelled exactly as in :data:`ALIASES` (``rbp`` is trec_eval's graded rbp);
 the canonical name ignoring case; an alias ignoring case; trec_eval's
 ``name.N`` / pytrec_eval's ``name_N`` forms. A ranx relevance level suffix
-(``map@100-l2``) becomes ``rel=2``.
+(``map@100-l2``) becomes ``rel=2``; ranx's ``ndcg_burges`` and ir_measures'
+``nDCG(dcg=exp-log2)`` are ``nDCG(gain=exp)``.
 
 Where a spelling means something else in the tool it comes from, the alias
 carries a ``note``, issued as a :class:`NameNote` warning when the spelling
 is used (one line in the CLI), or a ``refusal`` when irpref has no equivalent
-(ranx's ``ndcg_burges``: exponential gains). An unknown name raises
+(ranx's ``dcg_burges``: unnormalised exponential-gain DCG). An unknown name raises
 :class:`~irpref.errors.UsageError` with the three closest names; a preference
 name where a measure is expected (or the reverse) says which command to use.
 """
@@ -70,9 +71,9 @@ class Alias:
 
 
 _BURGES = (
-    "ranx's {0} uses exponential gains 2^grade - 1 (Burges et al. 2005); irpref's "
-    "nDCG/DCG use gain = grade (Jarvelin & Kekalainen 2002, trec_eval), and irpref has "
-    "no exponential-gain form: the values would differ on graded qrels"
+    "ranx's dcg_burges (unnormalised DCG with exponential gains 2^grade - 1) has no "
+    "irpref form; irpref's DCG uses gain = grade (trec_eval). nDCG(gain=exp) is ranx's "
+    "ndcg_burges"
 )
 
 ALIASES: list[Alias] = [
@@ -95,8 +96,8 @@ ALIASES: list[Alias] = [
     Alias("rbp", "gRBP", "trec_eval, pytrec_eval",
           note="'rbp' is trec_eval's graded rbp (gain = grade / top grade, p = 0.9 by "
           "default), which irpref calls gRBP; irpref's RBP(p=...) is binary (grade >= rel)"),
-    Alias("ndcg_burges", "", "ranx", refusal=_BURGES.format("ndcg_burges")),
-    Alias("dcg_burges", "", "ranx", refusal=_BURGES.format("dcg_burges")),
+    Alias("ndcg_burges", "nDCG(gain=exp)", "ranx"),
+    Alias("dcg_burges", "", "ranx", refusal=_BURGES),
     Alias("mrt", "", "PyTerrier",
           refusal="PyTerrier's mrt is the mean response time of a pipeline, not a "
           "measure of the ranking"),
@@ -171,7 +172,8 @@ FAMILY_NOTES: dict[str, str] = {
     "RBP": "binary gain (grade >= rel); ir_measures' RBP without rel= and trec_eval's rbp "
     "use graded gains: that is gRBP",
     "nDCG": "gain = grade, discount log2(i+1), ideal from the qrels (trec_eval, ranx ndcg, "
-    "ir_measures nDCG); ranx breaks score ties differently, so its means can differ",
+    "ir_measures nDCG); gain=exp is ranx's ndcg_burges; ranx breaks score ties "
+    "differently, so its means can differ",
     "Success": "ranx calls it hit_rate@k; ranx's hits@k is NumRelRet@k",
     "IPrec": "ir_measures writes IPrec@0.2 for IPrec(recall=0.2)",
 }
@@ -301,6 +303,8 @@ def _unknown_preference(text: str, name: str) -> UsageError:
 
 # ---- parsing -----------------------------------------------------------------
 
+_IRM_DCG = {"log2": "linear", "exp-log2": "exp"}  # ir_measures' nDCG(dcg=...)
+
 
 def parse_params(
     text: str,
@@ -322,8 +326,10 @@ def parse_params(
                 if key.lower() in lower:
                     key = lower[key.lower()]
                 else:
-                    if name in ("nDCG", "DCG") and key == "dcg":
-                        raise UsageError(f"{where}: {_BURGES.format('exp-log2 DCG')}")
+                    if name == "nDCG" and key == "dcg" and value.strip("'\"") in _IRM_DCG:
+                        key, value = "gain", _IRM_DCG[value.strip("'\"")]  # ir_measures
+                        params[key] = allowed[key].convert(where, key, value)
+                        continue
                     names = ", ".join(allowed) or "none"
                     raise UsageError(
                         f"{where}: unknown parameter {key!r} ({name} takes: {names})"

@@ -55,7 +55,7 @@ import numpy as np
 from irpref.judged import JudgedRankings
 from irpref.measures import classic, trec_extra  # noqa: F401  (register before attaching)
 from irpref.measures.base import REGISTRY, Measure, attach_kernel, register
-from irpref.measures.classic import REL, _discount, _safe_div, ideal_dcg
+from irpref.measures.classic import REL, _discount, _safe_div, gains, ideal_dcg
 
 __all__ = ["TieGroups", "first_irrelevant_fraction", "tie_groups"]
 
@@ -356,8 +356,14 @@ def expected_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 def expected_dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """(R, Q) E[DCG@k] = sum_i (mean gain of V_i) sum_{j in V_i, j<=k} 1/log2(j+1)
-    (McSherry & Najork 2008, section 2.6); gain = grade (grades <= 0 gain nothing)."""
-    g = tie_groups(judged, None)  # groups with a positive gain; weight: their total gain
+    (McSherry & Najork 2008, section 2.6); gain = grade (grades <= 0 gain nothing),
+    or 2^grade - 1 with ``gain=exp``."""
+    kind = m.get("gain") if "gain" in m.family.params else "linear"
+    if kind == "linear":
+        g = tie_groups(judged, None)  # groups with a positive gain; weight: their total gain
+    else:
+        marked = judged.items_with_grade(1).index
+        g = TieGroups(judged, marked, gains(judged.grade[marked], kind))
     gi, j = g.expand(m.cutoff)
     return g.segment_sum(gi, g.weight[gi] / g.size[gi] * _discount(j - 1.0))
 
@@ -365,7 +371,8 @@ def expected_dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 @attach_kernel("nDCG")
 def expected_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """E[nDCG@k] = E[DCG@k] / DCG@k of the ideal ranking (McSherry & Najork 2008, 2.6)."""
-    return _safe_div(expected_dcg(judged, m), ideal_dcg(judged, m.cutoff)[None, :])
+    ideal = ideal_dcg(judged, m.cutoff, m.get("gain"))
+    return _safe_div(expected_dcg(judged, m), ideal[None, :])
 
 
 if "DCG" in REGISTRY:
