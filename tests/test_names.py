@@ -4,12 +4,15 @@ parameter ranges refused at parse time, labels, and ``irpref measures``."""
 from __future__ import annotations
 
 import difflib
+import re
 import subprocess
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import irpref
 from irpref import examples
@@ -498,3 +501,26 @@ def test_ndcg_linear_gain_is_the_default_and_unchanged():
                for t in ["nDCG@10", "nDCG(gain=linear)@10", "ndcg_cut.10"])
     assert np.array_equal(a, b) and np.array_equal(a, c)
     assert str(parse_measure("nDCG(gain=linear)@10")) == "nDCG@10"
+
+
+# ---- property: a real parameter parses exactly when it is in its range ------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 5)))
+def test_range_is_exactly_the_accepted_set(x):
+    text = repr(float(x)) if isinstance(x, float) else str(x)
+    for family, key, ok in [
+        ("RBP", "p", lambda v: 0 < v < 1),
+        ("gRBP", "p", lambda v: 0 < v < 1),
+        ("IPrec", "recall", lambda v: 0 <= v <= 1),
+        ("RprecMult", "mult", lambda v: v > 0),
+        ("SetF", "beta", lambda v: v >= 0),
+    ]:
+        measure = f"{family}({key}={text})"
+        value = float(text)
+        if np.isfinite(value) and ok(value):
+            assert parse_measure(measure).get(key) == value
+        else:
+            with pytest.raises(UsageError, match=rf"^{re.escape(measure)}: {key} must be"):
+                parse_measure(measure)
