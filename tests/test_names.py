@@ -524,3 +524,8 @@ def test_range_is_exactly_the_accepted_set(x):
         else:
             with pytest.raises(UsageError, match=rf"^{re.escape(measure)}: {key} must be"):
                 parse_measure(measure)
+
+
+def test_preference_with_bad_parameter_gives_the_parameter_error():
+    with pytest.raises(UsageError, match=r"^sgnLP\(rel=0\): rel must be an integer >= 1$"):
+        parse_measure("sgnLP(rel=0)")

@@ -276,6 +276,12 @@ def _is_preference(name: str) -> str | None:
 def _unknown_measure(text: str, name: str) -> UsageError:
     pref = _is_preference(name)
     if pref is not None:
+        from irpref.preferences.registry import parse_preference
+
+        try:  # a preference with a bad parameter: that error is the precise one
+            parse_preference(text)
+        except UsageError as exc:
+            return exc
         return UsageError(
             f"{text.strip()!r} is a preference (it compares two runs), not a measure: use "
             f"`irpref compare -m {text.strip()}` (Python: irpref.compare)"
