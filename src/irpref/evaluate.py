@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from irpref.interop.ir_measures import from_ir_measures
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import JudgedRankings, intern, judge
 from irpref.measures import Measure, parse_measures
@@ -89,7 +90,9 @@ def evaluate(
     """Evaluate ``runs`` against ``qrels``: a tidy DataFrame (run, query, measure, value).
 
     qrels, runs: paths, DataFrames, nested dicts or read objects (see :mod:`irpref.io`).
-    measures:    e.g. ``["AP", "nDCG@10", "P@10", "RBP(p=0.5)"]`` or trec_eval names.
+    measures:    e.g. ``["AP", "nDCG@10", "P@10", "RBP(p=0.5)"]``, trec_eval names, or
+                 ir_measures objects (``ir_measures.nDCG@10``; labelled by their irpref
+                 text, e.g. ``P(rel=1)@10``: see :mod:`irpref.interop.ir_measures`).
     rel:         relevance level, grade >= rel is relevant (trec_eval ``-l``).
     depth:       keep the top ``depth`` of every ranking after sorting (``-M``).
     ties:        ``docid`` (trec_eval), ``input`` (file order) or ``expected``.
@@ -98,7 +101,7 @@ def evaluate(
     corpus_size: documents in the collection, for measures that impute
                  unretrieved relevant documents at the bottom of the corpus.
     """
-    parsed = parse_measures(measures)
+    parsed = parse_measures(from_ir_measures(measures))  # ir_measures objects -> irpref text
     if judged is None:
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, corpus_size=corpus_size)
     mask = judged.query_mask(missing)
