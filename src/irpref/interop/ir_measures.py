@@ -236,7 +236,9 @@ def _frame(data: Any, value: str) -> Any:
     return pd.DataFrame(rows, columns=["query_id", "doc_id", value])
 
 
-def _values(measures: list[Any], texts: list[str], qrels: Any, run: Any) -> pd.DataFrame:
+def _values(
+    measures: list[Any], texts: list[str], qrels: Any, run: Any, **options: Any
+) -> pd.DataFrame:
     from irpref.evaluate import evaluate
 
     qrels = _frame(qrels, "relevance")
@@ -245,7 +247,7 @@ def _values(measures: list[Any], texts: list[str], qrels: Any, run: Any) -> pd.D
         run = run.drop(columns=[c for c in ("run", "name", "run_id", "system") if c in run])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # run queries absent from the qrels: ignored
-        table = evaluate(qrels, run, list(dict.fromkeys(texts)), missing="zero")
+        table = evaluate(qrels, run, list(dict.fromkeys(texts)), missing="zero", **options)
     return table
 
 
@@ -295,13 +297,14 @@ def _sums(measure: Any, text: str) -> bool:
     return text.split("(")[0].split("@")[0] in {"NumQ", "NumRet", "NumRel", "NumRelRet"}
 
 
-def define(text: str) -> Any:
+def define(text: str, *, corpus_size: int | None = None, ties: str = "docid") -> Any:
     """An ir_measures measure object that irpref computes, for any irpref measure.
 
     ``define("ASL(golds=10)")`` can be passed to ``ir_measures.calc_aggregate``
     and to ``pt.Experiment(..., eval_metrics=[...])`` (through ir_measures'
     runtime-measure extension point, :func:`ir_measures.define`); the whole run
-    is evaluated in one vectorized call. Needs ir_measures.
+    is evaluated in one vectorized call. ``corpus_size`` and ``ties`` are
+    :func:`irpref.evaluate`'s. Needs ir_measures.
     """
     try:
         import ir_measures
@@ -311,7 +314,7 @@ def define(text: str) -> Any:
     canonical = _canonical(text)
 
     def impl(qrels: pd.DataFrame, run: pd.DataFrame):
-        table = _values([canonical], [canonical], qrels, run)
+        table = _values([canonical], [canonical], qrels, run, corpus_size=corpus_size, ties=ties)
         return zip(table["query"].astype(str).tolist(), table["value"].tolist())
 
     measure = ir_measures.define(impl, name=canonical, support_cutoff=False)
