@@ -59,6 +59,17 @@ def test_calc_aggregate_and_iter_calc_equal_ir_measures(qrels, path):
         assert got_q[k] == pytest.approx(v, rel=1e-12, abs=1e-12), k
 
 
+def test_judged_equals_ir_measures(qrels):
+    if "Judged" not in irpref.REGISTRY:
+        pytest.skip("irpref has no Judged@k measure in this build")
+    run = _run32(examples.run_paths()[3])
+    ms = [im.Judged @ 10, im.Judged @ 100]
+    ref = im.calc_aggregate(ms, qrels, run)
+    got = irpref.calc_aggregate(ms, qrels, run)
+    for m in ms:
+        assert got[m] == pytest.approx(ref[m], rel=1e-12), m
+
+
 def test_binary_rbp_equals_cwl_eval(qrels):
     pytest.importorskip("cwl")
     run = _run32(examples.run_paths()[1])
@@ -111,9 +122,10 @@ def test_untranslatable_measures_are_refused(measure):
 
 def test_strings_and_irpref_only_measures():
     run = str(examples.run_paths()[0])
-    got = irpref.calc_aggregate(["nDCG@10", "ASL"], QRELS, run)
+    got = irpref.calc_aggregate(["nDCG@10", "ASL", "RBP(p=0.5)"], QRELS, run)
     assert isinstance(next(iter(got)), im.Measure)  # ir_measures parses what it knows
     assert "ASL" in got  # irpref-only measures stay strings
+    assert "RBP(p=0.5)" in got  # ir_measures' RBP needs rel: irpref's meaning is kept
     means = irpref.summarize(irpref.evaluate(QRELS, run, ["ASL"], missing="zero"))
     assert got["ASL"] == pytest.approx(means["value"].iloc[0])
 

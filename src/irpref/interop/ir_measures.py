@@ -219,9 +219,11 @@ def _ir_measures_parse(text: str) -> Any:
     except ImportError:
         return text
     try:
-        return ir_measures.parse_measure(text)
-    except Exception:  # not an ir_measures name: an irpref measure, kept as text
+        measure = ir_measures.parse_measure(text)
+        to_irpref(measure)
+    except Exception:  # not an ir_measures name irpref translates: irpref text, kept as is
         return text
+    return measure
 
 
 def _frame(data: Any, value: str) -> Any:
