@@ -1,4 +1,4 @@
-"""Shared test fixtures: the real TREC data in ../shared/data."""
+"""Shared test fixtures: the real TREC data shipped in tests/data (see its README)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     if not DATA.is_dir():
-        pytest.fail(f"the shared TREC data is missing: expected it at {DATA}")
+        pytest.fail(f"the test data is missing: expected it at {DATA}")
     return DATA

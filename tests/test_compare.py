@@ -44,7 +44,9 @@ def test_compare_tidy_table():
     assert pairs == {("A", "B"), ("A", "C"), ("B", "C")}
     assert set(t["query"].astype(str)) == {"q1", "q2"}
     assert len(t) == 3 * 2 * 6
-    v = t.set_index(["run_a", "run_b", "query", "measure"], verify_integrity=True)["value"]
+    key = ["run_a", "run_b", "query", "measure"]
+    assert not t.duplicated(key).any()  # one row per key (verify_integrity is deprecated)
+    v = t.set_index(key)["value"]
     # q1: A has relevant at 1,2 (a, b), missing d; B at 2,3,4; C at 1
     assert v["A", "B", "q1", "sgnLP"] == 1.0
     assert v["A", "B", "q1", "rrLP"] == pytest.approx(1 - 1 / 2)

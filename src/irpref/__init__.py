@@ -7,6 +7,7 @@ preferences, trec_eval-exact classical measures, significance testing.
 from irpref.asl import search_lengths
 from irpref.compare import compare, mean_preferences, preference_matrix
 from irpref.evaluate import evaluate, judge_inputs, summarize
+from irpref.interop.ir_measures import calc_aggregate, iter_calc
 from irpref.io import Qrels, Run, TrecFormatError, read_qrels, read_run
 from irpref.judged import Collection, JudgedRankings, intern, judge
 from irpref.measures import REGISTRY, Measure, parse_measure, parse_measures
@@ -30,9 +31,11 @@ __all__ = [
     "TrecFormatError",
     "compare",
     "adjust_pvalues",
+    "calc_aggregate",
     "discriminative_power",
     "evaluate",
     "intern",
+    "iter_calc",
     "judge",
     "judge_inputs",
     "mean_preferences",

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from irpref.interop.ir_measures import from_ir_measures
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import JudgedRankings, intern, judge
 from irpref.measures import Measure, parse_measure
@@ -93,6 +94,8 @@ def evaluate(
     measures:    e.g. ``["AP", "nDCG@10", "P@10", "RBP(p=0.5)"]``, or the spellings of
                  trec_eval, ir_measures, ranx, PyTerrier (``map``, ``ndcg_cut.10``);
                  rows are labelled with the string passed (``str(m)`` for a Measure).
+                 ir_measures objects (``ir_measures.nDCG@10``) are labelled by their
+                 irpref text, e.g. ``P(rel=1)@10`` (see :mod:`irpref.interop.ir_measures`).
     rel:         relevance level, grade >= rel is relevant (trec_eval ``-l``).
     depth:       keep the top ``depth`` of every ranking after sorting (``-M``).
     ties:        ``docid`` (trec_eval), ``input`` (file order) or ``expected``.
@@ -101,7 +104,8 @@ def evaluate(
     corpus_size: documents in the collection, for measures that impute
                  unretrieved relevant documents at the bottom of the corpus.
     """
-    labelled = parse_labelled(measures, parse_measure, Measure)  # checked before reading
+    # ir_measures objects -> irpref text; every name checked before reading
+    labelled = parse_labelled(from_ir_measures(measures), parse_measure, Measure)
     if judged is None:
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, corpus_size=corpus_size)
     mask = judged.query_mask(missing)

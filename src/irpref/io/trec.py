@@ -302,7 +302,10 @@ def _line_numbers(data: bytes, *, comments: bool) -> np.ndarray:
 
 
 def read_qrels(path: PathLike) -> Qrels:
-    """Read TREC qrels ``qid iter docid grade`` (plain or ``.gz``)."""
+    """Read TREC qrels ``qid iter docid grade`` (plain or ``.gz``), or ``irds:DATASET-ID``."""
+    if isinstance(path, str) and path.startswith("irds:"):  # qrels through ir_datasets
+        from irpref.interop.ir_datasets import load_qrels
+        return load_qrels(path)
     path = str(path)
     raw = _read_bytes(path)
     data = _normalise(_strip_comments(raw))
