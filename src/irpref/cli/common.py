@@ -109,6 +109,16 @@ def checked(check: Callable) -> dict:
     return {"action": Checked, "check": check}
 
 
+def as_usage(check: Callable):
+    """Run a name check; a plain ValueError (unknown or invalid measure) becomes a UsageError."""
+    try:
+        return check()
+    except UsageError:
+        raise
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def add_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", default=None,
                         help="write to FILE (via a temporary file in the same directory, "

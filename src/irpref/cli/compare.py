@@ -17,6 +17,7 @@ from irpref.cli.common import (
     add_measures,
     add_output,
     add_rel,
+    as_usage,
     checked,
     open_output,
 )
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from irpref.preferences import parse_preferences
 
     if args.measures is not None:
-        parse_preferences(args.measures)  # refused before any input is read
+        as_usage(lambda: parse_preferences(args.measures))  # refused before reading (exit 2)
     comp = compare_matrices(
         args.qrels, args.runs, args.measures, rel=args.rel, depth=args.depth, ties=args.ties,
         subtopics=args.subtopics, use_tag=args.tag_names,

@@ -11,6 +11,7 @@ from irpref.cli.common import (
     add_measures,
     add_missing,
     add_output,
+    as_usage,
     judge_args,
     open_output,
 )
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from irpref.measures import parse_measures
 
     measures = args.measures or DEFAULT_MEASURES
-    parse_measures(measures)  # an unknown or invalid measure is refused before any input is read
+    as_usage(lambda: parse_measures(measures))  # refused before any input is read (exit 2)
     judged = judge_args(args)
     results = evaluate(None, None, measures, missing=args.missing, judged=judged)
     means = summarize(results)

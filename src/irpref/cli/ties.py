@@ -24,6 +24,7 @@ from irpref.cli.common import (
     add_measures,
     add_missing,
     add_output,
+    as_usage,
     judge_args,
     open_output,
 )
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from irpref.measures import parse_measures
 
     measures = args.measures or DEFAULT_MEASURES
-    parse_measures(measures)  # refused before any input is read
+    as_usage(lambda: parse_measures(measures))  # refused before any input is read (exit 2)
     judged = judge_args(args, ties="docid")
     report = ties_report(measures=measures, missing=args.missing, judged=judged)
     text = io.StringIO() if args.format == "table" else None
