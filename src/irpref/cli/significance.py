@@ -28,6 +28,7 @@ from irpref.cli.common import (
     judge_args,
     open_output,
 )
+from irpref.errors import UsageError
 from irpref.evaluate import evaluate
 from irpref.meta.discriminative import discriminative_power
 from irpref.report.tables import write_json, write_tsv
@@ -83,7 +84,7 @@ def measure_tables(args: argparse.Namespace) -> list[pd.DataFrame]:
             metrics.append(str(parse_measure(m)))
         except ValueError as metric_error:
             if not _is_preference(m):
-                raise metric_error
+                raise UsageError(str(metric_error)) from None
             preferences.append(m)
     judged = judge_args(args)
     tables = []
