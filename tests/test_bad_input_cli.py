@@ -271,7 +271,7 @@ def test_ctrl_c_is_130_and_one_line(tmp_path):
     lines = [f"q{q} 0 d{d} {int(rng.integers(0, 3))}" for q in range(200) for d in range(50)]
     (tmp_path / "qrels").write_text("\n".join(lines) + "\n")
     runs = []
-    for r in range(30):
+    for r in range(60):
         docs = rng.integers(0, 5000, size=(200, 300))
         rows = [f"q{q} Q0 d{doc} {i} {300 - i} r{r}" for q in range(200)
                 for i, doc in enumerate(dict.fromkeys(docs[q]))]
@@ -281,7 +281,7 @@ def test_ctrl_c_is_130_and_one_line(tmp_path):
     proc = subprocess.Popen(["irpref", COMP, str(tmp_path / "qrels"), *runs, "--per-query",
                              "--format", "tsv"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(2.5)
+    time.sleep(1.5)
     if proc.poll() is not None:
         pytest.skip("finished before the interrupt")
     proc.send_signal(signal.SIGINT)
