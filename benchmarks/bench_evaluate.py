@@ -119,10 +119,9 @@ def irpref_command(qrels: Path, runs: list[Path]) -> list[str]:
 
 def parse_irpref(stdout: bytes) -> dict[tuple[str, str], float]:
     means = {}
-    for line in stdout.decode().splitlines()[1:]:
-        run, query, measure, value = line.split("\t")
-        if query == "all":
-            means[run, measure] = float(value)
+    for line in stdout.decode().splitlines()[1:]:  # run measure value (means only)
+        run, measure, value = line.split("\t")
+        means[run, measure] = float(value)
     return means
 
 

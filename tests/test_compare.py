@@ -71,7 +71,7 @@ def test_compare_binary_grades_and_rel():
 def test_means_and_matrix():
     t = irpref.compare(QRELS, RUNS, ["sgnLP", "RPP"])
     means = irpref.mean_preferences(t)
-    assert set(means["query"]) == {"all"} and len(means) == 3 * 2
+    assert "query" not in means and len(means) == 3 * 2
     per = t[t["measure"] == "RPP"].groupby(["run_a", "run_b"], observed=True)["value"].mean()
     got = means[means["measure"] == "RPP"].set_index(["run_a", "run_b"])["value"]
     for key, value in per.items():
@@ -242,17 +242,17 @@ def test_cli_tsv(dl19_small):
     qrels, runs = dl19_small
     out = _cli(qrels, *runs, "-m", "sgnLP", "RPP(p=dcg)", "--rel", "2", "--format", "tsv")
     lines = out.stdout.splitlines()
-    assert lines[0] == "run_a\trun_b\tquery\tmeasure\tvalue"
+    assert lines[0] == "run_a\trun_b\tmeasure\tvalue"
     assert len(lines) == 1 + 6 * 2
     rows = [line.split("\t") for line in lines[1:]]
-    assert {r[2] for r in rows} == {"all"}
     api = irpref.mean_preferences(irpref.compare(qrels, runs, ["sgnLP", "RPP(p=dcg)"], rel=2))
-    expected = {(a, b, m): v for a, b, _, m, v in api.itertuples(index=False)}
-    for a, b, _, m, v in rows:
+    expected = {(a, b, m): v for a, b, m, v in api.itertuples(index=False)}
+    for a, b, m, v in rows:
         assert float(v) == expected[a, b, m]  # full precision
     per_query = _cli(qrels, *runs, "-m", "sgnLR", "--rel", "2", "--format", "tsv",
                      "--per-query").stdout.splitlines()
     assert len(per_query) == 1 + 6 * 43 + 6
+    assert [line.split("\t")[2] for line in per_query[-6:]] == [""] * 6  # mean rows
 
 
 def test_cli_table_and_json(dl19_small):
@@ -262,13 +262,13 @@ def test_cli_table_and_json(dl19_small):
     assert "== sgnLR (sign)" in out
     assert "MC4" in out and "Borda" in out and "win rate (Eq. 7)" in out
     records = json.loads(_cli(qrels, *runs, "-m", "rrLP", "--format", "json").stdout)
-    assert len(records) == 6 and {r["query"] for r in records} == {"all"}
+    assert len(records) == 6 and all("query" not in r for r in records)
 
 
 def test_cli_errors(dl19_small, tmp_path):
     qrels, runs = dl19_small
     bad = _cli(qrels, *runs, "-m", "nDCG", check=False)
-    assert bad.returncode != 0 and "irpref evaluate" in bad.stderr
+    assert bad.returncode == 2 and "irpref evaluate" in bad.stderr
     missing = _cli(tmp_path / "none.txt", *runs, check=False)
     assert missing.returncode == 1
 

@@ -168,4 +168,4 @@ def test_cli_output_does_not_depend_on_the_allocator(tmp_path):
         assert tuned.stdout.strip() == str(glibc and setting != "default")
         outputs.append(subprocess.run(cmd, env=env, capture_output=True, text=True,
                                       check=True).stdout)
-    assert outputs[0] == outputs[1] and outputs[0].startswith("run\tquery\tmeasure\tvalue\n")
+    assert outputs[0] == outputs[1] and outputs[0].startswith("run\tmeasure\tvalue\n")

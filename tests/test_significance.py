@@ -159,8 +159,8 @@ def test_cli_bad_input(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("bm25*.gz"))[:2]
     proc = _cli(d / "qrels.txt", *runs, "-m", "NoSuchMeasure")
-    assert proc.returncode == 1 and "NoSuchMeasure" in proc.stderr
+    assert proc.returncode == 2 and "NoSuchMeasure" in proc.stderr  # usage error
     proc = _cli(d / "qrels.txt", *runs, "-m", "RR", "--alpha", "2")
-    assert proc.returncode == 1 and "alpha" in proc.stderr
+    assert proc.returncode == 2 and "--alpha 2: must be in (0, 1)" in proc.stderr
     proc = _cli(d / "qrels.txt", runs[0], "-m", "RR")
     assert proc.returncode == 1 and "at least 2 runs" in proc.stderr

@@ -137,4 +137,4 @@ def test_cli_bad_measure(data_dir):
     d = data_dir / "robust03"
     proc = subprocess.run(["irpref", "ties", str(d / "qrels.txt"), str(d / "runs" / "uic0301.gz"),
                            "-m", "NoSuchMeasure"], capture_output=True, text=True)
-    assert proc.returncode != 0 and "unknown measure" in proc.stderr
+    assert proc.returncode == 2 and "unknown measure" in proc.stderr  # usage error

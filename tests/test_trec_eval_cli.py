@@ -11,7 +11,8 @@ import subprocess
 
 import pytest
 
-from irpref.cli.trec_eval import main, parse_argv
+from irpref.cli.main import main as cli_main
+from irpref.cli.trec_eval import parse_argv
 from irpref.trec_eval_format import NICKNAMES, TREC_MEASURES, UNSUPPORTED
 
 
@@ -33,7 +34,7 @@ def te_fast(capsys, monkeypatch):
     def call(*args: str, cwd=None) -> Result:
         if cwd is not None:
             monkeypatch.chdir(cwd)
-        code = main(list(args))
+        code = cli_main(["trec_eval", *args])
         out = capsys.readouterr()
         return Result(code, out.out, out.err)
 
@@ -135,15 +136,15 @@ def test_stdin_and_gzip(data_dir, tmp_path):
 def test_errors(data_dir, te_fast):
     d = data_dir / "trec_eval"
     bad = te_fast("-m", "nosuch", "qrels.test", "results.test", cwd=d)
-    assert bad.returncode == 1 and "illegal measure 'nosuch'" in bad.stderr
+    assert bad.returncode == 2 and "illegal measure 'nosuch'" in bad.stderr
     prefs = te_fast("-m", "prefs_simp", "qrels.test", "results.test", cwd=d)
-    assert prefs.returncode == 1 and "not supported" in prefs.stderr
+    assert prefs.returncode == 2 and "not supported" in prefs.stderr
     gains = te_fast("-m", "ndcg.1=3.5", "qrels.test", "results.test", cwd=d)
-    assert gains.returncode == 1 and "custom gains" in gains.stderr
+    assert gains.returncode == 2 and "custom gains" in gains.stderr
     usage = te_fast("qrels.test", cwd=d)
-    assert usage.returncode == 1 and "Usage" in usage.stderr
+    assert usage.returncode == 2 and "Usage" in usage.stderr
     missing = te_fast("qrels.test", "nosuchfile", cwd=d)
-    assert missing.returncode == 2
+    assert missing.returncode == 1 and "nosuchfile" in missing.stderr
     assert te_fast("-h").stdout.startswith("Usage")
 
 
@@ -192,11 +193,11 @@ def test_empty_run_and_no_common_query(data_dir, tmp_path, te_fast):
     d = data_dir / "trec_eval"
     empty = tmp_path / "empty"
     empty.write_text("")
-    assert te_fast(str(d / "qrels.test"), str(empty)).returncode == 2
+    assert te_fast(str(d / "qrels.test"), str(empty)).returncode == 1
     other = tmp_path / "other"
     other.write_text("999 Q0 doc 1 1.0 tag\n")
     out = te_fast(str(d / "qrels.test"), str(other))
-    assert out.returncode == 7 and "No queries" in out.stderr
+    assert out.returncode == 1 and "No queries" in out.stderr
     # with -c every qrels query is evaluated as an empty ranking, as trec_eval does
     out = te_fast("-c", "-m", "map", "-m", "num_q", "-m", "num_rel", str(d / "qrels.test"),
                   str(other))

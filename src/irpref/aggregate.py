@@ -138,7 +138,7 @@ def matrices_from_tidy(
 
     Pairs given in one orientation are mirrored; missing pairs count 0.
     """
-    table = results[results["query"] != "all"]
+    table = results[results["query"].notna()]  # null query: a mean row, not a query
     if measure is not None:
         table = table[table["measure"] == str(measure)]
     elif "measure" in table and table["measure"].nunique() > 1:
@@ -191,7 +191,7 @@ def system_orderings(
     """Orderings of the runs per measure (and per ``method``: ``win_rate`` = mean
     win rate of Eq. 7, ``mc4``, ``borda``): columns measure, method, rank, run, score."""
     names = [measure] if measure is not None else list(
-        pd.unique(results.loc[results["query"] != "all", "measure"].astype(str))
+        pd.unique(results.loc[results["query"].notna(), "measure"].astype(str))
     )
     frames = []
     for name in names:

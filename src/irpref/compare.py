@@ -4,7 +4,8 @@ The result has one row per (run_a, run_b, query, measure) with the value of
 the preference of ``run_a`` over ``run_b`` (positive: ``run_a`` preferred);
 pairs are ``a < b`` in the order the runs were given (the other orientation
 is the negation). :func:`mean_preferences` gives the means over queries
-(query ``all``); :func:`preference_matrix` the R x R matrix of one measure.
+(columns run_a, run_b, measure, value: no query column, so a query may be
+called ``all``); :func:`preference_matrix` the R x R matrix of one measure.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from irpref.evaluate import judge_inputs
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
 from irpref.judged import JudgedRankings
 from irpref.measures.base import parse_labelled
+from irpref.params import check_depth, check_rel
 from irpref.preferences import (
     DEFAULT_PREFERENCES,
     Comparison,
@@ -44,8 +46,7 @@ def compare_matrices(
 ) -> Comparison:
     """Like :func:`compare`, but returns the (Q, R, R) matrices (a :class:`Comparison`)."""
     prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES)
-    if rel < 1:
-        raise ValueError(f"the relevance level must be >= 1, not {rel}")
+    rel, depth = check_rel(rel, "rel"), check_depth(depth, "depth")
     sub: SubtopicQrels | None = None
     if any(p.family.needs_subtopics for p in prefs):
         if subtopics is not None:
@@ -119,14 +120,17 @@ def _relabel(table: pd.DataFrame, labelled: list) -> pd.DataFrame:
 
 
 def mean_preferences(results: pd.DataFrame) -> pd.DataFrame:
-    """Means over queries: one row per (run_a, run_b, measure), query ``all``.
+    """Means over queries: one row per (run_a, run_b, measure); columns run_a,
+    run_b, measure, value.
 
     Each mean is ``np.mean`` of the pair's per-query values in table order,
-    the same computation as the CLI's, so both print the same digits.
+    the same computation as the CLI's, so both print the same digits. Every
+    row with a query id is a query (``all`` included); null-query rows (means
+    printed by the CLI) are left out.
     """
-    per_query = results[results["query"] != "all"]
+    per_query = results[results["query"].notna()] if "query" in results else results
     if per_query.empty:
-        return results.iloc[0:0]
+        return pd.DataFrame({"run_a": [], "run_b": [], "measure": [], "value": []})
     keys = ["measure", "run_a", "run_b"]
     codes = [pd.factorize(per_query[k].astype(str), sort=False) for k in keys]
     group = codes[0][0].astype(np.int64)
@@ -148,7 +152,6 @@ def mean_preferences(results: pd.DataFrame) -> pd.DataFrame:
         {
             "run_a": per_query["run_a"].astype(str).to_numpy(object)[rows],
             "run_b": per_query["run_b"].astype(str).to_numpy(object)[rows],
-            "query": "all",
             "measure": per_query["measure"].astype(str).to_numpy(object)[rows],
             "value": means[back],
         }
@@ -162,18 +165,23 @@ def group_means(values: np.ndarray) -> np.ndarray:
 
 
 def preference_matrix(
-    results: pd.DataFrame, measure: str | None = None, query: str = "all"
+    results: pd.DataFrame, measure: str | None = None, query: str | None = None
 ) -> pd.DataFrame:
     """The R x R antisymmetric matrix (rows preferred over columns when > 0)
-    of one measure, for one query or the mean over queries (``all``)."""
+    of one measure, for one query or (``query=None``) the mean over queries.
+
+    ``results`` is a :func:`compare` table or a :func:`mean_preferences` one
+    (no query column)."""
     table = results
     if measure is not None:
         table = table[table["measure"] == str(measure)]
     elif table["measure"].nunique() > 1:
         raise ValueError("the table holds several measures: pick one")
-    if query == "all":
-        table = mean_preferences(table) if (table["query"] != "all").any() else table
-    table = table[table["query"] == query]
+    if query is None:
+        if "query" in table:
+            table = mean_preferences(table)
+    else:
+        table = table[table["query"].astype(object) == query]
     if table.empty:
         raise ValueError(f"no rows for measure={measure!r}, query={query!r}")
     runs = pd.unique(np.concatenate([table["run_a"].to_numpy(object),

@@ -1,8 +1,9 @@
 """``evaluate``: many runs, many measures, one tidy table.
 
 The result has one row per (run, query, measure) with its value; ``summarize``
-turns it into means over queries (query ``all``), using each measure's own
-aggregate (arithmetic mean unless the family says otherwise).
+turns it into means over queries (columns run, measure, value: no query
+column, so a query may be called ``all``), using each measure's own aggregate
+(arithmetic mean unless the family says otherwise).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import JudgedRankings, intern, judge
 from irpref.measures import Measure, parse_measure
 from irpref.measures.base import parse_labelled
+from irpref.params import check_corpus_size, check_depth, check_rel
 
 __all__ = ["evaluate", "judge_inputs", "summarize", "tidy"]
 
@@ -107,6 +109,9 @@ def evaluate(
     # ir_measures objects -> irpref text; every name checked before reading
     labelled = parse_labelled(from_ir_measures(measures), parse_measure, Measure)
     if judged is None:
+        rel = check_rel(rel, "rel")
+        depth = check_depth(depth, "depth")
+        corpus_size = check_corpus_size(corpus_size, "corpus_size")
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, corpus_size=corpus_size)
     mask = judged.query_mask(missing)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once
@@ -119,14 +124,16 @@ def evaluate(
 
 
 def summarize(results: pd.DataFrame) -> pd.DataFrame:
-    """Aggregate per-query rows into one row per (run, measure), query ``all``.
+    """Aggregate per-query rows into one row per (run, measure): columns run, measure, value.
 
     Each measure uses its family's aggregate (mean unless stated otherwise).
+    Every row of ``results`` with a query id is a query (``all`` included);
+    rows whose query is null (mean rows printed by the CLI) are left out.
     """
     from irpref.measures import parse_measure
 
     out = []
-    per_query = results[results["query"] != "all"]
+    per_query = results[results["query"].notna()] if "query" in results else results
     for measure, group in per_query.groupby("measure", sort=False):
         aggregate = parse_measure(measure).family.aggregate or np.mean
         means = group.groupby("run", sort=False)["value"].agg(
@@ -134,9 +141,9 @@ def summarize(results: pd.DataFrame) -> pd.DataFrame:
         )
         out.append(
             pd.DataFrame(
-                {"run": means.index, "query": "all", "measure": measure, "value": means.values}
+                {"run": means.index, "measure": measure, "value": means.values}
             )
         )
     if not out:
-        return results.iloc[0:0]
+        return pd.DataFrame({"run": [], "measure": [], "value": []})
     return pd.concat(out, ignore_index=True)

@@ -137,7 +137,7 @@ class Pairwise:
     def from_metric(cls, table: pd.DataFrame, measure: str | None = None) -> Pairwise:
         """From a tidy table (run, query, measure, value), e.g. :func:`irpref.evaluate`."""
         table = _one_measure(table, measure, ("run", "query", "value"))
-        table = table[table["query"] != "all"]
+        table = table[table["query"].notna()]  # null query: a mean row, not a query
         _check_unique(table, ["run", "query"])
         runs = pd.unique(table["run"])
         queries = np.sort(pd.unique(table["query"]).astype(object))
@@ -159,7 +159,7 @@ class Pairwise:
         preference registry's, else ``sign`` when every value is -1, 0 or 1.
         """
         table = _one_measure(table, measure, ("run_a", "run_b", "query", "value"))
-        table = table[table["query"] != "all"]
+        table = table[table["query"].notna()]  # null query: a mean row, not a query
         _check_unique(table, ["run_a", "run_b", "query"])
         name = str(table["measure"].iloc[0]) if "measure" in table and len(table) else ""
         a_col, b_col = table["run_a"].to_numpy(object), table["run_b"].to_numpy(object)

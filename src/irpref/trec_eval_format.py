@@ -317,12 +317,17 @@ def format_trec_eval(
     summary_flag: bool = True,
     complete: bool = False,
     run: int = 0,
+    complete_num_rel: int | None = None,
 ) -> str:
     """trec_eval's output for run ``run`` of ``judged``.
 
     Queries are the qrels' (sorted, as trec_eval sorts them); without
     ``complete`` only those the run retrieved are evaluated, with it every
-    qrels query is (a missing one scores as an empty ranking; ``-c``).
+    qrels query is (a missing one scores as an empty ranking; ``-c``). With
+    ``complete``, the ``num_rel`` summary is ``complete_num_rel`` when given:
+    trec_eval 10.0 then counts every qrels line with grade > 0 over all qrels
+    queries, ignoring ``-l`` and ``-M`` (``m_num_rel.c``, ``te_calc_avg_num_rel``),
+    while the per-query ``num_rel`` lines keep ``-l``.
     """
     present = judged.present[run]
     evaluated = np.ones_like(present) if complete else present
@@ -368,6 +373,8 @@ def format_trec_eval(
                     lines.append(f"{label:<22}\tall\t{np.exp(total / n):6.4f}")
                 else:
                     total = float(np.add.accumulate(v)[-1])
+                    if spec.name == "num_rel" and complete and complete_num_rel is not None:
+                        total = complete_num_rel
                     if spec.value == "long":
                         lines.append(f"{label:<22}\tall\t{int(total)}")
                     else:

@@ -1,12 +1,148 @@
-"""Arguments shared by subcommands."""
+"""Arguments shared by subcommands, their validation, hints and the ``-o`` output file.
+
+Every option value is checked while the command line is parsed (the rules are
+in :mod:`irpref.params`), so a bad value is refused with the subcommand's own
+usage and exit 2 before any input is read or any output printed.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import TextIO
 
+from irpref import params
+from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.judged import TIES, JudgedRankings
 from irpref.report.tables import FORMATS
+
+# trec_eval flags irpref's own commands spell differently: flag -> (long option, takes a value)
+TREC_EVAL_FLAGS = {
+    "l": ("--rel", True),
+    "M": ("--depth", True),
+    "N": ("--corpus-size", True),
+    "q": ("--per-query", False),
+    "c": ("--missing zero", False),
+    "n": (None, False),
+}
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse with irpref's hints: a trec_eval flag gets "did you mean --rel 2",
+    files swallowed by ``-m`` are named. ``argv`` is the command line being parsed."""
+
+    argv: list[str] = []
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}{usage_hint(self, message, self.argv)}\n")
+
+
+def usage_hint(parser: argparse.ArgumentParser, message: str, argv: list[str]) -> str:
+    """A precise hint for the two mistakes users make most, or ''."""
+    known = parser._option_string_actions
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if len(arg) < 2 or arg[0] != "-" or arg[1] == "-" or arg[:2] in known:
+            continue
+        letter = arg[1]
+        if letter not in TREC_EVAL_FLAGS:
+            continue
+        option, takes_value = TREC_EVAL_FLAGS[letter]
+        if option is None:
+            return (f"; {arg} is trec_eval's 'no summary' flag, which {parser.prog} does not "
+                    "have (irpref trec_eval -n does)")
+        if option.split()[0] not in known:
+            continue
+        value = ""
+        if takes_value:
+            value = arg[2:] or (argv[i + 1] if i + 1 < len(argv) else "N")
+            value = " " + value
+        return f"; did you mean {option}{value}? ({arg} is trec_eval's flag; irpref trec_eval " \
+               "takes trec_eval's flags)"
+    if "required" in message:
+        swallowed = _swallowed_files(argv)
+        if swallowed:
+            return (f"; -m took {swallowed[0]!r} as a measure name: put -m after the files "
+                    f"or end its list with -- (e.g. -m AP -- QRELS RUN)")
+    return ""
+
+
+def _swallowed_files(argv: list[str]) -> list[str]:
+    """Values of -m/--measure that are existing files (argparse gave them to -m)."""
+    out, taking = [], False
+    for arg in argv:
+        if arg in ("-m", "--measure"):
+            taking = True
+            continue
+        if arg.startswith("-"):
+            taking = False
+            continue
+        if taking and os.path.isfile(arg):
+            out.append(arg)
+    return out
+
+
+class Checked(argparse.Action):
+    """An option whose value is checked by an :mod:`irpref.params` rule at parse time."""
+
+    def __init__(self, option_strings, dest, check: Callable = None, **kwargs):
+        self.check = check
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        flag = next((s for s in self.option_strings if s.startswith("--")), option_string)
+        try:
+            setattr(namespace, self.dest, self.check(values, flag))
+        except UsageError as exc:
+            parser.error(str(exc))
+
+
+def checked(check: Callable) -> dict:
+    """``add_argument(..., **checked(params.check_rel))``."""
+    return {"action": Checked, "check": check}
+
+
+def as_usage(check: Callable):
+    """Run a name check; a plain ValueError (unknown or invalid measure) becomes a UsageError."""
+    try:
+        return check()
+    except UsageError:
+        raise
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def add_output(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", metavar="FILE", default=None,
+                        help="write to FILE (via a temporary file in the same directory, "
+                             "renamed when complete) instead of standard output")
+
+
+@contextlib.contextmanager
+def open_output(path: str | None) -> Iterator[TextIO]:
+    """Standard output, or ``path`` written to a temporary name and renamed on success
+    (an interrupted or failed run never leaves a half-written file)."""
+    if path is None or path == "-":
+        yield sys.stdout
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                               dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            yield handle
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def add_inputs(parser: argparse.ArgumentParser) -> None:
@@ -22,23 +158,11 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
 
 
 def add_judging(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
-    parser.add_argument(
-        "--rel",
-        type=int,
-        default=1,
-        metavar="N",
-        help="grade >= N is relevant (trec_eval -l; default 1)",
-    )
-    parser.add_argument(
-        "--depth",
-        type=int,
-        default=None,
-        metavar="N",
-        help="keep the top N of each ranking after sorting (trec_eval -M)",
-    )
+    add_rel(parser)
+    add_depth(parser)
     parser.add_argument(
         "--corpus-size",
-        type=int,
+        **checked(params.check_corpus_size),
         default=None,
         metavar="N",
         help="documents in the collection (for measures that impute unretrieved "
@@ -52,6 +176,16 @@ def add_judging(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
             help="tie policy: docid (trec_eval), input (file order), expected "
             "(mean over all orderings of tied scores)",
         )
+
+
+def add_rel(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rel", **checked(params.check_rel), default=1, metavar="N",
+                        help="grade >= N is relevant, N >= 1 (trec_eval -l; default 1)")
+
+
+def add_depth(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--depth", **checked(params.check_depth), default=None, metavar="N",
+                        help="keep the top N >= 1 of each ranking after sorting (trec_eval -M)")
 
 
 def add_format(parser: argparse.ArgumentParser, default: str = "table") -> None:

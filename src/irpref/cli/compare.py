@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import io
 
 import numpy as np
 import pandas as pd
 
+from irpref import params
 from irpref.aggregate import orderings_of
-from irpref.cli.common import add_format, add_inputs, add_measures
+from irpref.cli.common import (
+    add_depth,
+    add_format,
+    add_inputs,
+    add_measures,
+    add_output,
+    add_rel,
+    as_usage,
+    checked,
+    open_output,
+)
 from irpref.compare import compare_matrices
 from irpref.judged import TIES
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
@@ -20,36 +31,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs(parser)
     add_measures(parser, f"preferences: {', '.join(PREFERENCES)}, e.g. 'RPP(p=dcg)' "
                          f"(default: {' '.join(DEFAULT_PREFERENCES)})", metavar="PREF")
-    parser.add_argument("--rel", type=int, default=1, metavar="N",
-                        help="grade >= N is relevant (default 1)")
-    parser.add_argument("--depth", type=int, default=None, metavar="N",
-                        help="keep the top N of each ranking after sorting")
+    add_rel(parser)
+    add_depth(parser)
     parser.add_argument("--ties", choices=[t for t in TIES if t != "expected"], default="docid",
                         help="tie policy: docid (trec_eval: score desc, docid desc) or input")
     parser.add_argument("--subtopics", metavar="FILE", default=None,
                         help="ndeval-format subtopic qrels (topic subtopic docid grade) for "
                              "ST-RPP; default: read QRELS in that format when ST-RPP is asked")
     parser.add_argument("--per-query", action="store_true", help="also print per-query values")
-    parser.add_argument("--teleport", type=float, default=0.05, metavar="T",
-                        help="MC4 random-jump probability (default 0.05; 0 = plain chain)")
+    parser.add_argument("--teleport", **checked(params.check_teleport), default=0.05,
+                        metavar="T",
+                        help="MC4 random-jump probability in [0, 1) (default 0.05; 0 = plain "
+                             "chain)")
     add_format(parser)
+    add_output(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from irpref.preferences import parse_preferences
+
+    if args.measures is not None:
+        as_usage(lambda: parse_preferences(args.measures))  # refused before reading (exit 2)
     comp = compare_matrices(
         args.qrels, args.runs, args.measures, rel=args.rel, depth=args.depth, ties=args.ties,
         subtopics=args.subtopics, use_tag=args.tag_names,
     )
     means = comp.tidy_means()
-    out = sys.stdout
     if args.format != "table":
-        table = pd.concat([comp.tidy(), means], ignore_index=True) if args.per_query else means
-        write_table(table, ["run_a", "run_b", "query", "measure"], args.format, out)
+        keys = ["run_a", "run_b", "measure"]
+        table = means
+        if args.per_query:  # per-query rows, then the means with an empty / null query
+            keys = ["run_a", "run_b", "query", "measure"]
+            table = [comp.tidy(), means]
+        with open_output(args.output) as out:
+            write_table(table, keys, args.format, out)
         return 0
+    text = io.StringIO()  # the whole report is built before a line is printed
     if args.per_query:
-        write_table(comp.tidy(), ["run_a", "run_b", "query", "measure"], "table", out)
-        out.write("\n")
-    _write_readable(comp, args.teleport, out)
+        write_table(comp.tidy(), ["run_a", "run_b", "query", "measure"], "table", text)
+        text.write("\n")
+    _write_readable(comp, args.teleport, text)
+    with open_output(args.output) as out:
+        out.write(text.getvalue())
     return 0
 
 

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
-
-import pandas as pd
 
 from irpref.cli.common import (
     add_format,
@@ -13,7 +10,10 @@ from irpref.cli.common import (
     add_judging,
     add_measures,
     add_missing,
+    add_output,
+    as_usage,
     judge_args,
+    open_output,
 )
 from irpref.evaluate import evaluate, summarize
 from irpref.measures.names import canonical_name
@@ -31,18 +31,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_judging(parser)
     add_missing(parser)
-    parser.add_argument("--per-query", action="store_true", help="also print per-query values")
+    parser.add_argument("--per-query", action="store_true",
+                        help="also print per-query values (mean rows then have an empty query "
+                             "in tsv, null in json)")
     add_format(parser)
+    add_output(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    measures = [canonical_name(t) for m in args.measures or DEFAULT_MEASURES for t in m.split()]
+    # canonical names, refused before any input is read (exit 2)
+    measures = as_usage(
+        lambda: [canonical_name(t) for m in args.measures or DEFAULT_MEASURES for t in m.split()]
+    )
     judged = judge_args(args)
     results = evaluate(None, None, measures, missing=args.missing, judged=judged)
     means = summarize(results)
-    table = pd.concat([results, means], ignore_index=True) if args.per_query else means
-    if args.format == "table" and not args.per_query:
-        write_table(table, ["run", "measure"], "table", sys.stdout, wide_index=["run"])
-    else:
-        write_table(table, ["run", "query", "measure"], args.format, sys.stdout)
+    with open_output(args.output) as out:
+        if not args.per_query:
+            keys = ["run", "measure"]
+            write_table(means, keys, args.format, out, wide_index=["run"])
+        else:
+            write_table([results, means], ["run", "query", "measure"], args.format, out)
     return 0

@@ -1,13 +1,29 @@
-"""The ``irpref`` command: one module per subcommand, loaded on demand."""
+"""The ``irpref`` command: one module per subcommand, loaded on demand.
+
+One contract for every subcommand (``irpref trec_eval`` included):
+
+- exit 0 on success, 1 on a data or input error (:class:`~irpref.errors.InputError`,
+  unreadable file, write error), 2 on a usage error (:class:`~irpref.errors.UsageError`,
+  bad option; the subcommand's own usage is printed), 130 on Ctrl-C (one line
+  ``interrupted``, no traceback);
+- every error is one line ``irpref CMD: error: ...``; anything unexpected is
+  ``irpref CMD: internal error: ...`` and ``--debug`` shows the traceback;
+- ``--quiet`` silences warnings and notes.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib
+import os
 import sys
+import traceback
 import warnings
 
 from irpref.cli.allocator import keep_freed_memory
+from irpref.cli.common import CommandParser
 
 # subcommand -> (module under irpref.cli, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -19,43 +35,173 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "significance": ("significance", "paired tests, randomized Tukey HSD, discriminative power"),
 }
 
+GLOBAL_FLAGS = ("--debug", "--quiet")
+INTERRUPTED = 130
+
+
+def _add_global(parser: argparse.ArgumentParser) -> None:
+    known = parser._option_string_actions
+    if "--debug" not in known:
+        parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                            help="show the Python traceback of an internal error")
+    if "--quiet" not in known:
+        parser.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
+                            help="no warnings or notes on standard error")
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="irpref",
-        description="Exact, fast offline evaluation of rankings.",
-    )
+    flags = {"--debug": False, "--quiet": False}
+    while argv and argv[0] in GLOBAL_FLAGS:  # global flags before the subcommand
+        flags[argv.pop(0)] = True
+    command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    if command == "trec_eval":  # trec_eval's own flag syntax; --debug/--quiet are irpref's
+        rest = [a for a in argv[1:] if a not in GLOBAL_FLAGS]
+        for flag in GLOBAL_FLAGS:
+            flags[flag] = flags[flag] or flag in argv[1:]
+        return guard("trec_eval", lambda: _trec_eval(rest), flags["--debug"], flags["--quiet"])
+    return guard(command or "", lambda: _dispatch(argv, command, flags), flags["--debug"],
+                 flags["--quiet"], lambda: flags)
+
+
+def _trec_eval(argv: list[str]) -> int:
+    return importlib.import_module("irpref.cli.trec_eval").run_raw(argv)
+
+
+def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
+    CommandParser.argv = argv[1:] if command else argv
+    parser = CommandParser(prog="irpref", description="Exact, fast offline evaluation of rankings.")
     parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an "
+                        "internal error (also after the subcommand)")
+    parser.add_argument("--quiet", action="store_true", help="no warnings or notes")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    # Only the chosen subcommand's module is imported: start-up stays fast.
-    chosen = argv[0] if argv and argv[0] in SUBCOMMANDS else None
-    modules = {}
+    modules, parsers = {}, {}
     for name, (module, helptext) in SUBCOMMANDS.items():
-        if chosen is None or name == chosen:
+        if command is None or name == command:
             mod = importlib.import_module(f"irpref.cli.{module}")
-            if name == "trec_eval" and chosen == name:
-                return mod.run_raw(argv[1:])  # trec_eval's own flag syntax
             modules[name] = mod
             kwargs = getattr(mod, "PARSER_KWARGS", {})
-            mod.add_arguments(sub.add_parser(name, help=helptext, description=helptext, **kwargs))
+            parsers[name] = sub.add_parser(name, help=helptext, description=helptext, **kwargs)
+            mod.add_arguments(parsers[name])
+            if name != "trec_eval":
+                _add_global(parsers[name])
         else:
             sub.add_parser(name, help=helptext)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the subcommand's own usage, not the top-level one
+        (parsers.get(args.command) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return 2
+    flags["--debug"] = flags["--debug"] or bool(getattr(args, "debug", False))
+    flags["--quiet"] = flags["--quiet"] or bool(getattr(args, "quiet", False))
+    args.quiet = flags["--quiet"]
+    _setup_warnings(flags["--quiet"])
     keep_freed_memory()  # large arrays are reused, not faulted in again
-    warnings.simplefilter("default")
-    warnings.showwarning = _show_warning
     try:
         return int(modules[args.command].run(args) or 0)
-    except BrokenPipeError:
-        sys.stderr.close()  # the reader went away (e.g. `| head`): not an error
-        return 0
-    except (ValueError, OSError) as exc:
+    except _usage_errors() as exc:
+        parsers[args.command].print_usage(sys.stderr)
         print(f"irpref {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+        return 2
+
+
+def _usage_errors() -> tuple[type, ...]:
+    from irpref.errors import UsageError
+
+    return (UsageError,)
+
+
+def _setup_warnings(quiet: bool) -> None:
+    if quiet:
+        warnings.simplefilter("ignore")
+    else:
+        warnings.simplefilter("default")
+        warnings.showwarning = _show_warning
+
+
+def guard(command: str, body, debug: bool, quiet: bool, flags=None) -> int:
+    """Run ``body`` under the CLI contract (exit codes, one-line errors, Ctrl-C, write errors)."""
+    name = f"irpref {command}" if command else "irpref"
+
+    def is_debug() -> bool:
+        return debug or bool(flags and flags()["--debug"])
+
+    try:
+        code = body()
+        sys.stdout.flush()
+        return code
+    except KeyboardInterrupt:
+        _silence_stdout()
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()  # the reader went away (e.g. `| head`): not an error
+        return 0
+    except SystemExit as exc:  # argparse: 2 for usage, 0 for --help/--version
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except Exception as exc:  # noqa: BLE001 - the contract: never a traceback
+        code, message = classify(exc)
+        if is_debug():
+            traceback.print_exc()
+        if code == 1 and isinstance(exc, OSError) and _is_write_error(exc):
+            _silence_stdout()
+        print(f"{name}: {message}", file=sys.stderr)
+        if code is None:
+            if not is_debug():
+                print(f"{name}: run with --debug for the traceback", file=sys.stderr)
+            return 1
+        return code
+
+
+def classify(exc: BaseException) -> tuple[int | None, str]:
+    """(exit code, message) of an exception; code None for a bug (internal error)."""
+    from irpref.errors import InputError, UsageError
+
+    if isinstance(exc, UsageError):
+        return 2, f"error: {exc}"
+    if isinstance(exc, InputError):
+        return 1, f"error: {exc}"
+    if isinstance(exc, OSError):
+        if _is_write_error(exc):
+            return 1, f"error: cannot write the output: {exc.strerror or exc}"
+        where = f"{exc.filename}: " if exc.filename else ""
+        return 1, f"error: {where}{exc.strerror or exc}"
+    if isinstance(exc, MemoryError):
+        return 1, "error: out of memory"
+    if _is_read_error(exc):
+        return 1, f"error: cannot read the input: {type(exc).__name__}: {exc}"
+    if isinstance(exc, ValueError):  # raised on purpose by checks not yet typed
+        return 1, f"error: {exc}"
+    return None, f"internal error: {type(exc).__name__}: {exc}"
+
+
+def _is_read_error(exc: BaseException) -> bool:
+    import gzip
+    import zlib
+
+    kinds: tuple[type, ...] = (EOFError, zlib.error, gzip.BadGzipFile, UnicodeDecodeError)
+    with contextlib.suppress(ImportError):
+        import pyarrow as pa
+
+        kinds = (*kinds, pa.ArrowInvalid)
+    return isinstance(exc, kinds)
+
+
+def _is_write_error(exc: OSError) -> bool:
+    return exc.filename is None and exc.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT,
+                                                  errno.EFBIG, errno.EBADF, errno.EROFS)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so Python's final flush cannot fail again."""
+    with contextlib.suppress(Exception):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

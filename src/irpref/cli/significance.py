@@ -10,25 +10,28 @@ and test (percentage of pairs with adjusted p < alpha).
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 from typing import TextIO
 
 import numpy as np
 import pandas as pd
 
+from irpref import params
 from irpref.cli.common import (
     add_format,
     add_inputs,
     add_judging,
     add_measures,
     add_missing,
+    add_output,
+    checked,
     judge_args,
+    open_output,
 )
+from irpref.errors import UsageError
 from irpref.evaluate import evaluate
 from irpref.meta.discriminative import discriminative_power
-from irpref.report.tables import format_value
+from irpref.report.tables import write_json, write_tsv
 from irpref.stats import CORRECTIONS, TESTS, significance
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "RR"]
@@ -48,23 +51,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
                         help="multiple-comparison correction over all run pairs "
                              "(default holm; hsd needs none)")
-    parser.add_argument("--alpha", type=float, default=0.05,
+    parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
                         help="significance level for --summary (default 0.05)")
-    parser.add_argument("--permutations", type=int, default=10_000, metavar="B",
+    parser.add_argument("--permutations", **checked(params.check_positive_int), default=10_000,
+                        metavar="B",
                         help="permutations of the randomized HSD (default 10000)")
     parser.add_argument("--hsd-strict", action="store_true",
                         help="HSD: count only permuted maxima strictly above the observed value "
                              "(as the lexiprecision paper; anti-conservative for sign preferences)")
-    parser.add_argument("--seed", type=int, default=None, metavar="S",
+    parser.add_argument("--seed", **checked(params.check_seed), default=None, metavar="S",
                         help="seed of the HSD permutations and bootstrap (default: random, "
                              "printed on stderr)")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+    parser.add_argument("--bootstrap", **checked(params.check_nonnegative_int), default=1000,
+                        metavar="N",
                         help="bootstrap resamples for the CI of the mean (0: none; default 1000)")
-    parser.add_argument("--confidence", type=float, default=0.95,
+    parser.add_argument("--confidence", **checked(params.check_probability), default=0.95,
                         help="level of the bootstrap CI (default 0.95)")
     parser.add_argument("--summary", action="store_true",
                         help="one row per (measure, test): discriminative power in percent")
     add_format(parser)
+    add_output(parser)
 
 
 def measure_tables(args: argparse.Namespace) -> list[pd.DataFrame]:
@@ -78,7 +84,7 @@ def measure_tables(args: argparse.Namespace) -> list[pd.DataFrame]:
             metrics.append(str(parse_measure(m)))
         except ValueError as metric_error:
             if not _is_preference(m):
-                raise metric_error
+                raise UsageError(str(metric_error)) from None
             preferences.append(m)
     judged = judge_args(args)
     tables = []
@@ -111,39 +117,32 @@ def _compare(args: argparse.Namespace, judged, preferences: list[str]):
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 0 < args.alpha < 1:
-        raise ValueError(f"--alpha must be in (0, 1), got {args.alpha}")
-    if args.permutations < 1:
-        raise ValueError(f"--permutations must be >= 1, got {args.permutations}")
-    if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     tests = args.tests or ["paired"]
     seed = args.seed
+    tables = measure_tables(args)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-        if "hsd" in tests or (args.bootstrap and not args.summary):
+        if ("hsd" in tests or (args.bootstrap and not args.summary)) and not getattr(
+            args, "quiet", False
+        ):
             print(f"irpref: note: no --seed given; used --seed {seed}", file=sys.stderr)
-    tables = measure_tables(args)
     results = significance(
         tables, tests, correction=args.correction, permutations=args.permutations, seed=seed,
         bootstrap=0 if args.summary else args.bootstrap, confidence=args.confidence,
         strict=args.hsd_strict,
     )
     frame = discriminative_power(results, args.alpha) if args.summary else results
-    write_frame(frame, args.format, sys.stdout)
+    with open_output(args.output) as out:
+        write_frame(frame, args.format, out)
     return 0
 
 
 def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO) -> None:
     """A wide frame as an aligned table, TSV (full precision) or JSON records."""
     if fmt == "tsv":
-        out.write("\t".join(frame.columns) + "\n")
-        for row in frame.itertuples(index=False):
-            out.write("\t".join(_cell(v) for v in row) + "\n")
+        write_tsv(frame, out)
     elif fmt == "json":
-        records = [{k: _json(v) for k, v in r.items()} for r in frame.to_dict("records")]
-        json.dump(records, out, indent=1)
-        out.write("\n")
+        write_json(frame, out)
     else:
         if frame.empty:
             out.write("(no results)\n")
@@ -151,17 +150,3 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO) -> None:
         with pd.option_context("display.max_rows", None, "display.max_columns", None,
                                "display.width", 250):
             out.write(frame.to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n")
-
-
-def _cell(value) -> str:
-    if isinstance(value, (float, np.floating)):
-        return format_value(float(value))
-    return str(value)
-
-
-def _json(value):
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value) if math.isfinite(value) else None
-    return value

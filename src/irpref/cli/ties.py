@@ -10,8 +10,8 @@ measure: run pairs whose order the two policies disagree on.
 from __future__ import annotations
 
 import argparse
+import io
 import json
-import sys
 from typing import TextIO
 
 import numpy as np
@@ -23,10 +23,13 @@ from irpref.cli.common import (
     add_judging,
     add_measures,
     add_missing,
+    add_output,
+    as_usage,
     judge_args,
+    open_output,
 )
 from irpref.meta.ties import DEFAULT_MEASURES, TiesReport, ties_report
-from irpref.report.tables import write_table
+from irpref.report.tables import write_json, write_table, write_tsv
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --format tsv/json: per-query docid and expected values instead",
     )
     add_format(parser)
+    add_output(parser)
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
@@ -59,14 +63,11 @@ def write_report(report: TiesReport, fmt: str, out: TextIO, per_query: bool = Fa
     """Print ``report`` as terminal tables, one long TSV table or JSON."""
     if per_query and fmt != "table":
         frame = report.per_query
+        columns = ["run", "query", "measure", "docid", "expected", "diff"]
         if fmt == "tsv":
-            out.write("run\tquery\tmeasure\tdocid\texpected\tdiff\n")
-            for row in frame.itertuples(index=False):
-                out.write("\t".join([*map(str, row[:3]), *(repr(float(v)) for v in row[3:])]))
-                out.write("\n")
+            write_tsv(frame, out, columns)
         else:
-            json.dump(_records(frame), out, indent=1)
-            out.write("\n")
+            write_json(frame, out, columns)
         return
     if fmt == "tsv":
         write_table(report.tidy(), ["run", "measure", "statistic"], "tsv", out)
@@ -95,11 +96,17 @@ def write_report(report: TiesReport, fmt: str, out: TextIO, per_query: bool = Fa
 
 
 def run(args: argparse.Namespace) -> int:
+    from irpref.measures import parse_measures
+
+    measures = args.measures or DEFAULT_MEASURES
+    as_usage(lambda: parse_measures(measures))  # refused before any input is read (exit 2)
     judged = judge_args(args, ties="docid")
-    report = ties_report(
-        measures=args.measures or DEFAULT_MEASURES, missing=args.missing, judged=judged
-    )
-    with pd.option_context("display.width", 200, "display.max_rows", None,
-                           "display.max_columns", None):
-        write_report(report, args.format, sys.stdout, per_query=args.per_query)
+    report = ties_report(measures=measures, missing=args.missing, judged=judged)
+    text = io.StringIO() if args.format == "table" else None
+    with open_output(args.output) as out, pd.option_context(
+        "display.width", 200, "display.max_rows", None, "display.max_columns", None
+    ):
+        write_report(report, args.format, text or out, per_query=args.per_query)
+        if text is not None:
+            out.write(text.getvalue())
     return 0

@@ -16,7 +16,11 @@ import os
 import sys
 import tempfile
 import warnings
+import zlib
 
+import numpy as np
+
+from irpref.errors import InputError
 from irpref.io.trec import TrecFormatError, read_qrels, read_run
 from irpref.judged import intern, judge
 from irpref.trec_eval_format import (
@@ -80,7 +84,7 @@ _LONG = {
 
 
 class UsageError(Exception):
-    """Bad command line: print the usage and exit 1 (as trec_eval does)."""
+    """Bad command line: print the usage and exit 2 (irpref's usage code; trec_eval uses 1)."""
 
 
 def parse_argv(argv: list[str]) -> tuple[list[tuple[str, str | None]], list[str]]:
@@ -156,7 +160,10 @@ def _read_run(path: str):
         with open(path, "rb") as handle:
             data = handle.read()
     if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise InputError(path, None, f"truncated or corrupt gzip data ({exc})") from None
     runid = _last_tag(data)
     if path != "-":
         try:
@@ -189,7 +196,7 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"irpref trec_eval: {exc}", file=sys.stderr)
         sys.stderr.write(USAGE)
-        return 1
+        return 2
     marks: list[str] = []
     query_flag = complete = False
     summary = True
@@ -225,21 +232,21 @@ def main(argv: list[str]) -> int:
             return 2
         elif opt in ("J", "Z"):
             print(f"irpref trec_eval: option -{opt} is not supported", file=sys.stderr)
-            return 1
+            return 2
     if len(args) != 2:
         sys.stderr.write(USAGE)
-        return 1
+        return 2
     try:
         requested = resolve_measures(marks)
     except TrecEvalError as exc:
         print(str(exc), file=sys.stderr)
-        return 1
+        return 2
     if rel < 0:
-        print("irpref trec_eval: -l must be >= 0", file=sys.stderr)
-        return 1
+        print(f"irpref trec_eval: -l {rel}: must be >= 0", file=sys.stderr)
+        return 2
     if depth is not None and depth < 1:
-        print("irpref trec_eval: -M must be a positive integer", file=sys.stderr)
-        return 1
+        print(f"irpref trec_eval: -M {depth}: must be >= 1", file=sys.stderr)
+        return 2
     try:
         qrels = read_qrels(args[0])
         run, runid = _read_run(args[1])
@@ -247,19 +254,20 @@ def main(argv: list[str]) -> int:
             warnings.simplefilter("ignore")
             judged = judge(intern(qrels, [run]), depth=depth, rel=rel,
                            corpus_size=corpus or None)
+        # -c: trec_eval's num_rel summary counts every qrels line with grade > 0 over
+        # all qrels queries, whatever -l and -M say (m_num_rel.c, te_calc_avg_num_rel)
+        complete_num_rel = int(np.count_nonzero(np.asarray(qrels.grade) > 0))
         text = format_trec_eval(judged, requested, runid=runid, query_flag=query_flag,
-                                summary_flag=summary, complete=complete)
+                                summary_flag=summary, complete=complete,
+                                complete_num_rel=complete_num_rel)
     except TrecEvalError as exc:
         print(str(exc), file=sys.stderr)
-        return 7
-    except (TrecFormatError, OSError) as exc:
-        print(f"irpref trec_eval: {exc}", file=sys.stderr)
-        return 2
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        sys.stderr.close()
+        return 1
+    except TrecFormatError as exc:
+        print(f"irpref trec_eval: error: {exc}", file=sys.stderr)
+        return 1
+    sys.stdout.write(text)
+    sys.stdout.flush()
     return 0
 
 

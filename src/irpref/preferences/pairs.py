@@ -299,7 +299,7 @@ class Comparison:
         )
 
     def tidy_means(self) -> pd.DataFrame:
-        """Means over queries as a long table with query ``all``."""
+        """Means over queries as a long table: run_a, run_b, measure, value (no query)."""
         r = len(self.runs)
         a, b = np.triu_indices(r, 1)
         frames = [
@@ -307,7 +307,6 @@ class Comparison:
                 {
                     "run_a": np.asarray(self.runs, dtype=object)[a],
                     "run_b": np.asarray(self.runs, dtype=object)[b],
-                    "query": "all",
                     "measure": name,
                     "value": self.mean(name)[a, b],
                 }
