@@ -72,7 +72,7 @@ def qrels_from_frame(frame: pd.DataFrame, source: str = "<DataFrame>") -> Qrels:
         raise InputError(
             source,
             None,
-            f"row {i}: grade {frame[g].iloc[i]!r} is out of range:"
+            f"row {i}: grade {int(grade.iloc[i])} is out of range:"
             f" grades lie in [-{GRADE_MAX}, {GRADE_MAX}]",
         )
     qrels = Qrels(_strings(frame[q]), _strings(frame[d]), grade.to_numpy(np.int64), source)

@@ -329,7 +329,7 @@ def _numeric(column, path: str, what: str):
         bad = ~np.isfinite(values) | (values != np.floor(values))
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise InputError(path, row + 1, f"grade {values[row]!r} is not an integer")
+            raise InputError(path, row + 1, f"grade {float(values[row])!r} is not an integer")
         big = np.abs(values) > GRADE_MAX
         if big.any():
             row = int(np.flatnonzero(big)[0])
