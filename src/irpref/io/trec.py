@@ -142,7 +142,7 @@ def _open_error(path: PathLike, exc: OSError) -> TrecFormatError:
 
 
 def _read_bytes(path: PathLike) -> bytes:
-    """The file's bytes: ``.gz`` inflated, a UTF-8 byte order mark dropped."""
+    """The file's bytes: ``.gz`` inflated, UTF-8 byte order marks at the start dropped."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -153,7 +153,7 @@ def _read_bytes(path: PathLike) -> bytes:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
             raise TrecFormatError(str(path), None, f"corrupt gzip data ({exc})") from None
-    if data[:3] == _BOM:
+    while data[:3] == _BOM:  # pyarrow would skip one more: skip them all, here
         data = data[3:]
     return data
 
@@ -364,16 +364,16 @@ def _diagnose_qrels(
     ids: tuple[int, ...] = (0, 2),
 ) -> None:
     """Raise a precise error for the first bad line of a 4-column judgement file."""
-    seen = False
+    seen: set[tuple[bytes, ...]] = set()
     names = fields_text.split()
     for number, line, tokens in _lines(data):
-        seen = True
         if len(tokens) != 4:
             raise TrecFormatError(
                 path, number, f"expected 4 fields '{fields_text}', got {len(tokens)}", _text(line)
             )
         _check_utf8(path, number, line, tokens, ids, [names[i] for i in ids])
         _check_grade(path, number, tokens[3][1], line)
+        _check_repeat(path, number, line, tokens, ids, seen, "judged twice")
     if not seen:
         raise TrecFormatError(path, None, f"empty {what} file: no judgements")
 
@@ -381,6 +381,7 @@ def _diagnose_qrels(
 def _diagnose_run(data: bytes, path: str, use_tag: bool = False) -> None:
     """Raise a precise error for the first bad run line."""
     width = None
+    seen: set[tuple[bytes, ...]] = set()
     for number, line, tokens in _lines(data):
         n = len(tokens)
         if n not in (5, 6):
@@ -404,8 +405,22 @@ def _diagnose_run(data: bytes, path: str, use_tag: bool = False) -> None:
         names = [{0: "query id", 2: "document id", 5: "tag"}[i] for i in ids]
         _check_utf8(path, number, line, tokens, ids, names)
         _check_score(path, number, tokens[4][1], line)
+        _check_repeat(path, number, line, tokens, (0, 2), seen, "retrieved twice")
     if width is None:
         raise TrecFormatError(path, None, "empty run file: no retrieved documents")
+
+
+def _check_repeat(path: str, number: int, line: bytes, tokens, ids, seen, what: str) -> None:
+    """Refuse the second line naming the same (query, [subtopic,] document)."""
+    key = tuple(tokens[i][1] for i in ids)
+    if key in seen:
+        raise TrecFormatError(
+            path,
+            number,
+            f"document {key[-1].decode()!r} {what} for query {key[0].decode()!r}",
+            _text(line),
+        )
+    seen.add(key)
 
 
 def _unreadable(path: str, exc: Exception) -> TrecFormatError:
