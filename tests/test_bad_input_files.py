@@ -623,3 +623,22 @@ def test_cli_comments_accepted_in_runs(tmp_path):
     proc = _irpref("evaluate", qrels, run, "-m", "AP", "--format", "tsv")
     assert proc.returncode == 0, proc.stderr
     assert f"{AP:.4f}"[:5] in proc.stdout or str(AP)[:6] in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "phrase"),
+    [
+        (b"t1 1 d1 1\nt1 2 d1 4294967296\n", 2, "grade 4294967296 is out of range"),
+        (b"t1 1 d1 1\nt1 2 d1 +1\n", 2, "grade '+1' is not an integer"),
+        (b"# c\nt1 1 d1 1\nt1 1 d1 0\n", 3, "'d1' judged twice"),
+        (b"t1 \xff d1 1\n", 1, "invalid UTF-8 in the subtopic at byte 4"),
+    ],
+)
+def test_subtopic_qrels_follow_the_same_rules(tmp_path, text, line, phrase):
+    from irpref.io.subtopics import read_subtopic_qrels
+
+    path = _write(tmp_path, "sub.qrels", text)
+    with pytest.raises(InputError) as caught:
+        read_subtopic_qrels(path)
+    assert (caught.value.path, caught.value.line) == (str(path), line)
+    assert phrase in str(caught.value)
