@@ -24,10 +24,12 @@ by line in Python (slower than the TREC and CSV readers).
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import math
 import re
+import zlib
 from collections.abc import Callable
 
 import numpy as np
@@ -80,10 +82,19 @@ def table_format(path: str) -> str | None:
 
 
 def _has_header(path: str) -> bool:
+    """The first lines of a ``.tsv`` name a query and a document column (reads
+    at most 64 KB)."""
     try:
-        data = _read_bytes(path)
-    except InputError:
+        with open(path, "rb") as handle:
+            data = handle.read(1 << 16)
+            if data[:2] == b"\x1f\x8b":
+                handle.seek(0)
+                with gzip.GzipFile(fileobj=handle) as inflated:
+                    data = inflated.read(1 << 16)
+    except (OSError, EOFError, zlib.error):
         return False
+    while data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
     first = next((ln for ln in data.split(b"\n", 64)[:64] if ln.strip()), b"")
     names = {f.strip().strip('"').lower() for f in first.decode("utf-8", "replace").split("\t")}
     return bool(names & set(QUERY)) and bool(names & set(DOC))

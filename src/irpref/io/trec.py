@@ -527,7 +527,7 @@ def _read_run(
     from irpref.io.tables import read_table_run, table_format
 
     if table_format(path):
-        return read_table_run(path, name, use_tag=use_tag)
+        return read_table_run(path, name, use_tag=use_tag, check_duplicates=check_duplicates)
     raw = _read_buffer(path)
     data = _normalise(_strip_comments(raw))
     if _empty(data):
