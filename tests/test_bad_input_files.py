@@ -642,3 +642,84 @@ def test_subtopic_qrels_follow_the_same_rules(tmp_path, text, line, phrase):
         read_subtopic_qrels(path)
     assert (caught.value.path, caught.value.line) == (str(path), line)
     assert phrase in str(caught.value)
+
+
+def reference_csv_run(data: bytes):
+    """CSV runs, slowly: Python's csv module, the same number and id rules."""
+    import csv
+    import io
+
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except Exception:  # noqa: BLE001
+            raise Refused(None) from None
+    while data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Refused(data.count(b"\n", 0, exc.start) + 1) from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    records, start = [], 1
+    try:
+        for fields in reader:
+            if fields:
+                records.append((start, fields))
+            start = reader.line_num + 1
+    except csv.Error:
+        raise Refused(reader.line_num) from None
+    if not records:
+        raise Refused(None)
+    header_line, header = records[0]
+    lower = [h.lower() for h in header]
+    if len(set(lower)) != len(lower):
+        pytest.skip("columns differing only in case: not modelled")
+    header = lower
+    if not {"qid", "docno", "score"} <= set(header) or len(set(header)) != len(header):
+        raise Refused(header_line)
+    rows, seen = [], set()
+    for line, fields in records[1:]:
+        if len(fields) != len(header):
+            raise Refused(line)
+        row = dict(zip(header, fields))
+        if not _SCORE.match(row["score"].encode()):
+            raise Refused(line)
+        rows.append((line, row["qid"], row["docno"], float(row["score"])))
+    if not rows:
+        raise Refused(None)
+    for line, q, d, _ in rows:
+        if (q, d) in seen:
+            raise Refused(line)
+        seen.add((q, d))
+    return [r[1:] for r in rows]
+
+
+@st.composite
+def csv_runs(draw):
+    n = draw(st.integers(1, 6))
+    keys = draw(st.lists(st.tuples(_ids, _ids), min_size=n, max_size=n, unique=True))
+    quote = draw(st.booleans())
+    lines = ["qid,docno,score"]
+    for q, d in keys:
+        fields = [q, d, draw(_score_text)]
+        lines.append(",".join(f'"{f}"' if quote else f for f in fields))
+    return ("\n".join(lines) + "\n").encode()
+
+
+@SETTINGS
+@given(data=corrupted(csv_runs()))
+def test_corrupted_csv_runs_refused_at_the_reference_line_or_read_exactly(tmp_path, data):
+    path = tmp_path / "r.csv.gz"
+    path.write_bytes(data)
+    got = _outcome(read_run, path)
+    try:
+        want = reference_csv_run(data)
+    except Refused as refused:
+        event("refused")
+        assert isinstance(got, InputError), f"accepted what the reference refuses: {data!r}"
+        assert got.line == refused.line, str(got)
+        return
+    event("read")
+    assert not isinstance(got, InputError), f"refused a valid file: {got}"
+    assert list(zip(got.query.to_pylist(), got.doc.to_pylist(), got.score.tolist())) == want
