@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 import irpref
 from irpref.errors import InputError
-from irpref.io.trec import GRADE_MAX, read_qrels, read_run
+from irpref.io.trec import GRADE_MAX, read_qrels, read_run, read_runs
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\n"
 RUN = b"q1 Q0 d2 1 3 r\nq1 Q0 d1 2 2 r\nq1 Q0 d3 3 1 r\n"
@@ -553,6 +553,14 @@ def test_corrupted_runs_refused_at_the_reference_line_or_read_exactly(tmp_path, 
     path = tmp_path / "r.gz"
     path.write_bytes(data)
     got = _outcome(read_run, path)
+    # the parallel reader (whole files, no inner threads) agrees exactly
+    both = _outcome(lambda p: read_runs([p, p], threads=2, check_duplicates=True)[0], path)
+    if isinstance(got, InputError):
+        assert isinstance(both, InputError) and both.line == got.line
+    else:
+        assert not isinstance(both, InputError)
+        assert both.score.tolist() == got.score.tolist()
+        assert both.doc.to_pylist() == got.doc.to_pylist()
     try:
         want = reference_run(data)
     except Refused as refused:
@@ -723,3 +731,23 @@ def test_corrupted_csv_runs_refused_at_the_reference_line_or_read_exactly(tmp_pa
     event("read")
     assert not isinstance(got, InputError), f"refused a valid file: {got}"
     assert list(zip(got.query.to_pylist(), got.doc.to_pylist(), got.score.tolist())) == want
+
+
+@pytest.mark.parametrize("reader", ["run", "qrels"])
+def test_unexplained_parse_failure_still_names_the_file(tmp_path, monkeypatch, reader):
+    """If the line checker ever finds nothing, the fast parser's error still
+    comes out as an InputError naming the file (never pyarrow's bare text)."""
+    from irpref.io import trec
+
+    monkeypatch.setattr(trec, "_diagnose_run", lambda *a, **k: None)
+    monkeypatch.setattr(trec, "_diagnose_qrels", lambda *a, **k: None)
+    if reader == "run":
+        path = _write(tmp_path, "r.txt", b"q1 Q0 d1 1 1 r\nq1 Q0 d2 1 x r\n")
+        call = trec.read_run
+    else:
+        path = _write(tmp_path, "q.txt", b"q1 0 d1 1\nq1 0 d2 x\n")
+        call = trec.read_qrels
+    with pytest.raises(InputError) as caught:
+        call(path)
+    assert caught.value.path == str(path) and caught.value.line is None
+    assert str(caught.value).startswith(f"{path}: cannot be parsed (")
