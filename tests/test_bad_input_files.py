@@ -28,7 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 import irpref
@@ -682,7 +682,7 @@ def reference_csv_run(data: bytes):
     header_line, header = records[0]
     lower = [h.lower() for h in header]
     if len(set(lower)) != len(lower):
-        pytest.skip("columns differing only in case: not modelled")
+        assume(False)  # columns differing only in case: not modelled
     header = lower
     if not {"qid", "docno", "score"} <= set(header) or len(set(header)) != len(header):
         raise Refused(header_line)
