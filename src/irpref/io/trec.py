@@ -324,6 +324,15 @@ def _check_utf8(path: str, number: int, line: bytes, tokens, columns, names) -> 
             ) from None
 
 
+_HEADER_WORDS = {b"score", b"sim", b"similarity", b"grade", b"rel", b"relevance", b"label"}
+
+
+def _header_hint(token: bytes) -> str:
+    if token.lower() not in _HEADER_WORDS:
+        return ""
+    return "; a header line? TREC files have none (name a table with a header .csv or .tsv)"
+
+
 def _check_score(path: str, number: int, token: bytes, line: bytes) -> None:
     if _SCORE.match(token):
         return
@@ -333,7 +342,7 @@ def _check_score(path: str, number: int, token: bytes, line: bytes) -> None:
         path,
         number,
         f"score {token.decode('utf-8', 'replace')!r} is not a number"
-        " (a decimal float such as 1.5, -2e-3 or inf)",
+        f" (a decimal float such as 1.5, -2e-3 or inf){_header_hint(token)}",
         _text(line),
     )
 
@@ -344,7 +353,7 @@ def _check_grade(path: str, number: int, token: bytes, line: bytes) -> None:
             path,
             number,
             f"grade {token.decode('utf-8', 'replace')!r} is not an integer"
-            " (a plain decimal integer: no '+', '.', '_' or hex)",
+            f" (a plain decimal integer: no '+', '.', '_' or hex){_header_hint(token)}",
             _text(line),
         )
     if abs(int(token)) > GRADE_MAX:
