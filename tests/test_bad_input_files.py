@@ -751,3 +751,20 @@ def test_unexplained_parse_failure_still_names_the_file(tmp_path, monkeypatch, r
         call(path)
     assert caught.value.path == str(path) and caught.value.line is None
     assert str(caught.value).startswith(f"{path}: cannot be parsed (")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "query"),
+    [
+        (b"\xef\xbb\xbf \xef\xbb\xbf\n", 1, None),  # found by hypothesis: once read as empty
+        (b"\n\xef\xbb\xbfq1 Q0 d1 1 1 r\n", None, "\ufeffq1"),  # a BOM after a line is data
+    ],
+)
+def test_a_bom_after_the_start_is_data(tmp_path, text, line, query):
+    path = _write(tmp_path, "r.txt", text)
+    if query is None:
+        with pytest.raises(InputError) as caught:
+            read_run(path)
+        assert caught.value.line == line
+    else:
+        assert read_run(path).query.to_pylist() == [query]

@@ -218,6 +218,8 @@ def _normalise(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
     prev_nl[1:] = nl[:-1]
     b = b[~(nl & prev_nl)]
     out = b.tobytes()
+    if out[:3] == _BOM:  # a BOM after blank lines is data: keep pyarrow from skipping it
+        out = b"\n" + out
     return out if out.endswith(b"\n") or not out else out + b"\n"
 
 
@@ -541,7 +543,8 @@ def _read_run(
     data = _normalise(_strip_comments(raw))
     if _empty(data):
         raise TrecFormatError(path, None, "empty run file: no retrieved documents")
-    first = data[: data.find(b"\n")]
+    start = 1 if data[:1] == b"\n" else 0  # see _normalise: a leading BOM kept as data
+    first = data[start : data.find(b"\n", start)]
     n_fields = first.count(b" ") + 1
     names = ["query", "q0", "doc", "rank", "score", "tag"][: max(5, min(n_fields, 6))]
     types = {"query": pa.string(), "doc": pa.string(), "score": pa.float64()}
