@@ -6,7 +6,13 @@ Accepts the shapes other tools use, so their users switch in one line:
 - DataFrames with columns ``query_id, doc_id, relevance`` / ``query_id, doc_id,
   score`` (ir_measures) or ``q_id, doc_id, score`` (ranx) or ``qid, docno, ...``
   (trec_eval names); ``run`` / ``name`` columns split a frame into runs;
-- paths to TREC files; already-read :class:`Qrels` / :class:`Run` objects.
+- ranx ``Qrels`` / ``Run`` objects (read through their ``to_dict()``);
+- paths to TREC files or CSV/TSV/JSONL/Parquet tables (:mod:`irpref.io.tables`);
+  already-read :class:`Qrels` / :class:`Run` objects.
+
+Bad values are refused with :class:`irpref.errors.InputError` naming the row
+(0-based position in the frame): grades must be integers within
+``[-GRADE_MAX, GRADE_MAX]``, scores numbers (NaN refused).
 """
 
 from __future__ import annotations
@@ -18,7 +24,16 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from irpref.io.trec import Qrels, Run, _check_unique_pairs, read_qrels, read_run, read_runs
+from irpref.errors import InputError
+from irpref.io.trec import (
+    GRADE_MAX,
+    Qrels,
+    Run,
+    _check_unique_pairs,
+    read_qrels,
+    read_run,
+    read_runs,
+)
 
 __all__ = ["as_qrels", "as_runs", "qrels_from_frame", "run_from_frame"]
 
@@ -32,8 +47,8 @@ def _column(frame: pd.DataFrame, names: tuple[str, ...], what: str) -> str:
     for name in names:
         if name in frame.columns:
             return name
-    raise ValueError(
-        f"{what}: no column named one of {', '.join(names)} "
+    raise InputError(
+        "<DataFrame>", None, f"{what}: no column named one of {', '.join(names)} "
         f"(columns: {', '.join(map(str, frame.columns))})"
     )
 
@@ -50,7 +65,16 @@ def qrels_from_frame(frame: pd.DataFrame, source: str = "<DataFrame>") -> Qrels:
     bad = grade.isna() | (grade != np.floor(grade))
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ValueError(f"{source}: row {i}: grade {frame[g].iloc[i]!r} is not an integer")
+        raise InputError(source, None, f"row {i}: grade {frame[g].iloc[i]!r} is not an integer")
+    big = grade.abs() > GRADE_MAX
+    if big.any():
+        i = int(np.flatnonzero(big.to_numpy())[0])
+        raise InputError(
+            source,
+            None,
+            f"row {i}: grade {int(grade.iloc[i])} is out of range:"
+            f" grades lie in [-{GRADE_MAX}, {GRADE_MAX}]",
+        )
     qrels = Qrels(_strings(frame[q]), _strings(frame[d]), grade.to_numpy(np.int64), source)
     _check_unique_pairs(qrels.query, qrels.doc, source, None, comments=False, what="judged twice")
     return qrels
@@ -63,8 +87,8 @@ def run_from_frame(frame: pd.DataFrame, name: str, source: str = "<DataFrame>") 
     score = pd.to_numeric(frame[s], errors="coerce").to_numpy(np.float64)
     if np.isnan(score).any():
         i = int(np.flatnonzero(np.isnan(score))[0])
-        raise ValueError(
-            f"{source}: run {name}: row {i}: score {frame[s].iloc[i]!r} is not a number"
+        raise InputError(
+            source, None, f"run {name}: row {i}: score {frame[s].iloc[i]!r} is not a number"
         )
     # a document retrieved twice for one query is refused by intern()
     return Run(name, _strings(frame[q]), _strings(frame[d]), score, source)
@@ -74,9 +98,11 @@ def _from_nested(nested: Mapping, value_name: str) -> pd.DataFrame:
     q, d, v = [], [], []
     for qid, docs in nested.items():
         if not isinstance(docs, Mapping):
-            raise ValueError(
+            raise InputError(
+                "<dict>",
+                None,
                 f"expected {{qid: {{docid: {value_name}}}}}; "
-                f"query {qid!r} maps to {type(docs).__name__}"
+                f"query {qid!r} maps to {type(docs).__name__}",
             )
         q.extend([qid] * len(docs))
         d.extend(docs.keys())
@@ -92,9 +118,17 @@ def as_qrels(qrels) -> Qrels:
         return read_qrels(qrels)
     if isinstance(qrels, pd.DataFrame):
         return qrels_from_frame(qrels)
+    if _is_ranx(qrels, "Qrels"):
+        return qrels_from_frame(_from_nested(qrels.to_dict(), "relevance"), "<ranx Qrels>")
     if isinstance(qrels, Mapping):
         return qrels_from_frame(_from_nested(qrels, "relevance"), "<dict>")
     raise TypeError(f"cannot read qrels from a {type(qrels).__name__}")
+
+
+def _is_ranx(obj, kind: str) -> bool:
+    """A ranx ``Qrels`` / ``Run`` (checked by type name: ranx stays optional)."""
+    cls = type(obj)
+    return cls.__name__ == kind and cls.__module__.split(".")[0] == "ranx"
 
 
 def _is_nested_run(obj) -> bool:
@@ -113,6 +147,9 @@ def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
     """
     if isinstance(runs, Run):
         return [runs]
+    if _is_ranx(runs, "Run"):
+        name = getattr(runs, "name", None) or "run"
+        return [run_from_frame(_from_nested(runs.to_dict(), "score"), str(name), "<ranx Run>")]
     if isinstance(runs, (str, os.PathLike)):
         return [read_run(runs, use_tag=use_tag, check_duplicates=False)]
     if isinstance(runs, pd.DataFrame):
@@ -125,7 +162,10 @@ def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
             return [run_from_frame(_from_nested(runs, "score"), "run", "<dict>")]
         out = []
         for name, run in runs.items():
-            if isinstance(run, Mapping):
+            if _is_ranx(run, "Run"):
+                nested = _from_nested(run.to_dict(), "score")
+                out.append(run_from_frame(nested, str(name), "<ranx Run>"))
+            elif isinstance(run, Mapping):
                 out.append(run_from_frame(_from_nested(run, "score"), str(name), "<dict>"))
             elif isinstance(run, pd.DataFrame):
                 out.append(run_from_frame(run, str(name)))

@@ -28,10 +28,12 @@ from irpref.io.trec import (
     TrecFormatError,
     _csv,
     _diagnose_qrels,
+    _grades,
     _line_numbers,
     _normalise,
     _read_bytes,
     _strip_comments,
+    _unreadable,
 )
 
 __all__ = ["SubtopicQrels", "as_subtopic_qrels", "collapse", "read_subtopic_qrels"]
@@ -61,7 +63,7 @@ class SubtopicQrels:
 
 
 def _diagnose(data: bytes, path: str) -> None:
-    _diagnose_qrels(data, path, "topic subtopic docid grade", "subtopic qrels")
+    _diagnose_qrels(data, path, "topic subtopic docid grade", "subtopic qrels", ids=(0, 1, 2))
 
 
 def read_subtopic_qrels(path: str | os.PathLike) -> SubtopicQrels:
@@ -69,7 +71,7 @@ def read_subtopic_qrels(path: str | os.PathLike) -> SubtopicQrels:
     path = str(path)
     raw = _read_bytes(path)
     data = _normalise(_strip_comments(raw))
-    if not data.strip():
+    if not bytes(data).strip():
         raise TrecFormatError(path, None, "empty subtopic qrels file: no judgements")
     try:
         table = _csv(
@@ -79,17 +81,20 @@ def read_subtopic_qrels(path: str | os.PathLike) -> SubtopicQrels:
                 "query": pa.string(),
                 "subtopic": pa.string(),
                 "doc": pa.string(),
-                "grade": pa.int64(),
+                "grade": pa.string(),
             },
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        grade = _grades(table["grade"])
+        if grade is None:
+            raise pa.ArrowInvalid("a grade is not a decimal integer in range")
+    except pa.ArrowException as exc:
         _diagnose(raw, path)
-        raise
+        raise _unreadable(path, exc) from None
     sub = SubtopicQrels(
         table["query"].combine_chunks(),
         table["subtopic"].combine_chunks(),
         table["doc"].combine_chunks(),
-        table["grade"].to_numpy(),
+        grade,
         source=path,
     )
     _check_unique(sub, raw)

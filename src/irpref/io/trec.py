@@ -2,18 +2,32 @@
 
 Formats
 -------
-qrels: ``qid iter docid grade`` (grade an integer; negative grades are kept:
-trec_eval treats them as "in the pool but unjudged", see :mod:`irpref.judged`).
-run:   ``qid Q0 docid rank score [tag]``.
+qrels: ``qid iter docid grade``; run: ``qid Q0 docid rank score [tag]``.
+Files named ``.csv``, ``.tsv`` (with a header), ``.jsonl`` or ``.parquet``
+(optionally ``.gz``) are read by :mod:`irpref.io.tables`; everything else is
+TREC whitespace format. The input rules (all enforced here, with the file and
+line of the first offence):
 
-Fields are separated by any run of spaces or tabs; ``.gz`` files are
-decompressed; qrels lines starting with ``#`` are comments; blank lines are
-skipped. The rank column of a run is ignored (documents are ranked by score).
+- fields are separated by runs of spaces, tabs or CRs; blank lines are
+  skipped; a line whose first non-blank character is ``#`` is a comment (qrels
+  and runs alike); a UTF-8 byte order mark is skipped; ``.gz`` is inflated
+  (a truncated or corrupt stream is refused);
+- a run has 6 fields on every line, or 5 on every line (no tag); qrels 4;
+- a score is a C float: ``[+-]`` digits with optional ``.`` and exponent, or
+  ``inf``/``infinity`` (any case; an overflowing value like ``1e999`` is
+  ``inf``, as C's ``strtod``); ``nan`` is refused;
+- a grade is a plain decimal integer (``-?[0-9]+``: no ``+``, ``_``, hex or
+  ``.``) with ``|grade| <= 2**31 - 1`` (:data:`GRADE_MAX`);
+- query ids, document ids (and the tag when it names the run) must be valid
+  UTF-8; the ignored columns (iter, Q0, rank, an unused tag) are not read.
+
+The rank column of a run is ignored (documents are ranked by score).
 
 Fast path: the bytes are normalised (one space between fields) with NumPy and
-parsed by pyarrow's multi-threaded CSV reader. Whenever that fails, a careful
-line-by-line parser re-reads the file only to raise a :class:`TrecFormatError`
-naming the first bad line, so a broken file never yields a number.
+parsed by pyarrow's multi-threaded CSV reader; vectorized checks follow.
+Whenever one fails, a careful line-by-line parser re-reads the file only to
+raise a :class:`TrecFormatError` naming the first bad line, so a broken file
+never yields a number; if it finds nothing, the error still names the file.
 """
 
 from __future__ import annotations
@@ -23,6 +37,7 @@ import mmap
 import os
 import re
 import stat
+import zlib
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -38,6 +53,7 @@ from irpref.errors import InputError
 from irpref.hashing import hash_strings, query_keys
 
 __all__ = [
+    "GRADE_MAX",
     "Qrels",
     "Run",
     "TrecFormatError",
@@ -48,6 +64,19 @@ __all__ = [
 ]
 
 PathLike = str | os.PathLike
+
+GRADE_MAX = 2**31 - 1
+"""Largest |grade| accepted: grades are judged as 32-bit integers (one value,
+-2**31, is reserved for "not in the qrels"), so a larger grade is refused
+rather than wrapped."""
+
+_SCORE = re.compile(
+    rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)\Z"
+)
+_NAN = re.compile(rb"[+-]?[nN][aA][nN]\Z")
+_GRADE = re.compile(rb"-?[0-9]+\Z")
+_TOKEN = re.compile(rb"[^ \t\r]+")
+_BOM = b"\xef\xbb\xbf"
 
 
 class TrecFormatError(InputError):
@@ -99,15 +128,37 @@ def run_name_from_path(path: PathLike) -> str:
     return name
 
 
+def _open_error(path: PathLike, exc: OSError) -> TrecFormatError:
+    """The error for a file that cannot be opened or read."""
+    if isinstance(exc, FileNotFoundError):
+        problem = "no such file"
+    elif isinstance(exc, IsADirectoryError):
+        problem = "is a directory, not a file"
+    elif isinstance(exc, PermissionError):
+        problem = "permission denied"
+    else:
+        problem = f"cannot be read ({exc.strerror or exc})"
+    return TrecFormatError(str(path), None, problem)
+
+
 def _read_bytes(path: PathLike) -> bytes:
-    with open(path, "rb") as handle:
-        data = handle.read()
+    """The file's bytes: ``.gz`` inflated, UTF-8 byte order marks at the start dropped."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise _open_error(path, exc) from None
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise TrecFormatError(str(path), None, f"corrupt gzip data ({exc})") from None
+    while data[:3] == _BOM:  # pyarrow would skip one more: skip them all, here
+        data = data[3:]
     return data
+
+
+read_bytes = _read_bytes  # public name: every command reads files through this
 
 
 _MMAP_MIN = 1 << 20  # map files from 1 MB: no copy into fresh memory
@@ -120,19 +171,22 @@ def _read_buffer(path: PathLike) -> bytes | mmap.mmap:
     A map supports ``find``, slicing and the buffer protocol, which is all the
     fast path needs; error paths convert it with ``bytes()``.
     """
-    with open(path, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if stat.S_ISREG(info.st_mode) and info.st_size >= _MMAP_MIN:
-            try:
-                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError):
-                data = None
-            if data is not None and data[:2] != b"\x1f\x8b":
-                return data
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if stat.S_ISREG(info.st_mode) and info.st_size >= _MMAP_MIN:
+                try:
+                    data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                except (OSError, ValueError):
+                    data = None
+                if data is not None and data[:2] != b"\x1f\x8b" and data[:3] != _BOM:
+                    return data
+    except OSError as exc:
+        raise _open_error(path, exc) from None
     return _read_bytes(path)
 
 
-_COMMENT = re.compile(rb"(?m)^[ \t]*#")
+_COMMENT = re.compile(rb"(?m)^[ \t\r]*#")
 
 
 def _normalise(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
@@ -164,6 +218,8 @@ def _normalise(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
     prev_nl[1:] = nl[:-1]
     b = b[~(nl & prev_nl)]
     out = b.tobytes()
+    if out[:3] == _BOM:  # a BOM after blank lines is data: keep pyarrow from skipping it
+        out = b"\n" + out
     return out if out.endswith(b"\n") or not out else out + b"\n"
 
 
@@ -200,10 +256,14 @@ def _empty(data: bytes) -> bool:
     return len(data) <= 1 and not data[:1].strip()
 
 
-def _strip_comments(data: bytes) -> bytes:
-    if not _COMMENT.search(data):
+def _strip_comments(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
+    """Drop comment lines (first non-blank character ``#``); data without a
+    ``#`` byte is returned as it is, after one ``memchr`` pass."""
+    if data.find(b"#") < 0 or not _COMMENT.search(data):
         return data
-    return b"\n".join(line for line in data.split(b"\n") if not line.lstrip().startswith(b"#"))
+    return b"\n".join(
+        line for line in bytes(data).split(b"\n") if not line.lstrip(b" \t\r").startswith(b"#")
+    )
 
 
 _BLOCK_SIZE = 1 << 22  # 4 MB: several blocks per typical run file, parsed in parallel
@@ -235,78 +295,195 @@ def _csv(
     )
 
 
-def _lines(data: bytes, path: str, *, comments: bool):
-    """Yield (line number, fields) of the non-blank, non-comment lines."""
-    text = bytes(data).decode("utf-8", errors="replace")
-    for number, line in enumerate(text.split("\n"), start=1):
-        fields = line.split()
-        if not fields or (comments and fields[0].startswith("#")):
+def _lines(data: bytes | mmap.mmap):
+    """Yield (line number, line, tokens) of the non-blank, non-comment lines,
+    split exactly as the fast path splits: tokens are (byte offset, bytes)."""
+    for number, line in enumerate(bytes(data).split(b"\n"), start=1):
+        tokens = [(m.start(), m.group()) for m in _TOKEN.finditer(line)]
+        if not tokens or tokens[0][1].startswith(b"#"):
             continue
-        yield number, line, fields
+        yield number, line, tokens
+
+
+def _text(line: bytes) -> str:
+    return line.rstrip(b"\r").decode("utf-8", errors="replace")
+
+
+def _check_utf8(path: str, number: int, line: bytes, tokens, columns, names) -> None:
+    """Refuse an identifier that is not UTF-8, naming the byte offset in the line."""
+    for column, name in zip(columns, names):
+        start, token = tokens[column]
+        try:
+            token.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            offset = start + exc.start
+            raise TrecFormatError(
+                path,
+                number,
+                f"invalid UTF-8 in the {name} at byte {offset + 1} of the line"
+                f" (byte 0x{line[offset]:02x})",
+                _text(line),
+            ) from None
+
+
+_HEADER_WORDS = {b"score", b"sim", b"similarity", b"grade", b"rel", b"relevance", b"label"}
+
+
+def _header_hint(token: bytes) -> str:
+    if token.lower() not in _HEADER_WORDS:
+        return ""
+    return "; a header line? TREC files have none (name a table with a header .csv or .tsv)"
+
+
+def _check_score(path: str, number: int, token: bytes, line: bytes) -> None:
+    if _SCORE.match(token):
+        return
+    if _NAN.match(token):
+        raise TrecFormatError(path, number, "score is NaN", _text(line))
+    raise TrecFormatError(
+        path,
+        number,
+        f"score {token.decode('utf-8', 'replace')!r} is not a number"
+        f" (a decimal float such as 1.5, -2e-3 or inf){_header_hint(token)}",
+        _text(line),
+    )
+
+
+def _check_grade(path: str, number: int, token: bytes, line: bytes) -> None:
+    if not _GRADE.match(token):
+        raise TrecFormatError(
+            path,
+            number,
+            f"grade {token.decode('utf-8', 'replace')!r} is not an integer"
+            f" (a plain decimal integer: no '+', '.', '_' or hex){_header_hint(token)}",
+            _text(line),
+        )
+    if abs(int(token)) > GRADE_MAX:
+        raise TrecFormatError(
+            path,
+            number,
+            f"grade {int(token)} is out of range: grades lie in [-{GRADE_MAX}, {GRADE_MAX}]",
+            _text(line),
+        )
 
 
 def _diagnose_qrels(
-    data: bytes, path: str, fields_text: str = "qid iter docid grade", what: str = "qrels"
+    data: bytes,
+    path: str,
+    fields_text: str = "qid iter docid grade",
+    what: str = "qrels",
+    ids: tuple[int, ...] = (0, 2),
 ) -> None:
     """Raise a precise error for the first bad line of a 4-column judgement file."""
-    seen = False
-    for number, line, fields in _lines(data, path, comments=True):
-        seen = True
-        if len(fields) != 4:
+    seen: set[tuple[bytes, ...]] = set()
+    names = fields_text.split()
+    for number, line, tokens in _lines(data):
+        if len(tokens) != 4:
             raise TrecFormatError(
-                path, number, f"expected 4 fields '{fields_text}', got {len(fields)}", line
+                path, number, f"expected 4 fields '{fields_text}', got {len(tokens)}", _text(line)
             )
-        try:
-            int(fields[3])
-        except ValueError:
-            raise TrecFormatError(
-                path, number, f"grade {fields[3]!r} is not an integer", line
-            ) from None
+        _check_utf8(path, number, line, tokens, ids, [names[i] for i in ids])
+        _check_grade(path, number, tokens[3][1], line)
+        _check_repeat(path, number, line, tokens, ids, seen, "judged twice")
     if not seen:
         raise TrecFormatError(path, None, f"empty {what} file: no judgements")
 
 
-def _diagnose_run(data: bytes, path: str) -> None:
+def _diagnose_run(data: bytes, path: str, use_tag: bool = False) -> None:
     """Raise a precise error for the first bad run line."""
-    seen = False
-    for number, line, fields in _lines(data, path, comments=False):
-        seen = True
-        if len(fields) not in (5, 6):
+    width = None
+    seen: set[tuple[bytes, ...]] = set()
+    for number, line, tokens in _lines(data):
+        n = len(tokens)
+        if n not in (5, 6):
             raise TrecFormatError(
                 path,
                 number,
-                "expected 6 fields 'qid Q0 docid rank score tag' (tag optional),"
-                f" got {len(fields)}",
-                line,
+                f"expected 6 fields 'qid Q0 docid rank score tag' (tag optional), got {n}",
+                _text(line),
             )
-        try:
-            value = float(fields[4])
-        except ValueError:
+        if width is None:
+            width = n
+        elif n != width:
             raise TrecFormatError(
-                path, number, f"score {fields[4]!r} is not a number", line
-            ) from None
-        if value != value:
-            raise TrecFormatError(path, number, "score is NaN", line)
-    if not seen:
+                path,
+                number,
+                f"{n} fields where the first line has {width}:"
+                " either every line has the tag or none has",
+                _text(line),
+            )
+        ids = (0, 2, 5) if use_tag and n == 6 else (0, 2)
+        names = [{0: "query id", 2: "document id", 5: "tag"}[i] for i in ids]
+        _check_utf8(path, number, line, tokens, ids, names)
+        _check_score(path, number, tokens[4][1], line)
+        _check_repeat(path, number, line, tokens, (0, 2), seen, "retrieved twice")
+    if width is None:
         raise TrecFormatError(path, None, "empty run file: no retrieved documents")
 
 
-def _line_numbers(data: bytes, *, comments: bool) -> np.ndarray:
-    """1-based line number of each data row (as counted by the parsers)."""
+def _check_repeat(path: str, number: int, line: bytes, tokens, ids, seen, what: str) -> None:
+    """Refuse the second line naming the same (query, [subtopic,] document)."""
+    key = tuple(tokens[i][1] for i in ids)
+    if key in seen:
+        raise TrecFormatError(
+            path,
+            number,
+            f"document {key[-1].decode()!r} {what} for query {key[0].decode()!r}",
+            _text(line),
+        )
+    seen.add(key)
+
+
+def _unreadable(path: str, exc: Exception) -> TrecFormatError:
+    """The error when the fast parser failed but no line could be blamed:
+    still names the file."""
+    message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return TrecFormatError(path, None, f"cannot be parsed ({message})")
+
+
+def _line_numbers(data: bytes, *, comments: bool = True) -> np.ndarray:
+    """1-based line number of each data row (as counted by the parsers).
+
+    Comment lines never count (``comments`` is kept for callers: every TREC
+    file may hold comments).
+    """
     numbers = []
     for number, line in enumerate(bytes(data).split(b"\n"), start=1):
-        s = line.strip()
-        if s and not (comments and s.startswith(b"#")):
+        s = line.strip(b" \t\r")
+        if s and not s.startswith(b"#"):
             numbers.append(number)
     return np.asarray(numbers, dtype=np.int64)
 
 
+def _grades(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
+    """Grades parsed from their text, or None if one is not a plain decimal
+    integer within [-GRADE_MAX, GRADE_MAX] (the caller then diagnoses)."""
+    if pc.any(pc.invert(pc.match_substring_regex(column, r"^-?[0-9]+$"))).as_py():
+        return None
+    try:
+        grade = pc.cast(column, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if isinstance(grade, pa.ChunkedArray):
+        grade = grade.combine_chunks()
+    grade = grade.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    if len(grade) and (grade.max() > GRADE_MAX or grade.min() < -GRADE_MAX):
+        return None
+    return grade
+
+
 def read_qrels(path: PathLike) -> Qrels:
-    """Read TREC qrels ``qid iter docid grade`` (plain or ``.gz``), or ``irds:DATASET-ID``."""
-    if isinstance(path, str) and path.startswith("irds:"):  # qrels through ir_datasets
+    """Read TREC qrels ``qid iter docid grade`` (plain or ``.gz``), a
+    ``.csv``/``.tsv``/``.jsonl``/``.parquet`` table (:mod:`irpref.io.tables`), or
+    ``irds:DATASET-ID`` (qrels through ir_datasets)."""
+    if isinstance(path, str) and path.startswith("irds:"):
         from irpref.interop.ir_datasets import load_qrels
         return load_qrels(path)
     path = str(path)
+    from irpref.io.tables import read_table_qrels, table_format
+
+    if table_format(path):
+        return read_table_qrels(path)
     raw = _read_bytes(path)
     data = _normalise(_strip_comments(raw))
     if _empty(data):
@@ -315,15 +492,18 @@ def read_qrels(path: PathLike) -> Qrels:
         table = _csv(
             data,
             ["query", "iter", "doc", "grade"],
-            {"query": pa.string(), "doc": pa.string(), "grade": pa.int64()},
+            {"query": pa.string(), "doc": pa.string(), "grade": pa.string()},
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        grade = _grades(table["grade"])
+        if grade is None:
+            raise pa.ArrowInvalid("a grade is not a decimal integer in range")
+    except pa.ArrowException as exc:
         _diagnose_qrels(raw, path)
-        raise
+        raise _unreadable(path, exc) from None
     qrels = Qrels(
         table["query"].combine_chunks(),
         table["doc"].combine_chunks(),
-        table["grade"].to_numpy(),
+        grade,
         source=path,
     )
     _check_unique_pairs(qrels.query, qrels.doc, path, raw, comments=True, what="judged twice")
@@ -359,11 +539,16 @@ def _read_run(
     """:func:`read_run`; ``whole``: parse the file as one block without inner
     threads (for callers that read several files in parallel)."""
     path = str(path)
+    from irpref.io.tables import read_table_run, table_format
+
+    if table_format(path):
+        return read_table_run(path, name, use_tag=use_tag, check_duplicates=check_duplicates)
     raw = _read_buffer(path)
-    data = _normalise(raw)
+    data = _normalise(_strip_comments(raw))
     if _empty(data):
         raise TrecFormatError(path, None, "empty run file: no retrieved documents")
-    first = data[: data.find(b"\n")]
+    start = 1 if data[:1] == b"\n" else 0  # see _normalise: a leading BOM kept as data
+    first = data[start : data.find(b"\n", start)]
     n_fields = first.count(b" ") + 1
     names = ["query", "q0", "doc", "rank", "score", "tag"][: max(5, min(n_fields, 6))]
     types = {"query": pa.string(), "doc": pa.string(), "score": pa.float64()}
@@ -374,15 +559,23 @@ def _read_run(
         score = _single(table["score"]).to_numpy(zero_copy_only=False)
         if table["score"].null_count or np.isnan(score).any():
             raise pa.ArrowInvalid("NaN or missing score")
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        _diagnose_run(raw, path)
-        raise
+    except pa.ArrowException as exc:
+        _diagnose_run(raw, path, use_tag)
+        raise _unreadable(path, exc) from None
     tag = None
     if "tag" in types:
         tags = pc.unique(table["tag"]).to_pylist()
         tag = tags[0] if len(tags) == 1 else None
         if tag is None:
-            raise TrecFormatError(path, None, f"the tag column holds {len(tags)} names, not one")
+            row = int(np.flatnonzero(pc.not_equal(table["tag"], tags[0]).to_numpy(
+                zero_copy_only=False))[0])
+            numbers = _line_numbers(raw)
+            raise TrecFormatError(
+                path,
+                int(numbers[row]) if row < len(numbers) else None,
+                f"tag {table['tag'][row].as_py()!r} differs from the first line's {tags[0]!r}:"
+                f" the tag column holds {len(tags)} names, not one",
+            )
     run = Run(
         name=name or tag or run_name_from_path(path),
         query=_single(table["query"]),
@@ -459,13 +652,26 @@ def _check_unique_pairs(
         return
     rows = order[dup + 1]
     row = int(rows.min())
-    line = None
-    if raw is not None:
-        numbers = _line_numbers(raw, comments=comments)
-        line = int(numbers[row]) if row < len(numbers) else None
+    line = _row_line(path, raw, row)
     raise TrecFormatError(
         path,
         line,
         f"document {doc[row].as_py()!r} {what} for query {query[row].as_py()!r}"
         f" ({len(dup)} duplicate pair(s) in the file)",
     )
+
+
+def _row_line(path: str, raw: bytes | None, row: int) -> int | None:
+    """The line of data row ``row`` (0-based) of a file, if known."""
+    from irpref.io.tables import row_lines, table_format
+
+    if table_format(path):
+        try:
+            numbers = row_lines(path)
+        except InputError:
+            return None
+    elif raw is not None:
+        numbers = _line_numbers(raw)
+    else:
+        return None
+    return int(numbers[row]) if row < len(numbers) else None
