@@ -16,6 +16,7 @@ import pandas as pd
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import JudgedRankings, intern, judge
 from irpref.measures import Measure, parse_measures
+from irpref.measures.diversity import attach_subtopics, check_subtopics, use_subtopics
 
 __all__ = ["evaluate", "judge_inputs", "summarize", "tidy"]
 
@@ -85,6 +86,7 @@ def evaluate(
     missing: str = "skip",
     corpus_size: int | None = None,
     judged: JudgedRankings | None = None,
+    subtopics=None,
 ) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels``: a tidy DataFrame (run, query, measure, value).
 
@@ -97,10 +99,17 @@ def evaluate(
                  (``zero``, trec_eval ``-c``).
     corpus_size: documents in the collection, for measures that impute
                  unretrieved relevant documents at the bottom of the corpus.
+    subtopics:   ndeval-format subtopic qrels (path or DataFrame) for the diversity
+                 measures (alpha-nDCG@k, ERR-IA@k, MAP-IA, S-recall@k); ``qrels=None``
+                 (or the same path) uses them, collapsed, as the qrels too.
     """
     parsed = parse_measures(measures)
+    check_subtopics(parsed, subtopics, judged)
+    qrels, sub = use_subtopics(qrels, subtopics)
     if judged is None:
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, corpus_size=corpus_size)
+    if sub is not None:
+        attach_subtopics(judged, sub)
     mask = judged.query_mask(missing)
     values = {str(m): m.compute(judged) for m in parsed}
     return tidy(judged, values, mask)
