@@ -19,6 +19,7 @@ from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import JudgedRankings, intern, judge
 from irpref.measures import Measure, parse_measure
 from irpref.measures.base import parse_labelled
+from irpref.measures.diversity import attach_subtopics, check_subtopics, use_subtopics
 from irpref.params import check_corpus_size, check_depth, check_rel
 
 __all__ = ["evaluate", "judge_inputs", "summarize", "tidy"]
@@ -89,6 +90,7 @@ def evaluate(
     missing: str = "skip",
     corpus_size: int | None = None,
     judged: JudgedRankings | None = None,
+    subtopics=None,
 ) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels``: a tidy DataFrame (run, query, measure, value).
 
@@ -105,14 +107,21 @@ def evaluate(
                  (``zero``, trec_eval ``-c``).
     corpus_size: documents in the collection, for measures that impute
                  unretrieved relevant documents at the bottom of the corpus.
+    subtopics:   ndeval-format subtopic qrels (path or DataFrame) for the diversity
+                 measures (alpha-nDCG@k, ERR-IA@k, MAP-IA, S-recall@k); ``qrels=None``
+                 (or the same path) uses them, collapsed, as the qrels too.
     """
     # ir_measures objects -> irpref text; every name checked before reading
     labelled = parse_labelled(from_ir_measures(measures), parse_measure, Measure)
+    check_subtopics([m for _, m in labelled], subtopics, judged)
+    qrels, sub = use_subtopics(qrels, subtopics)
     if judged is None:
         rel = check_rel(rel, "rel")
         depth = check_depth(depth, "depth")
         corpus_size = check_corpus_size(corpus_size, "corpus_size")
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, corpus_size=corpus_size)
+    if sub is not None:
+        attach_subtopics(judged, sub)
     mask = judged.query_mask(missing)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once
     values = {}

@@ -16,6 +16,8 @@ from irpref.cli.common import (
     open_output,
 )
 from irpref.evaluate import evaluate, summarize
+from irpref.measures import parse_measures
+from irpref.measures.diversity import check_subtopics, use_subtopics
 from irpref.measures.names import canonical_name
 from irpref.report.tables import write_table
 
@@ -31,6 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_judging(parser)
     add_missing(parser)
+    parser.add_argument("--subtopics", metavar="FILE", default=None,
+                        help="ndeval-format subtopic qrels (topic subtopic docid grade) for "
+                        "alpha-nDCG@k, ERR-IA@k, nERR-IA@k, MAP-IA, S-recall@k; QRELS may "
+                        "be the same file")
     parser.add_argument("--per-query", action="store_true",
                         help="also print per-query values (mean rows then have an empty query "
                              "in tsv, null in json)")
@@ -43,8 +49,10 @@ def run(args: argparse.Namespace) -> int:
     measures = as_usage(
         lambda: [canonical_name(t) for m in args.measures or DEFAULT_MEASURES for t in m.split()]
     )
+    as_usage(lambda: check_subtopics(parse_measures(measures), args.subtopics))
+    args.qrels, sub = use_subtopics(args.qrels, args.subtopics)
     judged = judge_args(args)
-    results = evaluate(None, None, measures, missing=args.missing, judged=judged)
+    results = evaluate(None, None, measures, missing=args.missing, judged=judged, subtopics=sub)
     means = summarize(results)
     with open_output(args.output) as out:
         if not args.per_query:

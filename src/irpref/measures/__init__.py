@@ -2,6 +2,8 @@
 
 from irpref.measures import (
     classic,  # noqa: F401  (registers its families)
+    diversity,  # noqa: F401  (alpha-nDCG, ERR-IA, MAP-IA, S-recall: subtopic qrels)
+    err,  # noqa: F401  (ERR, Judged)
     recall_level,  # noqa: F401  (RL, TSE, SL1, SL3, RE)
     search_length,  # noqa: F401  (ASL)
     tie_aware,  # noqa: F401  (tie-aware kernels, F1)

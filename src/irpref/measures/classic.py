@@ -48,6 +48,8 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     aggregate=np.sum,
 )
 def num_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """Documents the run retrieved for the query (min(count, k) with a cut-off);
+    the aggregate is the sum over queries, as trec_eval's num_ret."""
     n = judged.num_ret
     return np.minimum(n, m.cutoff) if m.cutoff is not None else n
 
