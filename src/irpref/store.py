@@ -139,7 +139,7 @@ def save(judged, path, *, qrels=None, runs: Sequence | None = None,
             "shapes": shapes, "scalars": scalars, "use_tag": bool(use_tag), "inputs": inputs}
     table = pa.table(columns).replace_schema_metadata({"irpref": json.dumps(meta)})
     tmp = Path(f"{path}.tmp{os.getpid()}")
-    pq.write_table(table, tmp, compression="zstd")
+    pq.write_table(table, tmp, compression="zstd", use_dictionary=False)
     os.replace(tmp, path)
 
 
