@@ -95,3 +95,9 @@ def judge_args(args: argparse.Namespace, ties: str | None = None) -> JudgedRanki
         use_tag=args.tag_names,
         corpus_size=args.corpus_size,
     )
+
+
+def add_dask(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dask", metavar="ADDRESS", default=None,
+                        help="run on Dask: a scheduler address (tcp://host:8786) or local:N "
+                             "for N local worker processes (pip install irpref[dask])")

@@ -8,6 +8,7 @@ import sys
 import pandas as pd
 
 from irpref.cli.common import (
+    add_dask,
     add_format,
     add_inputs,
     add_judging,
@@ -30,15 +31,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_judging(parser)
     add_missing(parser)
+    add_dask(parser)
     parser.add_argument("--per-query", action="store_true", help="also print per-query values")
     add_format(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    judged = judge_args(args)
-    results = evaluate(
-        None, None, args.measures or DEFAULT_MEASURES, missing=args.missing, judged=judged
-    )
+    if args.dask:
+        from irpref.distributed import evaluate_args
+
+        results = evaluate_args(args, args.measures or DEFAULT_MEASURES)
+    else:
+        judged = judge_args(args)
+        results = evaluate(
+            None, None, args.measures or DEFAULT_MEASURES, missing=args.missing, judged=judged
+        )
     means = summarize(results)
     table = pd.concat([results, means], ignore_index=True) if args.per_query else means
     if args.format == "table" and not args.per_query:

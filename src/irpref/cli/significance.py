@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from irpref.cli.common import (
+    add_dask,
     add_format,
     add_inputs,
     add_judging,
@@ -36,6 +37,7 @@ DEFAULT_MEASURES = ["AP", "nDCG@10", "RR"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs(parser)
+    add_dask(parser)
     add_measures(parser, "metrics (AP, RR, nDCG@10, ...) and/or preferences (sgnLP, rrLP, "
                          f"RPP, ...) (default: {' '.join(DEFAULT_MEASURES)})")
     add_judging(parser)
@@ -124,7 +126,16 @@ def run(args: argparse.Namespace) -> int:
         if "hsd" in tests or (args.bootstrap and not args.summary):
             print(f"irpref: note: no --seed given; used --seed {seed}", file=sys.stderr)
     tables = measure_tables(args)
-    results = significance(
+    if args.dask:
+        from functools import partial
+
+        from irpref.distributed import client_for
+        from irpref.distributed import significance as dask_significance
+
+        test_all = partial(dask_significance, client=client_for(args.dask))
+    else:
+        test_all = significance
+    results = test_all(
         tables, tests, correction=args.correction, permutations=args.permutations, seed=seed,
         bootstrap=0 if args.summary else args.bootstrap, confidence=args.confidence,
         strict=args.hsd_strict,
