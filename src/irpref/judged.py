@@ -959,3 +959,21 @@ def judge(
         depth=depth,
         corpus_size=corpus_size,
     )
+
+
+def _save(self: JudgedRankings, path, **inputs) -> None:
+    """Write to Parquet (:func:`irpref.store.save`; ``qrels=``/``runs=``: input files)."""
+    from irpref.store import save
+
+    save(self, path, **inputs)
+
+
+def _load(path, **expected) -> JudgedRankings:
+    """Read a file written by :meth:`save`, refused when stale (:func:`irpref.store.load`)."""
+    from irpref.store import load
+
+    return load(path, **expected)
+
+
+JudgedRankings.save = _save
+JudgedRankings.load = staticmethod(_load)

@@ -28,6 +28,7 @@ per-query values, no Python loop per pair.
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -487,7 +488,6 @@ def tukey_hsd(
     if permutations < 1:
         raise ValueError(f"permutations must be >= 1, got {permutations}")
     rng = _generator(seed)
-    r = pairwise.n_runs
     complete = _complete_queries(pairwise)
     nq = int(complete.sum())
     a, b = pairwise.pairs
@@ -498,12 +498,7 @@ def tukey_hsd(
         means = x.mean(0)
         observed = np.abs(means[a] - means[b])
         tol = 1e-9 * max(1.0, float(np.abs(x).max()))
-        batch = batch or max(1, 2**20 // (nq * r))
-        qi = np.arange(nq)[None, :, None]
-        maxima = np.concatenate([
-            np.ptp(x[qi, perm].mean(1), axis=-1)
-            for perm in hsd_permutations(rng, permutations, nq, r, batch)
-        ])
+        maxima = _hsd_metric_maxima(x, rng, permutations, batch)
     else:
         m = pairwise.matrix_[complete]
         sign = pairwise.kind == "sign"
@@ -523,24 +518,84 @@ def tukey_hsd(
     return reached / len(srt), observed
 
 
+def _hsd_metric_maxima(
+    x: np.ndarray, rng: np.random.Generator, permutations: int, batch: int | None
+) -> np.ndarray:
+    """Range of the permuted run means (Q, R) -> one maximum per permutation."""
+    nq, r = x.shape
+    batch = batch or max(1, 2**20 // (nq * r))
+    qi = np.arange(nq)[None, :, None]
+    return np.concatenate(_map_batches(
+        lambda perm: np.ptp(x[qi, perm].mean(1), axis=-1),
+        hsd_permutations(rng, permutations, nq, r, batch),
+    ))
+
+
 def _hsd_matrix_maxima(
     m: np.ndarray, sign: bool, rng: np.random.Generator, permutations: int,
     batch: int | None, a: np.ndarray, b: np.ndarray,
 ) -> np.ndarray:
-    """max over pairs a < b of |sum_q m[q, pi_q(a), pi_q(b)]| per permutation (gather)."""
+    """max over pairs of |sum_q m[q, pi_q(a), pi_q(b)]| per permutation (gather).
+
+    Per batch of B permutations, one pass per query q: the flat index
+    ``pi(i) R + pi(j)`` of the permuted R x R matrix (one broadcast add), one
+    ``take`` from that query's matrix (R^2 values, cache resident), one add
+    into the (B, R, R) sum. The sums run over queries in order 0..Q-1, as the
+    reference gather does; the whole matrix is summed (its antisymmetry
+    makes the maximum over all cells the maximum over pairs a < b).
+    """
     nq, r, _ = m.shape
-    dflat = m.astype(np.int8 if sign else np.float64).ravel()
-    acc = np.int32 if sign else np.float64
-    batch = batch or max(1, 2**21 // (nq * len(a)))
-    base = (np.arange(nq, dtype=np.int32) * (r * r))[None, :, None]
-    maxima = []
-    for perm in hsd_permutations(rng, permutations, nq, r, batch):
-        perm = perm.astype(np.int32)
-        idx = perm[:, :, a] * r
-        idx += perm[:, :, b]
-        idx += base
-        maxima.append(np.abs(dflat[idx].sum(1, dtype=acc)).max(-1))
-    return np.concatenate(maxima)
+    table = m.reshape(nq, r * r).astype(np.int8 if sign else np.float64)
+    acc_type = np.int32 if sign else np.float64
+    batch = batch or max(1, 2**17 // (r * r))
+
+    def maxima(perm: np.ndarray) -> np.ndarray:
+        p = perm.astype(np.intp)
+        pr = p * r
+        size = (len(p), r, r)
+        acc = np.zeros(size, acc_type)
+        part = np.empty(size, table.dtype)
+        idx = np.empty(size, np.intp)
+        for q in range(nq):
+            np.add(pr[:, q, :, None], p[:, q, None, :], out=idx)
+            np.take(table[q], idx, out=part)
+            acc += part
+        return np.abs(acc).max((1, 2))
+
+    return np.concatenate(_map_batches(maxima, hsd_permutations(rng, permutations, nq, r, batch)))
+
+
+def _map_batches(fn, batches: Iterator[np.ndarray]) -> list[np.ndarray]:
+    """``[fn(x) for x in batches]`` on a few threads, in order (NumPy releases the GIL).
+
+    Batches are drawn in order from one generator in this thread, so the
+    permutation stream, and every result, is that of a plain loop.
+    """
+    workers = _threads()
+    if workers == 1:
+        return [fn(x) for x in batches]
+    from concurrent.futures import ThreadPoolExecutor
+
+    out, pending = [], []
+    with ThreadPoolExecutor(workers) as pool:
+        for x in batches:
+            pending.append(pool.submit(fn, x))
+            if len(pending) > 2 * workers:
+                out.append(pending.pop(0).result())
+        out.extend(f.result() for f in pending)
+    return out
+
+
+def _threads() -> int:
+    """Threads for HSD batches: the CPUs this process may use (``IRPREF_THREADS`` caps it)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        n = os.cpu_count() or 1
+    cap = os.environ.get("IRPREF_THREADS", "")
+    if cap.isdigit() and int(cap) > 0:
+        n = min(n, int(cap))
+    return max(1, min(n, 8))
 
 
 def _order_keys(m: np.ndarray) -> np.ndarray | None:
@@ -566,13 +621,15 @@ def _hsd_order_maxima(
     acc = np.int16 if nq < 2**15 else np.int32
     batch = batch or max(1, 2**22 // (nq * r * r))
     qi = np.arange(nq)[None, :, None]
-    maxima = []
-    for perm in hsd_permutations(rng, permutations, nq, r, batch):
+
+    def maxima(perm: np.ndarray) -> np.ndarray:
         y = keys[qi, perm]
         d = np.subtract(y[..., :, None], y[..., None, :], dtype=keys.dtype)
         np.sign(d, out=d)
-        maxima.append(np.abs(d.sum(1, dtype=acc)).max((-1, -2)))
-    return np.concatenate(maxima).astype(np.float64)
+        return np.abs(d.sum(1, dtype=acc)).max((-1, -2))
+
+    batches = hsd_permutations(rng, permutations, nq, r, batch)
+    return np.concatenate(_map_batches(maxima, batches)).astype(np.float64)
 
 
 def _complete_queries(pairwise: Pairwise) -> np.ndarray:

@@ -147,9 +147,10 @@ def open_output(path: str | None) -> Iterator[TextIO]:
 
 def add_inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "qrels", metavar="QRELS", help="TREC qrels file (qid iter docid grade; .gz ok)"
+        "qrels", metavar="QRELS", help="TREC qrels file (qid iter docid grade; .gz ok), or a "
+        "file saved by irpref judge (then no RUN)"
     )
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (.gz ok)")
+    parser.add_argument("runs", metavar="RUN", nargs="*", help="TREC run files (.gz ok)")
     parser.add_argument(
         "--tag-names",
         action="store_true",
@@ -211,7 +212,13 @@ def add_missing(parser: argparse.ArgumentParser) -> None:
 
 def judge_args(args: argparse.Namespace, ties: str | None = None) -> JudgedRankings:
     """Read, intern and judge the inputs named by the shared arguments
-    (``ties`` overrides ``--ties``)."""
+    (``ties`` overrides ``--ties``), or load the file saved by ``irpref judge``."""
+    from irpref.store import is_judged_file, load_for_args
+
+    if is_judged_file(args.qrels):
+        return load_for_args(args, ties)
+    if not args.runs:
+        raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref judge)")
     return judge_inputs(
         args.qrels,
         args.runs,
@@ -221,3 +228,9 @@ def judge_args(args: argparse.Namespace, ties: str | None = None) -> JudgedRanki
         use_tag=args.tag_names,
         corpus_size=args.corpus_size,
     )
+
+
+def add_dask(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dask", metavar="ADDRESS", default=None,
+                        help="run on Dask: a scheduler address (tcp://host:8786) or local:N "
+                             "for N local worker processes (pip install irpref[dask])")

@@ -52,9 +52,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.measures is not None:
         as_usage(lambda: parse_preferences(args.measures))  # refused before reading (exit 2)
+    from irpref.store import is_judged_file, load_for_args
+
+    judged = load_for_args(args) if is_judged_file(args.qrels) else None
     comp = compare_matrices(
         args.qrels, args.runs, args.measures, rel=args.rel, depth=args.depth, ties=args.ties,
-        subtopics=args.subtopics, use_tag=args.tag_names,
+        subtopics=args.subtopics, use_tag=args.tag_names, judged=judged,
     )
     means = comp.tidy_means()
     if args.format != "table":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from irpref.cli.common import (
+    add_dask,
     add_format,
     add_inputs,
     add_judging,
@@ -15,6 +16,7 @@ from irpref.cli.common import (
     judge_args,
     open_output,
 )
+from irpref.errors import UsageError
 from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
 from irpref.measures.diversity import check_subtopics, use_subtopics
@@ -37,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ndeval-format subtopic qrels (topic subtopic docid grade) for "
                         "alpha-nDCG@k, ERR-IA@k, nERR-IA@k, MAP-IA, S-recall@k; QRELS may "
                         "be the same file")
+    add_dask(parser)
     parser.add_argument("--per-query", action="store_true",
                         help="also print per-query values (mean rows then have an empty query "
                              "in tsv, null in json)")
@@ -50,9 +53,18 @@ def run(args: argparse.Namespace) -> int:
         lambda: [canonical_name(t) for m in args.measures or DEFAULT_MEASURES for t in m.split()]
     )
     as_usage(lambda: check_subtopics(parse_measures(measures), args.subtopics))
-    args.qrels, sub = use_subtopics(args.qrels, args.subtopics)
-    judged = judge_args(args)
-    results = evaluate(None, None, measures, missing=args.missing, judged=judged, subtopics=sub)
+    if args.dask:
+        from irpref.distributed import evaluate_args
+
+        if args.subtopics:
+            raise UsageError("--dask does not take --subtopics yet")
+        results = evaluate_args(args, measures)
+    else:
+        args.qrels, sub = use_subtopics(args.qrels, args.subtopics)
+        judged = judge_args(args)
+        results = evaluate(
+            None, None, measures, missing=args.missing, judged=judged, subtopics=sub
+        )
     means = summarize(results)
     with open_output(args.output) as out:
         if not args.per_query:

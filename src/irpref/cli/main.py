@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ties": ("ties", "how often runs tie, and how much tie-breaking moves each measure"),
     "compare": ("compare", "pairwise preferences between runs and system orderings"),
     "significance": ("significance", "paired tests, randomized Tukey HSD, discriminative power"),
+    "judge": ("judge", "read and judge qrels + runs once, save them to Parquet for later commands"),
 }
 
 GLOBAL_FLAGS = ("--debug", "--quiet")

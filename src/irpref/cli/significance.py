@@ -18,6 +18,7 @@ import pandas as pd
 
 from irpref import params
 from irpref.cli.common import (
+    add_dask,
     add_format,
     add_inputs,
     add_judging,
@@ -39,6 +40,7 @@ DEFAULT_MEASURES = ["AP", "nDCG@10", "RR"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs(parser)
+    add_dask(parser)
     add_measures(parser, "metrics (AP, RR, nDCG@10, ...) and/or preferences (sgnLP, rrLP, "
                          f"RPP, ...) (default: {' '.join(DEFAULT_MEASURES)})")
     add_judging(parser)
@@ -126,7 +128,16 @@ def run(args: argparse.Namespace) -> int:
             args, "quiet", False
         ):
             print(f"irpref: note: no --seed given; used --seed {seed}", file=sys.stderr)
-    results = significance(
+    if args.dask:
+        from functools import partial
+
+        from irpref.distributed import client_for
+        from irpref.distributed import significance as dask_significance
+
+        test_all = partial(dask_significance, client=client_for(args.dask))
+    else:
+        test_all = significance
+    results = test_all(
         tables, tests, correction=args.correction, permutations=args.permutations, seed=seed,
         bootstrap=0 if args.summary else args.bootstrap, confidence=args.confidence,
         strict=args.hsd_strict,
