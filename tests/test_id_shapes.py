@@ -1,5 +1,5 @@
 """Every document-id shape: keys order as the strings, dense codes are exact
-(whole and block-by-block hashing), and the docid tie-break equals Python's
+(with and without a hashing order of blocks), and the docid tie-break equals Python's
 sort by (score desc, docid desc)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from irpref import judged
 from irpref.io.frames import as_qrels, as_runs
-from irpref.judged import _document_ids, _sorted_codes, _sorted_codes_blocked, intern, judge
+from irpref.judged import _document_ids, _sorted_codes, intern, judge
 
 
 def _shapes(rng: random.Random, n: int) -> dict[str, list[str]]:
@@ -49,9 +49,6 @@ def test_keys_order_as_strings_and_codes_exact(shape):
     blocks = np.array([[a, min(a + 37, n)] for a in range(0, n, 37)][::-1], np.int64)
     exact_codes, exact_docs = _sorted_codes(pa.chunked_array(arrays))
     assert exact_docs.to_pylist() == sorted(set(exact_docs.to_pylist()), key=str.encode)
-    codes, docs = _sorted_codes_blocked(arrays, blocks)
-    assert codes.tolist() == exact_codes.tolist()
-    assert docs.to_pylist() == exact_docs.to_pylist()
     ids = _document_ids(arrays, lambda: blocks)
     flat = [s for a in arrays for s in a.to_pylist()]
     keys = ids.keys
@@ -59,6 +56,7 @@ def test_keys_order_as_strings_and_codes_exact(shape):
         a, b = flat[i].encode(), flat[j].encode()
         assert (keys[i] < keys[j]) == (a < b) and (keys[i] == keys[j]) == (a == b)
     assert ids.strings.to_pylist() == exact_docs.to_pylist()
+    assert ids.codes(ids.keys).tolist() == exact_codes.tolist()
 
 
 @pytest.mark.parametrize("threads", [1, 2])
