@@ -10,6 +10,13 @@ Usage::
 
     python benchmarks/generate.py                 # once: writes benchmarks/data/
     python benchmarks/bench_evaluate.py [--repeats 3] [--skip-others] [--data DIR]
+    python benchmarks/bench_evaluate.py --shapes all [--runs 30] [--repeats 3]
+
+``--shapes`` times irpref and the pytrec_eval pipeline on one collection per
+document-id shape and tie regime (``DATA/<shape>/``, generated with
+``generate.py --ids``/``--ties`` when missing), repeats interleaved across
+shapes and tools, and prints per shape: both medians, their ratio, irpref's
+time relative to its best shape, irpref's peak RSS and peak / text size.
 
 The competing pipelines are this same file run as ``--pipeline NAME QRELS
 RUN...``: they read the files the way each tool's users do and print
@@ -26,7 +33,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import Timing, time_process  # noqa: E402
+from common import Measurement, Timing, median, run_process, time_process  # noqa: E402
 
 MEASURES = ["AP", "nDCG", "RR", "P@10", "R@1000"]
 # irpref name -> pytrec_eval / ir_measures / ranx name
@@ -118,10 +125,15 @@ def irpref_command(qrels: Path, runs: list[Path]) -> list[str]:
 
 
 def parse_irpref(stdout: bytes) -> dict[tuple[str, str], float]:
+    """Means printed by ``irpref evaluate`` without ``--per-query`` (every row
+    is a mean; with or without a ``query`` column)."""
+    lines = stdout.decode().splitlines()
+    header = lines[0].split("\t")
+    run_i, measure_i, value_i = (header.index(c) for c in ("run", "measure", "value"))
     means = {}
-    for line in stdout.decode().splitlines()[1:]:  # run measure value (means only)
-        run, measure, value = line.split("\t")
-        means[run, measure] = float(value)
+    for line in lines[1:]:
+        fields = line.split("\t")
+        means[fields[run_i], fields[measure_i]] = float(fields[value_i])
     return means
 
 
@@ -148,6 +160,70 @@ def find_data(data: Path) -> tuple[Path, list[Path]]:
     return qrels, runs
 
 
+SHAPES = {  # collection name -> generate.py options
+    **{ids: ["--ids", ids] for ids in ("clueweb", "msmarco1", "msmarco2", "robust", "uuid", "url")},
+    "ties-heavy": ["--ties", "heavy"],
+    "ties-none": ["--ties", "none"],
+}
+
+
+def bench_shapes(args: argparse.Namespace) -> int:
+    """irpref and pytrec_eval on every id shape / tie regime, interleaved."""
+    names = list(SHAPES) if args.shapes == "all" else args.shapes.split(",")
+    unknown = [n for n in names if n not in SHAPES]
+    if unknown:
+        raise SystemExit(f"unknown shape(s) {unknown}; choose from {', '.join(SHAPES)}")
+    me = [sys.executable, str(Path(__file__).resolve()), "--pipeline"]
+    commands, sizes = {}, {}
+    for name in names:
+        out = args.data / name
+        if not (out / "runs").is_dir() or len(list((out / "runs").iterdir())) != args.runs:
+            gen = [sys.executable, str(HERE / "generate.py"), "--out", str(out),
+                   "--runs", str(args.runs), *SHAPES[name]]
+            print(f"generating {name}: {' '.join(gen[1:])}", file=sys.stderr, flush=True)
+            if run_process(gen).returncode:
+                raise SystemExit(f"generate.py failed for {name}")
+        qrels, runs = find_data(out)
+        sizes[name] = sum(f.stat().st_size for f in runs)
+        commands[name, "irpref"] = irpref_command(qrels, runs)
+        if not args.skip_pytrec:
+            commands[name, "pytrec_eval"] = [*me, "pytrec_eval", str(qrels), *map(str, runs)]
+    for name in names:
+        for _ in range(args.warmup):
+            run_process(commands[name, "irpref"], timeout=args.timeout)
+    got: dict[tuple[str, str], list[Measurement]] = {key: [] for key in commands}
+    for i in range(args.repeats):  # interleaved: load changes hit every shape alike
+        for key, cmd in commands.items():
+            m = run_process(cmd, timeout=args.timeout)
+            got[key].append(m)
+            print(f"  {key[0]} {key[1]} [{i + 1}/{args.repeats}]: {m.seconds:.2f} s, "
+                  f"{m.max_rss_mb:.0f} MB", file=sys.stderr, flush=True)
+            if m.returncode:
+                raise SystemExit(f"{key} failed:\n{m.stderr.decode(errors='replace')[-2000:]}")
+    ours = {n: median([m.seconds for m in got[n, "irpref"]]) for n in names}
+    best = min(ours.values())
+    print(f"{args.runs} runs x 250 queries x 1000 documents per shape; medians of "
+          f"{args.repeats}, interleaved")
+    print("| shape | run text (MB) | irpref (s) | pytrec_eval (s) | pytrec / irpref "
+          "| irpref / best shape | irpref peak (MB) | peak / text | max abs diff |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n in names:
+        peak = max(m.max_rss_mb for m in got[n, "irpref"])
+        row = [n, f"{sizes[n] / 1e6:.0f}", f"{ours[n]:.2f}"]
+        if (n, "pytrec_eval") in got:
+            theirs = median([m.seconds for m in got[n, "pytrec_eval"]])
+            d, unshared = max_diff(parse_irpref(got[n, "irpref"][-1].stdout),
+                                   parse_pipeline(got[n, "pytrec_eval"][-1].stdout))
+            diff = f"{d:.1e}" + (f" ({unshared} unmatched)" if unshared else "")
+            row += [f"{theirs:.2f}", f"{theirs / ours[n]:.1f}"]
+        else:
+            row += ["-", "-"]
+            diff = "-"
+        row += [f"{ours[n] / best:.2f}", f"{peak:.0f}", f"{peak * 2**20 / sizes[n]:.2f}", diff]
+        print("| " + " | ".join(row) + " |")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=HERE / "data")
@@ -157,12 +233,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=1800, help="seconds per process")
     p.add_argument("--warmup", type=int, default=1,
                    help="untimed irpref runs first (page cache, memory); default 1")
+    p.add_argument("--shapes", help="comma-separated id shapes / tie regimes, or 'all' "
+                   f"({', '.join(SHAPES)}): one collection each under DATA/<shape>/")
+    p.add_argument("--runs", type=int, default=30, help="runs per shape collection (--shapes)")
     p.add_argument("--pipeline", choices=PIPELINES, help=argparse.SUPPRESS)
     p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.pipeline:
         PIPELINES[args.pipeline](args.files[0], args.files[1:])
         return 0
+    if args.shapes:
+        return bench_shapes(args)
 
     qrels, runs = find_data(args.data)
     size = sum(f.stat().st_size for f in [qrels, *runs])
