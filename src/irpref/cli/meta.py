@@ -1,0 +1,138 @@
+"""``irpref meta SUBCOMMAND``: meta-evaluation experiments (ties, agreement,
+label degradation, query subsampling, suffix agreement) and tie probabilities
+of random rankings (closed form beside Monte Carlo).
+
+Every subcommand prints one tidy table: ``tsv`` (default; header row, values
+at full double precision), ``json`` (records, NaN as null) or ``table``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+
+from irpref.errors import UsageError
+
+# subcommand -> (function name in this module, one-line help)
+_SUB = {
+    "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
+}
+
+
+def _add_format(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=("tsv", "table", "json"), default="tsv",
+                   help="output format (default tsv: full precision)")
+
+
+def _m_arg(text: str):
+    """``10`` or ``5:50`` (m ~ U(5, 50))."""
+    try:
+        if ":" in text:
+            a, b = (int(x) for x in text.split(":"))
+            if a < 1 or b < a:
+                raise ValueError
+            return (a, b)
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--m {text}: expected a positive integer or a range a:b with 1 <= a <= b"
+        ) from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"--m {text}: m must be >= 1")
+    return v
+
+
+def _positive_int(name: str):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} {text}: expected an integer") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{name} {text}: must be >= 1")
+        return v
+
+    return parse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
+    sub.required = True
+
+    p = sub.add_parser(
+        "tie-probability",
+        help=_SUB["tie-probability"][1],
+        description="Pr(tie) of two uniformly random rankings of n items with m relevant, "
+        "in closed form (lexirecall Appendix D, lexiprecision section 2) and, with "
+        "--simulate K, by Monte Carlo over K ranking pairs (with its standard error).",
+    )
+    p.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                   required=True, metavar="MEASURE",
+                   help="TSE, R@k, Rprec, AP, sgnLR, sgnLP, RR")
+    p.add_argument("--n", type=_positive_int("--n"), required=True, help="items ranked")
+    p.add_argument("--m", type=_m_arg, required=True, dest="m_rel", metavar="M",
+                   help="relevant items: an integer, or a:b for m ~ U(a, b)")
+    p.add_argument("--depth", type=_positive_int("--depth"), default=None,
+                   help="retrieval depth ñ (pessimistic imputation below it; default n)")
+    p.add_argument("--simulate", type=_positive_int("--simulate"), default=None, metavar="K",
+                   help="also estimate by K random ranking pairs")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_format(p)
+    p.set_defaults(meta_parser=p)
+
+
+def run(args: argparse.Namespace) -> int:
+    fn = globals()[_SUB[args.meta_command][0]]
+    try:
+        frame = fn(args)
+    except UsageError as exc:
+        args.meta_parser.error(str(exc))  # usage line, exit 2
+    write_frame(frame, args.format, sys.stdout)
+    return 0
+
+
+def _run_tie_probability(args: argparse.Namespace) -> pd.DataFrame:
+    from irpref.meta.simulate import tie_table
+
+    n = args.n
+    lo = args.m_rel if isinstance(args.m_rel, int) else args.m_rel[1]
+    if lo > n:
+        raise UsageError(f"--m {lo}: m must be <= n={n}")
+    if args.depth is not None and args.depth > n:
+        raise UsageError(f"--depth {args.depth}: depth must be <= n={n}")
+    return tie_table(args.measures, n, args.m_rel, depth=args.depth,
+                     simulate=args.simulate, seed=args.seed)
+
+
+def _cell(v) -> str:
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, np.integer):
+        return str(int(v))
+    return str(v)
+
+
+def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO) -> None:
+    """``frame`` as TSV (header, ``repr`` floats), JSON records (NaN -> null) or a table."""
+    if fmt == "tsv":
+        out.write("\t".join(frame.columns) + "\n")
+        for row in frame.itertuples(index=False):
+            out.write("\t".join(_cell(v) for v in row) + "\n")
+    elif fmt == "json":
+        recs = []
+        for rec in frame.to_dict("records"):
+            recs.append({
+                k: (None if isinstance(v, float) and math.isnan(v)
+                    else v.item() if isinstance(v, np.generic) else v)
+                for k, v in rec.items()
+            })
+        json.dump(recs, out, indent=1)
+        out.write("\n")
+    else:
+        out.write(frame.to_string(index=False, float_format=lambda x: f"{x:.4f}") + "\n")
