@@ -21,6 +21,11 @@ from irpref.errors import UsageError
 
 # subcommand -> (function name in this module, one-line help)
 _SUB = {
+    "ties": ("_run_ties", "percent of (run pair, query) comparisons tied, per measure"),
+    "agreement": ("_run_agreement", "sign agreement, Pearson r and Kendall tau between measures"),
+    "degrade": ("_run_degrade", "ties, agreement and tau as relevance labels are removed"),
+    "subsample": ("_run_subsample", "tau of orderings on k sampled queries vs all queries"),
+    "suffix-agreement": ("_run_suffix", "lexiprecision Table 1: suffix p_2:m predicts dRR_1"),
     "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
 }
 
@@ -61,9 +66,69 @@ def _positive_int(name: str):
     return parse
 
 
+def _fractions(text: str) -> list[float]:
+    try:
+        out = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--fractions {text}: expected numbers a,b,...") from None
+    if not out or any(not 0 < f < 1 for f in out):
+        raise argparse.ArgumentTypeError(f"--fractions {text}: every fraction must be in (0, 1)")
+    return out
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        out = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sizes {text}: expected integers a,b,...") from None
+    if not out or any(k < 1 for k in out):
+        raise argparse.ArgumentTypeError(f"--sizes {text}: every size must be >= 1")
+    return out
+
+
+def _real(p: argparse.ArgumentParser, help: str, *, measures: bool = True,
+          aggregate: bool = False) -> None:
+    from irpref.cli.common import add_inputs
+
+    add_inputs(p)
+    if measures:
+        p.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                       required=True, metavar="MEASURE",
+                       help="metrics (AP, RR, nDCG@10, ...) and preferences (sgnLP, rrLP, "
+                       "sgnLR, RPP, ...), any mix")
+    p.add_argument("--rel", type=int, default=1, metavar="N",
+                   help="grade >= N is relevant (default 1; DL 2019 uses 2)")
+    if aggregate:
+        p.add_argument("--aggregate", choices=("winrate", "mc4", "borda"), default="winrate",
+                       help="how preferences order the systems (metrics: mean; default winrate)")
+    _add_format(p)
+    p.set_defaults(meta_parser=p)
+
+
+def _seeded(p: argparse.ArgumentParser, samples: int) -> None:
+    p.add_argument("--samples", type=_positive_int("--samples"), default=samples,
+                   help=f"random samples (default {samples})")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
     sub.required = True
+    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement"):
+        p = sub.add_parser(name, help=_SUB[name][1], description=_SUB[name][1])
+        _real(p, _SUB[name][1], measures=name != "suffix-agreement",
+              aggregate=name in ("agreement", "degrade", "subsample"))
+        if name == "degrade":
+            p.add_argument("--fractions", type=_fractions, default=[0.1, 0.3, 0.5, 0.7, 0.9],
+                           help="fractions of each query's relevant labels to remove, in (0, 1) "
+                           "(default 0.1,0.3,0.5,0.7,0.9)")
+            p.add_argument("--method", choices=("uniform", "frequency"), default="uniform",
+                           help="remove uniformly, or weighted by how many runs retrieve the item")
+            _seeded(p, 10)
+        if name == "subsample":
+            p.add_argument("--sizes", type=_sizes, default=[5, 10, 20, 30],
+                           help="numbers of queries to sample (default 5,10,20,30)")
+            _seeded(p, 50)
 
     p = sub.add_parser(
         "tie-probability",
@@ -95,6 +160,50 @@ def run(args: argparse.Namespace) -> int:
         args.meta_parser.error(str(exc))  # usage line, exit 2
     write_frame(frame, args.format, sys.stdout)
     return 0
+
+
+def _judged(args):
+    from irpref.evaluate import judge_inputs
+    from irpref.meta.experiments import check_measures
+
+    if args.rel < 1:
+        raise UsageError(f"--rel {args.rel}: the relevance level must be >= 1")
+    if getattr(args, "measures", None) is not None:
+        check_measures(args.measures)
+    return judge_inputs(args.qrels, args.runs, rel=args.rel, use_tag=args.tag_names)
+
+
+def _run_ties(args):
+    from irpref.meta.experiments import tie_rates
+
+    return tie_rates(measures=args.measures, judged=_judged(args))
+
+
+def _run_agreement(args):
+    from irpref.meta.experiments import agreement
+
+    return agreement(measures=args.measures, aggregate=args.aggregate, judged=_judged(args))
+
+
+def _run_degrade(args):
+    from irpref.meta.experiments import degrade
+
+    return degrade(measures=args.measures, fractions=args.fractions, samples=args.samples,
+                   method=args.method, seed=args.seed, aggregate=args.aggregate,
+                   judged=_judged(args))
+
+
+def _run_subsample(args):
+    from irpref.meta.experiments import subsample
+
+    return subsample(measures=args.measures, sizes=args.sizes, samples=args.samples,
+                     seed=args.seed, aggregate=args.aggregate, judged=_judged(args))
+
+
+def _run_suffix(args):
+    from irpref.meta.experiments import suffix_agreement
+
+    return suffix_agreement(judged=_judged(args))
 
 
 def _run_tie_probability(args: argparse.Namespace) -> pd.DataFrame:
