@@ -4,7 +4,8 @@ the paper averages over 12 datasets, irpref shows DL 2019 passage alone) and
 lexirecall (Diaz & Mitra 2023) Figures 8-9 (sign agreement of lexirecall with
 metrics per ranking pair; τ with lexirecall aggregated by MC4).
 Commands: irpref meta agreement QRELS RUNS -m RR RPP(p=inverse) RPP RPP(p=dcg) AP nDCG --rel 2
-          irpref meta agreement QRELS RUNS -m sgnLR RR nDCG@10 R@1000 Rprec AP nDCG --rel 2 --aggregate mc4
+          irpref meta agreement QRELS RUNS -m sgnLR RR nDCG@10 R@1000 Rprec AP nDCG \
+              --rel 2 --aggregate mc4
 """
 
 from __future__ import annotations
