@@ -249,3 +249,47 @@ def test_cli_degrade_subsample_agreement(tmp_path):
         assert "Traceback" not in b.stderr
     unknown = _cli("ties", qpath, *paths, "-m", "NoSuch")
     assert unknown.returncode == 2 and "unknown measure" in unknown.stderr
+
+
+# ------------------------------------------------------- recall-level analyses
+
+
+def test_recall_level_analyses_against_ties_and_brute_force():
+    from irpref.meta.experiments import recall_level_needed, recall_level_ties, tie_given_p1
+
+    qrels, runs = _toy(12, n_runs=6, n_q=8, n_docs=15)
+    judged = judge_inputs(qrels, runs, rel=1)
+    ties = tie_rates(measures=["RR", "sgnLP"], judged=judged).set_index("measure").percent_tied
+    lv = recall_level_ties(judged=judged, levels=3)
+    assert lv.percent_tied.iloc[0] == pytest.approx(ties["RR"])  # δRR_1 ties are RR ties
+    need = recall_level_needed(judged=judged)
+    assert need.fraction.iloc[-1] == pytest.approx(1.0)
+    # i* = 1 exactly when RR differs; the ECDF is over comparisons sgnLP separates
+    assert need.fraction.iloc[0] == pytest.approx((100 - ties["RR"]) / (100 - ties["sgnLP"]))
+    # Pr(tie | p1) by brute force from per-run RR values
+    ev = irpref.evaluate(None, None, ["RR"], judged=judged)
+    val = {(r.run, r.query): r.value for r in ev.itertuples()}
+    names = judged.run_names
+    has_rel = set(judged.queries[judged.num_rel() > 0])
+    counts: dict[int, list[int]] = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            for q in has_rel:
+                if q in runs[a] and q in runs[b]:
+                    for x, y in ((a, b), (b, a)):
+                        if val[x, q] > 0:
+                            c = counts.setdefault(round(1 / val[x, q]), [0, 0])
+                            c[0] += 1
+                            c[1] += val[x, q] == val[y, q]
+    got = tie_given_p1(judged=judged).set_index("p1")
+    assert sorted(got.index) == sorted(counts)
+    for p1, (n, t) in counts.items():
+        assert got.comparisons[p1] == n and got.probability[p1] == pytest.approx(t / n)
+
+
+def test_degrade_reference_measure():
+    qrels, runs = _toy(13, n_q=8, n_docs=20)
+    t = degrade(qrels, runs, ["rrLP", "RR"], fractions=[0.3], samples=2, seed=1, reference="RR")
+    own = degrade(qrels, runs, ["RR"], fractions=[0.3], samples=2, seed=1)
+    # RR against reference RR is RR against itself
+    assert t[t.measure == "RR"].agreement.iloc[0] == pytest.approx(own.agreement.iloc[0])

@@ -124,6 +124,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            "(default 0.1,0.3,0.5,0.7,0.9)")
             p.add_argument("--method", choices=("uniform", "frequency"), default="uniform",
                            help="remove uniformly, or weighted by how many runs retrieve the item")
+            p.add_argument("--reference", default=None, metavar="MEASURE",
+                           help="agreement and tau with this measure on complete labels "
+                           "(default: each measure's own complete-label values)")
             _seeded(p, 10)
         if name == "subsample":
             p.add_argument("--sizes", type=_sizes, default=[5, 10, 20, 30],
@@ -170,6 +173,8 @@ def _judged(args):
         raise UsageError(f"--rel {args.rel}: the relevance level must be >= 1")
     if getattr(args, "measures", None) is not None:
         check_measures(args.measures)
+    if getattr(args, "reference", None) is not None:
+        check_measures([args.reference])
     return judge_inputs(args.qrels, args.runs, rel=args.rel, use_tag=args.tag_names)
 
 
@@ -190,7 +195,7 @@ def _run_degrade(args):
 
     return degrade(measures=args.measures, fractions=args.fractions, samples=args.samples,
                    method=args.method, seed=args.seed, aggregate=args.aggregate,
-                   judged=_judged(args))
+                   reference=args.reference, judged=_judged(args))
 
 
 def _run_subsample(args):

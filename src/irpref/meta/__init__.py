@@ -3,7 +3,8 @@
 Experiments (loaded on first use): ``tie_probability``, ``rr_tie_given_p1``
 (closed forms), ``random_rankings``, ``simulate_ties``, ``tie_table``
 (Monte Carlo), ``tie_rates``, ``agreement``, ``degrade``, ``subsample``,
-``suffix_agreement`` (real runs).
+``suffix_agreement``, ``recall_level_ties``,
+``recall_level_needed``, ``tie_given_p1`` (real runs).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ _LAZY = {
     "degrade": "experiments",
     "subsample": "experiments",
     "suffix_agreement": "experiments",
+    "recall_level_ties": "experiments",
+    "recall_level_needed": "experiments",
+    "tie_given_p1": "experiments",
 }
 
 

@@ -24,13 +24,18 @@ rationals in another order).
   number of runs retrieving the item ("pool frequency", weighted sampling
   without replacement, Efraimidis & Spirakis keys); removed items get grade
   0 (judged non-relevant). The runs are judged once: each sample only
-  rewrites the grades of the judged structure. Reports ties, agreement of
-  each comparison with the complete-label one (equal signs) and tau with the
+  rewrites the grades of the judged structure. Reports ties, agreement with
+  the complete-label comparisons (over the comparisons the complete labels
+  do not tie, the share the degraded labels order the same way; a degraded
+  tie disagrees, as in Table 1 of lexiprecision) and tau with the
   complete-label ordering; mean and sd over samples (lexiprecision Fig. 8a-9,
   lexirecall Fig. 12-13, RPP Fig. 7).
 - :func:`subsample`: tau of the ordering on k sampled queries (without
   replacement) with the ordering on all queries (RPP Fig. 6, lexiprecision
   Fig. 8b).
+- :func:`recall_level_ties` (Fig. 5), :func:`recall_level_needed` (Fig. 6,
+  ECDF of i*), :func:`tie_given_p1` (Fig. 3): lexiprecision's recall-level
+  analyses on real runs.
 - :func:`suffix_agreement`: lexiprecision Table 1. Over comparisons with
   ``δRR_1 != 0``, the percent whose sign is predicted by the suffix
   ``p_{2:m}`` alone: by RR of the suffix (``δRR_2``, method ``RR``) and by
@@ -61,8 +66,11 @@ __all__ = [
     "degrade",
     "degraded_grades",
     "pairwise",
+    "recall_level_needed",
+    "recall_level_ties",
     "subsample",
     "suffix_agreement",
+    "tie_given_p1",
     "tie_rates",
 ]
 
@@ -337,37 +345,46 @@ def degrade(
     qrels=None, runs=None, measures: Sequence[str] = ("RR", "sgnLP"), *,
     fractions: Sequence[float] = (0.1, 0.3, 0.5, 0.7, 0.9), samples: int = 10,
     method: str = "uniform", seed: int | None = 0, rel: int = 1, aggregate: str = "winrate",
-    judged: JudgedRankings | None = None,
+    reference: str | None = None, judged: JudgedRankings | None = None,
 ) -> pd.DataFrame:
     """``measure, fraction, percent_tied, agreement, kendall_tau`` (means over
     ``samples``) and ``*_sd`` (sample standard deviations, ddof=1; 0 for one
-    sample). Same seed, same table."""
+    sample). Same seed, same table.
+
+    Agreement and tau are with each measure's own complete-label comparisons
+    and ordering, or with those of ``reference`` on complete labels (e.g.
+    ``reference="RR"``: lexiprecision Fig. 8a, agreement with δRR_1 on full data).
+    """
     fractions = _parse_fractions(fractions)
     samples = _check_samples(samples)
     if method not in ("uniform", "frequency"):
         raise UsageError(f"method={method!r}: must be uniform or frequency")
     judged = _judge(qrels, runs, judged, rel, measures)
-    full = pairwise(judged, measures, aggregate=aggregate)
-    full_sign = {n: _sign(full.values[n][full.valid]) for n in full.names}
-    full_scores = {n: full.scores(n) for n in full.names}
+    names = list(check_measures(measures))
+    full = pairwise(judged, names + ([reference] if reference and reference not in names
+                                     else []), aggregate=aggregate)
+    full_sign = {n: _sign(full.values[reference or n][full.valid]) for n in names}
+    full_scores = {n: full.scores(reference or n) for n in names}
     ix = _relevant_index(judged)
     rng = np.random.default_rng(seed)
-    res = np.empty((len(fractions), samples, len(full.names), 3))
+    res = np.empty((len(fractions), samples, len(names), 3))
     for fi, f in enumerate(fractions):
         for s in range(samples):
             pw = pairwise(degraded_grades(judged, f, rng, method=method, index=ix),
-                          full.names, aggregate=aggregate)
-            for mi, n in enumerate(full.names):
+                          names, aggregate=aggregate)
+            for mi, n in enumerate(names):
                 v = pw.values[n][full.valid]
+                target = full_sign[n]
                 res[fi, s, mi] = (
                     100.0 * np.mean(np.abs(v) <= TOL),
-                    np.mean(_sign(v) == full_sign[n]),
+                    np.mean(_sign(v)[target != 0] == target[target != 0])
+                    if np.any(target != 0) else np.nan,
                     _tau(pw.scores(n), full_scores[n]),
                 )
     mean = res.mean(axis=1)
     sd = res.std(axis=1, ddof=1) if samples > 1 else np.zeros_like(mean)
     rows = []
-    for mi, n in enumerate(full.names):
+    for mi, n in enumerate(names):
         for fi, f in enumerate(fractions):
             rows.append({
                 "measure": n, "fraction": f,
@@ -459,3 +476,73 @@ def suffix_agreement(
         "percent_agree": [100.0 * float((pred_rr == target)[use].sum()) / n if n else np.nan,
                           100.0 * float((pred_lp == target)[use].sum()) / n if n else np.nan],
     })
+
+
+# ------------------------------------------------------ recall-level analyses
+
+
+def _level_comparisons(judged: JudgedRankings):
+    qidx = np.flatnonzero(judged.num_rel() > 0)
+    pos = _relevant_positions(judged, qidx)
+    a, b = np.triu_indices(judged.n_runs, 1)
+    valid = judged.present[a][:, qidx] & judged.present[b][:, qidx]
+    m = judged.num_rel()[qidx]
+    return pos, a, b, valid, m
+
+
+def recall_level_ties(
+    qrels=None, runs=None, *, levels: int = 20, rel: int = 1,
+    judged: JudgedRankings | None = None,
+) -> pd.DataFrame:
+    """``level, comparisons, percent_tied``: ties of δRR_i = 1/p_i - 1/p'_i per
+    recall level i (lexiprecision Fig. 5), over the comparisons of queries with
+    at least i relevant items (an unretrieved i-th item has 1/p_i = 0)."""
+    if levels < 1:
+        raise UsageError(f"levels={levels}: must be >= 1")
+    pos, a, b, valid, m = _level_comparisons(_judge(qrels, runs, judged, rel))
+    rows = []
+    for i in range(min(levels, pos.shape[2])):
+        use = valid & (m > i)[None, :]
+        tied = pos[a, :, i] == pos[b, :, i]
+        n = int(use.sum())
+        rows.append({"level": i + 1, "comparisons": n,
+                     "percent_tied": 100.0 * float(tied[use].sum()) / n if n else np.nan})
+    return pd.DataFrame(rows)
+
+
+def recall_level_needed(
+    qrels=None, runs=None, *, rel: int = 1, judged: JudgedRankings | None = None
+) -> pd.DataFrame:
+    """``level, fraction``: ECDF of i*, the first recall level at which two
+    rankings differ (lexiprecision Fig. 6), over the comparisons that differ
+    at some level (sgnLP != 0)."""
+    pos, a, b, valid, _ = _level_comparisons(_judge(qrels, runs, judged, rel))
+    diff = pos[a] != pos[b]
+    some = diff.any(axis=-1) & valid
+    istar = np.argmax(diff, axis=-1)[some] + 1
+    if istar.size == 0:
+        return pd.DataFrame({"level": [], "fraction": []})
+    counts = np.bincount(istar)[1:]
+    return pd.DataFrame({"level": np.arange(1, counts.size + 1),
+                         "fraction": np.cumsum(counts) / istar.size})
+
+
+def tie_given_p1(
+    qrels=None, runs=None, *, rel: int = 1, judged: JudgedRankings | None = None
+) -> pd.DataFrame:
+    """``p1, comparisons, probability``: empirical Pr(p'_1 = p_1 | p_1) over
+    ordered (run, other run, query) comparisons (lexiprecision Fig. 3; the
+    closed form for random rankings is :func:`irpref.meta.rr_tie_given_p1`).
+    Rankings without a retrieved relevant item are left out as p_1."""
+    pos, a, b, valid, _ = _level_comparisons(_judge(qrels, runs, judged, rel))
+    p_a, p_b = pos[a, :, 0][valid], pos[b, :, 0][valid]
+    p1 = np.concatenate([p_a, p_b])
+    tied = np.concatenate([p_a == p_b, p_a == p_b])
+    keep = np.isfinite(p1)
+    p1, tied = p1[keep].astype(np.int64), tied[keep]
+    if p1.size == 0:
+        return pd.DataFrame({"p1": [], "comparisons": [], "probability": []})
+    n = np.bincount(p1)
+    t = np.bincount(p1, weights=tied)
+    at = np.flatnonzero(n)
+    return pd.DataFrame({"p1": at, "comparisons": n[at], "probability": t[at] / n[at]})
