@@ -184,3 +184,25 @@ def test_cli_tie_probability_bad_options_exit_2(args):
     r = _cli("tie-probability", "-m", "TSE", *args)
     assert r.returncode == 2
     assert "error" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_worst_case_agreement_lexirecall_table2():
+    """Lexirecall Table 2 (Monte Carlo on both sides, 10,000 pairs): TSE always
+    agrees with the worst-off user, R@1000 never at n = 1000, the tie share is
+    the closed form of Theorem D.2, the rest within 3.5 se of a difference."""
+    from irpref.meta.simulate import worst_case_agreement
+
+    paper = {10**3: (0.285, 0.541, 0.535, 0.492), 10**4: (0.077, 0.552, 0.549, 0.497)}
+    for n, (rp, ap, ndcg, rnd) in paper.items():
+        t = worst_case_agreement(["TSE", "R@1000", "Rprec", "AP", "nDCG", "random"], n,
+                                 (5, 50), 10_000, seed=0).set_index("measure")
+        assert t.agreement["TSE"] == 1.0
+        cf = tie_probability("TSE", n, (5, 50))
+        assert abs(t.tied.iloc[0] - cf) <= 3 * math.sqrt(cf * (1 - cf) / 10_000)
+        for name, want in (("Rprec", rp), ("AP", ap), ("nDCG", ndcg), ("random", rnd)):
+            se = max(t.agreement_se[name], 1e-3)
+            assert abs(t.agreement[name] - want) <= 3.5 * math.sqrt(2) * se, (n, name)
+        if n == 10**3:
+            assert t.agreement["R@1000"] == 0.0  # R@1000 ties every complete ranking
+    a = worst_case_agreement(["AP", "random"], 500, (5, 50), 2000, seed=3)
+    assert a.equals(worst_case_agreement(["AP", "random"], 500, (5, 50), 2000, seed=3))

@@ -17,6 +17,7 @@ _LAZY = {
     "random_rankings": "simulate",
     "simulate_ties": "simulate",
     "tie_table": "simulate",
+    "worst_case_agreement": "simulate",
     "tie_rates": "experiments",
     "agreement": "experiments",
     "degrade": "experiments",

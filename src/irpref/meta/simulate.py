@@ -28,7 +28,14 @@ import pandas as pd
 from irpref.errors import UsageError
 from irpref.meta.closed_forms import TieMeasure, parse_tie_measure, tie_probability
 
-__all__ = ["RandomRankings", "random_rankings", "simulate_ties", "tie_table", "tied"]
+__all__ = [
+    "RandomRankings",
+    "random_rankings",
+    "simulate_ties",
+    "tie_table",
+    "tied",
+    "worst_case_agreement",
+]
 
 PAD = np.iinfo(np.int64).max
 
@@ -194,3 +201,57 @@ def tie_table(
             "simulated_se": [s[1] for s in sim],
         }
     )
+
+
+def _higher_better(name: str, pos: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Per-ranking value, higher better, of the measures of lexirecall Table 2."""
+    valid = pos != PAD
+    if name == "nDCG":  # binary gains: sum_i 1/log2(p_i + 1) / sum_{i<=m} 1/log2(i + 1)
+        ranks = np.arange(1, pos.shape[1] + 1)
+        dcg = np.where(valid, 1.0 / np.log2(np.where(valid, pos, 1) + 1.0), 0.0).sum(axis=1)
+        ideal = np.cumsum(1.0 / np.log2(ranks + 1.0))[m - 1]
+        return dcg / ideal
+    mu = parse_tie_measure(name)
+    if mu.kind in ("TSE", "RR"):
+        return -_values(mu, pos, m).astype(np.float64)  # lower position is better
+    return _values(mu, pos, m).astype(np.float64)
+
+
+def worst_case_agreement(
+    measures: Sequence[str],
+    n: int,
+    m: int | tuple[int, int] = (5, 50),
+    samples: int = 10_000,
+    *,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Lexirecall (Diaz & Mitra 2023) section 4.3, Table 2: how often a metric
+    orders two random complete rankings as the worst-off user does.
+
+    The worst case over users WC_mu(pi) is attained at the last relevant item
+    (Appendix B), so pi is better for the worst-off user iff p_m < p'_m.
+    ``agreement`` is the share of pairs not tied under WC where
+    sgn(mu(pi) - mu(pi')) equals that order (a metric tie disagrees);
+    ``random`` is a fair coin. ``tied`` is the share of pairs with p_m = p'_m.
+    Columns: ``measure, n, m, tied, agreement, agreement_se``."""
+    rk = random_rankings(n, m, samples, seed=seed)
+    idx = np.arange(samples)
+    wc = np.sign(rk.b[idx, rk.m - 1] - rk.a[idx, rk.m - 1])  # +1: a better
+    use = wc != 0
+    rng = np.random.default_rng(None if seed is None else seed + 1)
+    rows = []
+    for name in measures:
+        if name == "random":
+            sign = rng.choice([-1, 1], size=samples)
+        else:
+            d = _higher_better(name, rk.a, rk.m) - _higher_better(name, rk.b, rk.m)
+            sign = np.where(np.abs(d) <= 1e-12, 0, np.sign(d))
+        agree = (sign == wc)[use]
+        p = float(agree.mean()) if agree.size else float("nan")
+        rows.append({
+            "measure": name, "n": int(n),
+            "m": str(m) if np.isscalar(m) else f"{m[0]}:{m[1]}",
+            "tied": float(1 - use.mean()), "agreement": p,
+            "agreement_se": float(np.sqrt(p * (1 - p) / max(agree.size, 1))),
+        })
+    return pd.DataFrame(rows)
