@@ -34,6 +34,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("compare", "pairwise preferences between runs and system orderings"),
     "significance": ("significance", "paired tests, randomized Tukey HSD, discriminative power"),
     "judge": ("judge", "read and judge qrels + runs once, save them to Parquet for later commands"),
+    "meta": ("meta", "meta-evaluation: ties, agreement, degradation, tie probabilities"),
 }
 
 GLOBAL_FLAGS = ("--debug", "--quiet")

@@ -1,1 +1,35 @@
-"""Meta-evaluation: discriminative power, ties, degradation, orientation."""
+"""Meta-evaluation: discriminative power, ties, degradation, orientation.
+
+Experiments (loaded on first use): ``tie_probability``, ``rr_tie_given_p1``
+(closed forms), ``random_rankings``, ``simulate_ties``, ``tie_table``
+(Monte Carlo), ``tie_rates``, ``agreement``, ``degrade``, ``subsample``,
+``suffix_agreement``, ``recall_level_ties``,
+``recall_level_needed``, ``tie_given_p1`` (real runs).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_LAZY = {
+    "tie_probability": "closed_forms",
+    "rr_tie_given_p1": "closed_forms",
+    "random_rankings": "simulate",
+    "simulate_ties": "simulate",
+    "tie_table": "simulate",
+    "worst_case_agreement": "simulate",
+    "tie_rates": "experiments",
+    "agreement": "experiments",
+    "degrade": "experiments",
+    "subsample": "experiments",
+    "suffix_agreement": "experiments",
+    "recall_level_ties": "experiments",
+    "recall_level_needed": "experiments",
+    "tie_given_p1": "experiments",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"irpref.meta.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'irpref.meta' has no attribute {name!r}")

@@ -1,0 +1,252 @@
+"""``irpref meta SUBCOMMAND``: meta-evaluation experiments (ties, agreement,
+label degradation, query subsampling, suffix agreement) and tie probabilities
+of random rankings (closed form beside Monte Carlo).
+
+Every subcommand prints one tidy table: ``tsv`` (default; header row, values
+at full double precision), ``json`` (records, NaN as null) or ``table``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+
+from irpref.errors import UsageError
+
+# subcommand -> (function name in this module, one-line help)
+_SUB = {
+    "ties": ("_run_ties", "percent of (run pair, query) comparisons tied, per measure"),
+    "agreement": ("_run_agreement", "sign agreement, Pearson r and Kendall tau between measures"),
+    "degrade": ("_run_degrade", "ties, agreement and tau as relevance labels are removed"),
+    "subsample": ("_run_subsample", "tau of orderings on k sampled queries vs all queries"),
+    "suffix-agreement": ("_run_suffix", "lexiprecision Table 1: suffix p_2:m predicts dRR_1"),
+    "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
+}
+
+
+def _add_format(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=("tsv", "table", "json"), default="tsv",
+                   help="output format (default tsv: full precision)")
+
+
+def _m_arg(text: str):
+    """``10`` or ``5:50`` (m ~ U(5, 50))."""
+    try:
+        if ":" in text:
+            a, b = (int(x) for x in text.split(":"))
+            if a < 1 or b < a:
+                raise ValueError
+            return (a, b)
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--m {text}: expected a positive integer or a range a:b with 1 <= a <= b"
+        ) from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"--m {text}: m must be >= 1")
+    return v
+
+
+def _positive_int(name: str):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} {text}: expected an integer") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{name} {text}: must be >= 1")
+        return v
+
+    return parse
+
+
+def _fractions(text: str) -> list[float]:
+    try:
+        out = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--fractions {text}: expected numbers a,b,...") from None
+    if not out or any(not 0 < f < 1 for f in out):
+        raise argparse.ArgumentTypeError(f"--fractions {text}: every fraction must be in (0, 1)")
+    return out
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        out = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sizes {text}: expected integers a,b,...") from None
+    if not out or any(k < 1 for k in out):
+        raise argparse.ArgumentTypeError(f"--sizes {text}: every size must be >= 1")
+    return out
+
+
+def _real(p: argparse.ArgumentParser, help: str, *, measures: bool = True,
+          aggregate: bool = False) -> None:
+    from irpref.cli.common import add_inputs
+
+    add_inputs(p)
+    if measures:
+        p.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                       required=True, metavar="MEASURE",
+                       help="metrics (AP, RR, nDCG@10, ...) and preferences (sgnLP, rrLP, "
+                       "sgnLR, RPP, ...), any mix")
+    p.add_argument("--rel", type=int, default=1, metavar="N",
+                   help="grade >= N is relevant (default 1; DL 2019 uses 2)")
+    if aggregate:
+        p.add_argument("--aggregate", choices=("winrate", "mc4", "borda"), default="winrate",
+                       help="how preferences order the systems (metrics: mean; default winrate)")
+    _add_format(p)
+    p.set_defaults(meta_parser=p)
+
+
+def _seeded(p: argparse.ArgumentParser, samples: int) -> None:
+    p.add_argument("--samples", type=_positive_int("--samples"), default=samples,
+                   help=f"random samples (default {samples})")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
+    sub.required = True
+    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement"):
+        p = sub.add_parser(name, help=_SUB[name][1], description=_SUB[name][1])
+        _real(p, _SUB[name][1], measures=name != "suffix-agreement",
+              aggregate=name in ("agreement", "degrade", "subsample"))
+        if name == "degrade":
+            p.add_argument("--fractions", type=_fractions, default=[0.1, 0.3, 0.5, 0.7, 0.9],
+                           help="fractions of each query's relevant labels to remove, in (0, 1) "
+                           "(default 0.1,0.3,0.5,0.7,0.9)")
+            p.add_argument("--method", choices=("uniform", "frequency"), default="uniform",
+                           help="remove uniformly, or weighted by how many runs retrieve the item")
+            p.add_argument("--reference", default=None, metavar="MEASURE",
+                           help="agreement and tau with this measure on complete labels "
+                           "(default: each measure's own complete-label values)")
+            _seeded(p, 10)
+        if name == "subsample":
+            p.add_argument("--sizes", type=_sizes, default=[5, 10, 20, 30],
+                           help="numbers of queries to sample (default 5,10,20,30)")
+            _seeded(p, 50)
+
+    p = sub.add_parser(
+        "tie-probability",
+        help=_SUB["tie-probability"][1],
+        description="Pr(tie) of two uniformly random rankings of n items with m relevant, "
+        "in closed form (lexirecall Appendix D, lexiprecision section 2) and, with "
+        "--simulate K, by Monte Carlo over K ranking pairs (with its standard error).",
+    )
+    p.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                   required=True, metavar="MEASURE",
+                   help="TSE, R@k, Rprec, AP, sgnLR, sgnLP, RR")
+    p.add_argument("--n", type=_positive_int("--n"), required=True, help="items ranked")
+    p.add_argument("--m", type=_m_arg, required=True, dest="m_rel", metavar="M",
+                   help="relevant items: an integer, or a:b for m ~ U(a, b)")
+    p.add_argument("--depth", type=_positive_int("--depth"), default=None,
+                   help="retrieval depth ñ (pessimistic imputation below it; default n)")
+    p.add_argument("--simulate", type=_positive_int("--simulate"), default=None, metavar="K",
+                   help="also estimate by K random ranking pairs")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_format(p)
+    p.set_defaults(meta_parser=p)
+
+
+def run(args: argparse.Namespace) -> int:
+    fn = globals()[_SUB[args.meta_command][0]]
+    try:
+        frame = fn(args)
+    except UsageError as exc:
+        args.meta_parser.error(str(exc))  # usage line, exit 2
+    write_frame(frame, args.format, sys.stdout)
+    return 0
+
+
+def _judged(args):
+    from irpref.evaluate import judge_inputs
+    from irpref.meta.experiments import check_measures
+
+    if args.rel < 1:
+        raise UsageError(f"--rel {args.rel}: the relevance level must be >= 1")
+    if getattr(args, "measures", None) is not None:
+        check_measures(args.measures)
+    if getattr(args, "reference", None) is not None:
+        check_measures([args.reference])
+    return judge_inputs(args.qrels, args.runs, rel=args.rel, use_tag=args.tag_names)
+
+
+def _run_ties(args):
+    from irpref.meta.experiments import tie_rates
+
+    return tie_rates(measures=args.measures, judged=_judged(args))
+
+
+def _run_agreement(args):
+    from irpref.meta.experiments import agreement
+
+    return agreement(measures=args.measures, aggregate=args.aggregate, judged=_judged(args))
+
+
+def _run_degrade(args):
+    from irpref.meta.experiments import degrade
+
+    return degrade(measures=args.measures, fractions=args.fractions, samples=args.samples,
+                   method=args.method, seed=args.seed, aggregate=args.aggregate,
+                   reference=args.reference, judged=_judged(args))
+
+
+def _run_subsample(args):
+    from irpref.meta.experiments import subsample
+
+    return subsample(measures=args.measures, sizes=args.sizes, samples=args.samples,
+                     seed=args.seed, aggregate=args.aggregate, judged=_judged(args))
+
+
+def _run_suffix(args):
+    from irpref.meta.experiments import suffix_agreement
+
+    return suffix_agreement(judged=_judged(args))
+
+
+def _run_tie_probability(args: argparse.Namespace) -> pd.DataFrame:
+    from irpref.meta.simulate import tie_table
+
+    n = args.n
+    lo = args.m_rel if isinstance(args.m_rel, int) else args.m_rel[1]
+    if lo > n:
+        raise UsageError(f"--m {lo}: m must be <= n={n}")
+    if args.depth is not None and args.depth > n:
+        raise UsageError(f"--depth {args.depth}: depth must be <= n={n}")
+    return tie_table(args.measures, n, args.m_rel, depth=args.depth,
+                     simulate=args.simulate, seed=args.seed)
+
+
+def _cell(v) -> str:
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, np.integer):
+        return str(int(v))
+    return str(v)
+
+
+def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO) -> None:
+    """``frame`` as TSV (header, ``repr`` floats), JSON records (NaN -> null) or a table."""
+    if fmt == "tsv":
+        out.write("\t".join(frame.columns) + "\n")
+        for row in frame.itertuples(index=False):
+            out.write("\t".join(_cell(v) for v in row) + "\n")
+    elif fmt == "json":
+        recs = []
+        for rec in frame.to_dict("records"):
+            recs.append({
+                k: (None if isinstance(v, float) and math.isnan(v)
+                    else v.item() if isinstance(v, np.generic) else v)
+                for k, v in rec.items()
+            })
+        json.dump(recs, out, indent=1)
+        out.write("\n")
+    else:
+        out.write(frame.to_string(index=False, float_format=lambda x: f"{x:.4f}") + "\n")
