@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ties": ("ties", "how often runs tie, and how much tie-breaking moves each measure"),
     "compare": ("compare", "pairwise preferences between runs and system orderings"),
     "significance": ("significance", "paired tests, randomized Tukey HSD, discriminative power"),
+    "report": ("report", "one self-contained HTML (or Markdown) report with tables and plots"),
 }
 
 

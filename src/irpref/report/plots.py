@@ -286,15 +286,18 @@ def search_length_distributions(table: pd.DataFrame):
 
 # --- ties ------------------------------------------------------------------------------
 
-def tie_data(qrels, runs, measures: Sequence[str], *, rel: int = 1) -> pd.DataFrame:
+def tie_data(qrels, runs, measures: Sequence[str], *, rel: int = 1,
+             judged: dict | None = None) -> pd.DataFrame:
     """Mean of each measure per run with ties broken by docid and in
     expectation (McSherry & Najork): columns run, measure, docid, expected,
-    difference (docid - expected). Means are taken over the per-query rows."""
+    difference (docid - expected). Means are taken over the per-query rows.
+    ``judged`` may map ``"docid"`` / ``"expected"`` to inputs already judged so."""
     from irpref.evaluate import evaluate
 
     frames = {}
     for ties in ("docid", "expected"):
-        res = evaluate(qrels, runs, list(measures), rel=rel, ties=ties)
+        given = (judged or {}).get(ties)
+        res = evaluate(qrels, runs, list(measures), rel=rel, ties=ties, judged=given)
         frames[ties] = res.groupby(["run", "measure"], sort=False)["value"].mean()
     out = pd.concat(frames, axis=1).reset_index()
     out["difference"] = out["docid"] - out["expected"]
