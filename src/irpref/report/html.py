@@ -68,43 +68,19 @@ def _png(fig) -> bytes:
 
 def baseline_summary(results: pd.DataFrame, baseline: str, alpha: float = 0.05
                      ) -> pd.DataFrame:
-    """Per run and measure: mean over queries, difference to the baseline's
-    mean over the shared queries, wins/losses/ties, paired t p-value and its
-    Holm correction over the runs compared with the baseline (per measure).
+    """Per run and measure: mean over queries, difference to the baseline over
+    the shared queries, wins/losses/ties, paired t p-value and its Holm
+    correction over the runs compared with the baseline (per measure); see
+    :func:`irpref.report.baseline.baseline_table`.
 
     Columns: measure, run, mean, diff, wins, losses, ties, p, p_holm, significant.
-    Means come from the per-query rows (no ``all`` row is used).
     """
-    from irpref.stats import adjust_pvalues, paired_t
+    from irpref.report.baseline import baseline_table
 
-    rows = []
-    for measure, table in results.groupby("measure", sort=False):
-        wide = table.pivot_table(index="query", columns="run", values="value",
-                                 aggfunc="first", sort=False)
-        runs = list(pd.unique(table["run"]))
-        wide = wide[runs]
-        if baseline not in wide.columns:
-            raise ValueError(f"baseline {baseline!r} is not among the runs: {', '.join(runs)}")
-        others = [r for r in runs if r != baseline]
-        d = (wide[others].to_numpy(np.float64) - wide[[baseline]].to_numpy(np.float64)).T
-        _, p, _ = paired_t(d) if others else (None, np.zeros(0), None)
-        p_holm = adjust_pvalues(np.asarray(p, dtype=np.float64), "holm") if others else p
-        means = table.groupby("run", sort=False)["value"].mean()
-        stats = {r: i for i, r in enumerate(others)}
-        for run in runs:
-            rec = {"measure": measure, "run": run, "mean": float(means[run])}
-            if run in stats:
-                i = stats[run]
-                di = d[i][~np.isnan(d[i])]
-                rec.update(diff=float(di.mean()) if di.size else np.nan,
-                           wins=int((di > 0).sum()), losses=int((di < 0).sum()),
-                           ties=int((di == 0).sum()), p=float(p[i]), p_holm=float(p_holm[i]))
-                rec["significant"] = bool(rec["p_holm"] < alpha)
-            else:
-                rec.update(diff=np.nan, wins=pd.NA, losses=pd.NA, ties=pd.NA, p=np.nan,
-                           p_holm=np.nan, significant=False)
-            rows.append(rec)
-    return pd.DataFrame(rows)
+    table = baseline_table(results, baseline, test="t", correction="holm", alpha=alpha)
+    table = table.rename(columns={"p_adjusted": "p_holm"})
+    return table[["measure", "run", "mean", "diff", "wins", "losses", "ties", "p", "p_holm",
+                  "significant"]]
 
 
 def _summary_table(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
