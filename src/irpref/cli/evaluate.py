@@ -7,6 +7,7 @@ import sys
 
 import pandas as pd
 
+from irpref.cli import baseline_view
 from irpref.cli.common import (
     add_format,
     add_inputs,
@@ -33,12 +34,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_missing(parser)
     parser.add_argument("--per-query", action="store_true", help="also print per-query values")
     add_format(parser)
+    baseline_view.add_arguments(parser)  # --baseline, --ci, --format markdown/latex/html
 
 
 def run(args: argparse.Namespace) -> int:
     measures = [canonical_name(t) for m in args.measures or DEFAULT_MEASURES for t in m.split()]
     judged = judge_args(args)
     results = evaluate(None, None, measures, missing=args.missing, judged=judged)
+    if baseline_view.wanted(args):
+        return baseline_view.write(args, results, sys.stdout)
     means = summarize(results)
     table = pd.concat([results, means], ignore_index=True) if args.per_query else means
     if args.format == "table" and not args.per_query:
