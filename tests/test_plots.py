@@ -165,3 +165,17 @@ def test_save_by_extension(tmp_path, results):
     for ext in ("png", "svg", "pdf"):
         plots.save(fig, tmp_path / f"f.{ext}")
         assert (tmp_path / f"f.{ext}").stat().st_size > 1000
+
+
+def test_search_length_change():
+    sl = irpref.search_lengths(QRELS, RUNS, rel=2)
+    fig = plots.search_length_change(sl, "p_bert", "bm25base_p")
+    data = fig.irpref_data
+    a = sl[sl["run"] == "p_bert"].set_index(["query", "doc"])["search_length"]
+    b = sl[sl["run"] == "bm25base_p"].set_index(["query", "doc"])["search_length"]
+    both = (a - b).dropna()
+    assert len(data) == len(both)
+    np.testing.assert_allclose(np.sort(data["delta"].to_numpy(float)), np.sort(both.to_numpy()))
+    counts = sum(p.get_height() for p in fig.axes[0].patches)
+    assert counts == int((data["delta"] != 0).sum())
+    _png(fig)

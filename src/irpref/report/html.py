@@ -207,7 +207,12 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
         "(Alex, Hall & Metzler, Atomized Search Length, 2022, Figs. 5-6).",
         [Block("figure", "Search-length distributions",
                png=_png(plots.search_length_distributions(sl))),
-         Block("table", "Per-item search lengths", table=sl_mean)]))
+         Block("table", "Per-item search lengths", table=sl_mean),
+         Block("details", f"Per-item change against {baseline} (Fig. 6)",
+               open=len(names) <= 15, children=[
+                   Block("figure", f"{r} vs {baseline}: search-length change",
+                         png=_png(plots.search_length_change(sl, r, baseline)))
+                   for r in names if r != baseline])]))
     return Report(title, names, measures, baseline, sections)
 
 

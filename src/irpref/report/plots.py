@@ -29,7 +29,7 @@ __all__ = [
     "difference_data", "differences",
     "distribution_data", "distributions",
     "preference_data", "preference_heatmap",
-    "search_length_data", "search_length_distributions",
+    "search_length_data", "search_length_distributions", "search_length_change",
     "tie_data", "tie_effects",
     "discriminative_data", "discriminative_bars",
     "save",
@@ -280,6 +280,33 @@ def search_length_distributions(table: pd.DataFrame):
     ax.set_ylabel("search length + 1 (log scale)")
     ax.set_title("Per-item atomized search lengths (lower is better)")
     ax.legend([box["means"][0]] if runs else [], ["mean"], fontsize=7)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return _finish(fig, data, labels)
+
+
+def search_length_change(table: pd.DataFrame, run: str, baseline: str):
+    """Histogram of the per-item change ``SL(run) - SL(baseline)`` (ASL paper,
+    Fig. 6; negative = the run finds the item sooner). ``irpref_data`` is
+    :func:`irpref.asl.change` (columns query, doc, run, baseline, delta)."""
+    from irpref.asl import change
+
+    plt = _plt()
+    data = change(table, run, baseline).dropna(subset=["delta"]).reset_index(drop=True)
+    labels = abbreviate([run, baseline])
+    d = data["delta"].to_numpy(np.float64)
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    lim = float(np.abs(d).max()) if d.size else 1.0
+    edges = np.linspace(-lim - 0.5, lim + 0.5, min(61, max(3, int(2 * lim) + 2)))
+    c = _colours(2)
+    ax.hist(d[d < 0], bins=edges, color=c[0], hatch="//", edgecolor="black", linewidth=0.3,
+            label=f"{labels[run]} sooner")
+    ax.hist(d[d > 0], bins=edges, color=c[1], edgecolor="black", linewidth=0.3,
+            label=f"{labels[baseline]} sooner")
+    ax.axvline(0, color="black", linewidth=0.6)
+    ax.set_xlabel(f"search length change ({labels[run]} - {labels[baseline]})")
+    ax.set_ylabel("relevant items")
+    ax.set_title(f"Per-item search-length change, {int((d == 0).sum())} items unchanged")
+    ax.legend(fontsize=7)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return _finish(fig, data, labels)
 
