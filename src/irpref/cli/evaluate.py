@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from irpref.cli import baseline_view
 from irpref.cli.common import (
     add_dask,
     add_format,
@@ -45,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "in tsv, null in json)")
     add_format(parser)
     add_output(parser)
+    baseline_view.add_arguments(parser)  # --baseline, --ci, --format markdown/latex/html
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
         results = evaluate(
             None, None, measures, missing=args.missing, judged=judged, subtopics=sub
         )
+    if baseline_view.wanted(args):  # --baseline / --ci / markdown, latex, html tables
+        with open_output(args.output) as out:
+            return baseline_view.write(args, results, out)
     means = summarize(results)
     with open_output(args.output) as out:
         if not args.per_query:

@@ -35,6 +35,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "significance": ("significance", "paired tests, randomized Tukey HSD, discriminative power"),
     "judge": ("judge", "read and judge qrels + runs once, save them to Parquet for later commands"),
     "meta": ("meta", "meta-evaluation: ties, agreement, degradation, tie probabilities"),
+    "report": ("report", "one self-contained HTML (or Markdown) report with tables and plots"),
 }
 
 GLOBAL_FLAGS = ("--debug", "--quiet")

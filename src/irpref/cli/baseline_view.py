@@ -1,0 +1,117 @@
+"""``irpref evaluate`` options for a baseline view and paper formats.
+
+``--baseline RUN [--test paired|t|wilcoxon|sign] [--correction holm|bonferroni|bh|none]
+[--alpha 0.05] [--ci [t|bootstrap]]`` and ``--format markdown|latex|html``.
+The subcommand calls :func:`add_arguments` from its own ``add_arguments`` and
+returns :func:`write` from ``run`` when :func:`wanted` (see
+``src/irpref/cli/evaluate.py``); the numbers come from
+:mod:`irpref.report.baseline`, the layouts from :mod:`irpref.report.formats`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+
+from irpref.errors import UsageError
+
+PAPER_FORMATS = ("markdown", "latex", "html")
+TESTS = ("paired", "t", "wilcoxon", "sign")
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("baseline and significance")
+    g.add_argument("--baseline", metavar="RUN",
+                   help="compare every run with RUN: difference, wins/losses/ties, marker")
+    g.add_argument("--test", choices=TESTS, default="paired",
+                   help="test against the baseline (default paired = Student's t)")
+    g.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="multiple-comparison correction over the runs (default holm)")
+    g.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    g.add_argument("--ci", nargs="?", const="t", choices=("t", "bootstrap"),
+                   help="confidence interval of each mean: t (default) or bootstrap")
+    g.add_argument("--confidence", type=float, default=0.95, help="CI level (0.95)")
+    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    for action in parser._actions:  # --format also takes the paper formats
+        if action.dest == "format" and action.choices is not None:
+            action.choices = [*action.choices, *(f for f in PAPER_FORMATS
+                                                 if f not in action.choices)]
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return bool(args.baseline or args.ci or args.format in PAPER_FORMATS)
+
+
+def _legend(args: argparse.Namespace) -> str:
+    test = "Student's paired t" if args.test in ("paired", "t") else args.test
+    return (f"▲/▼: significantly better/worse than {args.baseline} ({test} test, "
+            f"{args.correction} correction over the runs, alpha = {args.alpha:g}); "
+            "diff = run - baseline; W/L/T = queries won/lost/tied.")
+
+
+def table_of(args: argparse.Namespace, results: pd.DataFrame) -> pd.DataFrame:
+    """The tidy baseline/CI table: one row per (run, measure)."""
+    from irpref.report.baseline import baseline_table, mean_ci
+
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha {args.alpha}: alpha must be in (0, 1)")
+    if not 0 < args.confidence < 1:
+        raise UsageError(f"--confidence {args.confidence}: confidence must be in (0, 1)")
+    if args.baseline:
+        table = baseline_table(results, args.baseline, test=args.test,
+                               correction=args.correction, alpha=args.alpha)
+    else:
+        table = mean_ci(results)[["run", "measure", "mean"]]
+    if args.ci:
+        ci = mean_ci(results, method=args.ci, confidence=args.confidence, seed=args.seed)
+        table = table.merge(ci[["run", "measure", "ci_low", "ci_high"]], on=["run", "measure"],
+                            how="left", sort=False)
+    return table
+
+
+def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
+    from irpref.report.baseline import wide
+    from irpref.report.formats import render
+
+    table = table_of(args, results)
+    fmt = args.format
+    if fmt in PAPER_FORMATS or fmt == "table":
+        values = wide(table, "mean")
+        markers = wide(table, "marker") if args.baseline else None
+        legend = _legend(args) if args.baseline else None
+        if fmt in PAPER_FORMATS:
+            out.write(render(values, fmt, markers, legend=legend))
+            if args.ci:
+                lo, hi = wide(table, "ci_low"), wide(table, "ci_high")
+                out.write("\n" + render(lo.round(4).astype(str) + " – " + hi.round(4)
+                                        .astype(str), fmt, bold_best=False,
+                                        caption=f"{args.confidence:.0%} CI ({args.ci})"))
+            return 0
+        shown = table.copy()
+        if args.baseline:
+            shown["W/L/T"] = [
+                "" if pd.isna(w) else f"{w}/{lo}/{t}"
+                for w, lo, t in zip(shown["wins"], shown["losses"], shown["ties"])]
+            shown = shown.drop(columns=["wins", "losses", "ties", "significant"])
+            for col in ("p", "p_adjusted"):
+                shown[col] = ["" if np.isnan(v) else f"{v:.3g}" for v in shown[col]]
+        out.write(shown.to_string(index=False, na_rep="", float_format=lambda v: f"{v:.4f}"))
+        out.write("\n")
+        if legend:
+            out.write(legend + "\n")
+        return 0
+    if fmt == "json":
+        records = [{k: (None if (v is pd.NA or (isinstance(v, float) and np.isnan(v)))
+                        else v.item() if isinstance(v, np.generic) else v)
+                    for k, v in rec.items()} for rec in table.to_dict("records")]
+        json.dump(records, out, indent=1, ensure_ascii=False)
+        out.write("\n")
+        return 0
+    sep = "," if fmt == "csv" else "\t"
+    table.to_csv(out, sep=sep, index=False, na_rep="", float_format="%.17g")
+    return 0

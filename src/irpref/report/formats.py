@@ -1,0 +1,120 @@
+"""Markdown, LaTeX (booktabs) and HTML renderings of a wide run x measure table.
+
+``render(values, fmt, markers=None, bold_best=True, higher_is_better=None,
+digits=4, caption=None, legend=None)``: ``values`` is a DataFrame indexed by
+run with one column per measure (e.g. :func:`irpref.report.baseline.wide`);
+``markers`` a DataFrame of the same shape holding significance markers
+(``▲``/``▼`` or empty), written after the value (Markdown/HTML) or as a
+superscript (LaTeX ``$^{\\uparrow}$``, as ranx's ``to_latex`` does with
+letters). The best value of each measure is bold (the largest, unless
+``higher_is_better[measure]`` is False). NaN prints empty.
+"""
+
+from __future__ import annotations
+
+import html as _html
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["FORMATS", "render"]
+
+FORMATS = ("markdown", "latex", "html")
+LATEX_MARKERS = {"▲": r"$^{\uparrow}$", "▼": r"$^{\downarrow}$"}
+LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                 "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                 "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(LATEX_SPECIAL.get(c, c) for c in str(text))
+
+
+def _best(values: pd.DataFrame, higher_is_better: dict | None) -> pd.DataFrame:
+    """Boolean frame: the best value(s) of each column (ties all bold)."""
+    out = pd.DataFrame(False, index=values.index, columns=values.columns)
+    for col in values.columns:
+        v = pd.to_numeric(values[col], errors="coerce").to_numpy(np.float64)
+        if np.isnan(v).all():
+            continue
+        higher = True if higher_is_better is None else higher_is_better.get(col, True)
+        target = np.nanmax(v) if higher else np.nanmin(v)
+        out[col] = v == target
+    return out
+
+
+def render(values: pd.DataFrame, fmt: str, markers: pd.DataFrame | None = None, *,
+           bold_best: bool = True, higher_is_better: dict | None = None, digits: int = 4,
+           caption: str | None = None, legend: str | None = None) -> str:
+    """The table as ``markdown``, ``latex`` (booktabs) or ``html`` text."""
+    from irpref.errors import UsageError
+
+    if fmt not in FORMATS:
+        raise UsageError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if markers is not None:
+        markers = markers.reindex(index=values.index, columns=values.columns).fillna("")
+    best = _best(values, higher_is_better) if bold_best else None
+    index_name = values.index.name or "run"
+
+    def number(v) -> str:
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            return str(v)
+        return "" if np.isnan(f) else f"{f:.{digits}f}"
+
+    rows = []
+    for run in values.index:
+        cells = []
+        for col in values.columns:
+            text = number(values.at[run, col])
+            mark = "" if markers is None else str(markers.at[run, col])
+            bold = best is not None and bool(best.at[run, col]) and text != ""
+            cells.append((text, mark, bold))
+        rows.append((str(run), cells))
+
+    if fmt == "markdown":
+        def md(s: str) -> str:
+            return s.replace("|", "\\|")
+        lines = ["| " + " | ".join([md(index_name), *map(md, map(str, values.columns))]) + " |",
+                 "|---|" + "|".join("---:" for _ in values.columns) + "|"]
+        for run, cells in rows:
+            parts = [(f"**{t}**" if b else t) + m for t, m, b in cells]
+            lines.append("| " + " | ".join([md(run), *parts]) + " |")
+        out = "\n".join(lines) + "\n"
+        if legend:
+            out += f"\n{legend}\n"
+        return out
+
+    if fmt == "latex":
+        lines = [r"\begin{table}[t]", r"\centering"]
+        if caption:
+            lines.append(rf"\caption{{{_latex_escape(caption)}}}")
+        lines += [r"\begin{tabular}{l" + "r" * len(values.columns) + "}", r"\toprule",
+                  " & ".join([_latex_escape(index_name),
+                              *(_latex_escape(c) for c in values.columns)]) + r" \\",
+                  r"\midrule"]
+        for run, cells in rows:
+            parts = [(rf"\textbf{{{t}}}" if b else t) + LATEX_MARKERS.get(m, _latex_escape(m))
+                     for t, m, b in cells]
+            lines.append(" & ".join([_latex_escape(run), *parts]) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        if legend:
+            lines.append(r"\par\smallskip{\footnotesize " + _latex_escape(legend)
+                         .replace("▲", r"$\uparrow$").replace("▼", r"$\downarrow$") + "}")
+        lines.append(r"\end{table}")
+        return "\n".join(lines) + "\n"
+
+    esc = _html.escape
+    head = "".join(f"<th>{esc(str(c))}</th>" for c in [index_name, *values.columns])
+    body = []
+    for run, cells in rows:
+        tds = "".join(
+            f"<td>{'<b>' if b else ''}{esc(t)}{'</b>' if b else ''}"
+            f"{f'<sup>{esc(m)}</sup>' if m else ''}</td>" for t, m, b in cells)
+        body.append(f"<tr><th>{esc(run)}</th>{tds}</tr>")
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    out = f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>\n"
+    if legend:
+        out += f"<p>{esc(legend)}</p>\n"
+    return out

@@ -1,0 +1,349 @@
+"""A self-contained evaluation report: HTML (inline PNG and CSS) or Markdown.
+
+:func:`build_report` evaluates the runs once and collects sections of tables
+and figures; :func:`write_html` renders them into one HTML file that needs
+no network (images are base64 PNG data URIs, the style sheet is inline, no
+scripts, no external fonts; big parts fold into ``<details>``), and
+:func:`write_markdown` writes Markdown with the PNG figures beside it. Both
+write to a temporary name in the target directory and rename.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DEFAULT_MEASURES", "PREFERENCES", "Report", "Section", "baseline_summary",
+           "build_report", "write_html", "write_markdown"]
+
+DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR")
+PREFERENCES = ("sgnLP", "RPP")
+CHUNK = 10  # runs per per-query difference figure
+
+
+@dataclass
+class Block:
+    kind: str  # "table" | "figure" | "details" | "text"
+    title: str = ""
+    table: pd.DataFrame | None = None
+    png: bytes = b""
+    children: list[Block] = field(default_factory=list)
+    open: bool = True
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    sentence: str  # what it shows and which paper it comes from
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    title: str
+    runs: list[str]
+    measures: list[str]
+    baseline: str
+    sections: list[Section]
+
+
+def _png(fig) -> bytes:
+    from irpref.report.plots import _plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    _plt().close(fig)
+    return buf.getvalue()
+
+
+def baseline_summary(results: pd.DataFrame, baseline: str, alpha: float = 0.05
+                     ) -> pd.DataFrame:
+    """Per run and measure: mean over queries, difference to the baseline over
+    the shared queries, wins/losses/ties, paired t p-value and its Holm
+    correction over the runs compared with the baseline (per measure); see
+    :func:`irpref.report.baseline.baseline_table`.
+
+    Columns: measure, run, mean, diff, wins, losses, ties, p, p_holm, significant.
+    """
+    from irpref.report.baseline import baseline_table
+
+    table = baseline_table(results, baseline, test="t", correction="holm", alpha=alpha)
+    table = table.rename(columns={"p_adjusted": "p_holm"})
+    return table[["measure", "run", "mean", "diff", "wins", "losses", "ties", "p", "p_holm",
+                  "significant"]]
+
+
+def _summary_table(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """Run x measure table of means; a significant difference gets ▲ (better) or ▼."""
+    cells = {}
+    for rec in summary.itertuples(index=False):
+        text = f"{rec.mean:.4f}"
+        if rec.run == baseline:
+            text += " (baseline)"
+        elif rec.significant:
+            text += " ▲" if rec.diff > 0 else " ▼"
+        cells.setdefault(rec.run, {})[rec.measure] = text
+    return pd.DataFrame.from_dict(cells, orient="index").rename_axis("run").reset_index()
+
+
+def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *,
+                 baseline: str | None = None, rel: int = 1,
+                 preferences: Sequence[str] = PREFERENCES, alpha: float = 0.05,
+                 title: str = "irpref report") -> Report:
+    """Evaluate ``runs`` and assemble the report's sections (see module doc).
+
+    ``baseline`` is a run name (default: the first run); an unknown name is a
+    :class:`irpref.errors.UsageError` naming the runs.
+    """
+    from irpref.compare import compare
+    from irpref.errors import UsageError
+    from irpref.evaluate import evaluate, judge_inputs
+    from irpref.report import plots
+    from irpref.stats import significance
+
+    measures = list(measures or DEFAULT_MEASURES)
+    judged = judge_inputs(qrels, runs, rel=rel, ties="docid")
+    results = evaluate(None, None, measures, judged=judged)
+    names = [str(r) for r in pd.unique(results["run"])]
+    given = [str(r) for r in runs] if not isinstance(runs, (str, os.PathLike)) else []
+    if baseline is None:
+        baseline = names[0]
+    elif baseline not in names and baseline in given and len(given) == len(names):
+        baseline = names[given.index(baseline)]  # the baseline named by its file
+    elif baseline not in names:
+        raise UsageError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+    sections: list[Section] = []
+
+    summary = baseline_summary(results, baseline, alpha)
+    stats = summary[summary["run"] != baseline][
+        ["measure", "run", "diff", "wins", "losses", "ties", "p", "p_holm", "significant"]]
+    sections.append(Section(
+        "summary", "Summary against the baseline",
+        f"Mean of each measure per run; ▲/▼ marks a run significantly better/worse than the "
+        f"baseline {baseline} (paired t test, Holm-corrected over the runs, alpha = {alpha:g}), "
+        "reported as Sakai recommends (Statistical reform in IR?, SIGIR Forum 2014).",
+        [Block("table", "Means", table=_summary_table(summary, baseline)),
+         Block("details", "Differences, wins/losses/ties and p-values", open=len(names) <= 15,
+               children=[Block("table", table=stats.reset_index(drop=True))])]))
+
+    per_query = []
+    for m in measures:
+        figs = []
+        others = [r for r in names if r != baseline]
+        for start in range(0, len(others), CHUNK):
+            part = results[results["run"].isin([baseline, *others[start:start + CHUNK]])]
+            figs.append(Block("figure", f"{m}: differences to {baseline} "
+                              f"(runs {start + 1}-{min(start + CHUNK, len(others))})",
+                              png=_png(plots.differences(part, baseline, m))))
+        figs.append(Block("figure", f"{m}: per-query distributions",
+                          png=_png(plots.distributions(results, m))))
+        per_query.append(Block("details", m, children=figs, open=len(names) <= 15))
+    sections.append(Section(
+        "per-query", "Per-query views",
+        "Sorted per-query differences to the baseline and the distribution of per-query "
+        "values of each run, which a mean hides (Sakai, SIGIR Forum 2014).", per_query))
+
+    prefs = compare(None, None, list(preferences), judged=judged)
+    pref_blocks = []
+    for p in preferences:
+        fig = plots.preference_heatmap(prefs, p)
+        order = fig.irpref_data.attrs["ordering"]
+        pref_blocks.append(Block("details", f"{p}: preference matrix and system ordering",
+                                 open=len(names) <= 15, children=[
+            Block("figure", f"{p} mean preferences", png=_png(fig)),
+            Block("table", f"{p} system ordering (mean win rate)",
+                  table=pd.DataFrame({"rank": np.arange(1, len(order) + 1), "run": order}))]))
+    sections.append(Section(
+        "preferences", "Preferences and system orderings",
+        "Mean per-query preferences between runs, rows over columns, and the ordering by mean "
+        "win rate: sgnLP is lexicographic precision (Diaz, SIGIR 2023), RPP the recall-paired "
+        "preference (Diaz & Ferraro, SIGIR 2022).", pref_blocks))
+
+    if len(names) >= 2:
+        power = plots.discriminative_data([results, prefs], tests=["paired", "sign"],
+                                          alpha=alpha)
+        sig = significance([results, prefs], test="paired", correction="holm", bootstrap=0)
+        sig_view = sig[["measure", "test", "run_a", "run_b", "mean", "p", "p_adjusted"]]
+        sections.append(Section(
+            "significance", "Significance and discriminative power",
+            "Share of run pairs each measure separates at alpha = "
+            f"{alpha:g} with paired tests and Holm correction, i.e. discriminative power "
+            "(Sakai, SIGIR 2006; as in Diaz, SIGIR 2023, Table 3).",
+            [Block("figure", "Discriminative power",
+                   png=_png(plots.discriminative_bars(power))),
+             Block("table", "Discriminative power", table=power),
+             Block("details", "All pairs (mean = a - b)", open=False,
+                   children=[Block("table", table=sig_view.reset_index(drop=True))])]))
+
+    expected = judge_inputs(qrels, runs, rel=rel, ties="expected")
+    ties = plots.tie_data(None, None, measures, rel=rel,
+                          judged={"docid": judged, "expected": expected})
+    sections.append(Section(
+        "ties", "Ties",
+        "Mean of each measure with trec_eval's docid tie-break against its expected value "
+        "over all orderings of tied items (McSherry & Najork, ECIR 2008).",
+        [Block("figure", "Tie effects", png=_png(plots.tie_effects(ties))),
+         Block("details", "Means by tie policy", open=len(names) <= 15,
+               children=[Block("table", table=ties)])]))
+
+    from irpref.asl import search_lengths
+    sl = search_lengths(judged=judged)
+    sl_data = plots.search_length_data(sl)
+    sl_mean = sl_data.groupby("run", sort=False)["search_length"].agg(
+        ["count", "mean", "median"]).reset_index()
+    sections.append(Section(
+        "search-lengths", "Search lengths",
+        "Distribution of the atomized search length of every retrieved relevant item per run "
+        "(Alex, Hall & Metzler, Atomized Search Length, 2022, Figs. 5-6).",
+        [Block("figure", "Search-length distributions",
+               png=_png(plots.search_length_distributions(sl))),
+         Block("table", "Per-item search lengths", table=sl_mean),
+         Block("details", f"Per-item change against {baseline} (Fig. 6)",
+               open=len(names) <= 15, children=[
+                   Block("figure", f"{r} vs {baseline}: search-length change",
+                         png=_png(plots.search_length_change(sl, r, baseline)))
+                   for r in names if r != baseline])]))
+    return Report(title, names, measures, baseline, sections)
+
+
+# --- rendering -------------------------------------------------------------------------
+
+CSS = """
+body{font-family:sans-serif;margin:1.5em auto;max-width:1100px;color:#111;background:#fff}
+h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #999;margin-top:1.6em}
+p.what{color:#333;font-style:italic}
+table{border-collapse:collapse;margin:.6em 0;font-size:.85em}
+th,td{border:1px solid #bbb;padding:2px 6px;text-align:right}
+th{background:#eee}td:first-child,th:first-child{text-align:left}
+img{max-width:100%;height:auto;display:block;margin:.5em 0}
+details{margin:.4em 0 .8em 0}summary{cursor:pointer;font-weight:bold}
+nav a{margin-right:1em}
+"""
+
+
+def _fmt(v) -> str:
+    if v is None or v is pd.NA:
+        return ""
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else f"{float(v):.4g}"
+    return str(v)
+
+
+def _html_table(frame: pd.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in row) + "</tr>"
+        for row in frame.itertuples(index=False)
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _html_block(b: Block) -> str:
+    if b.kind == "table":
+        cap = f"<h3>{html.escape(b.title)}</h3>" if b.title else ""
+        return cap + _html_table(b.table)
+    if b.kind == "figure":
+        data = base64.b64encode(b.png).decode("ascii")
+        alt = html.escape(b.title, quote=True)
+        return f'<figure><img alt="{alt}" src="data:image/png;base64,{data}"></figure>'
+    if b.kind == "details":
+        inner = "".join(_html_block(c) for c in b.children)
+        return (f"<details{' open' if b.open else ''}><summary>{html.escape(b.title)}"
+                f"</summary>{inner}</details>")
+    return f"<p>{html.escape(b.title)}</p>"
+
+
+def render_html(report: Report) -> str:
+    nav = "".join(f'<a href="#{s.id}">{html.escape(s.title)}</a>' for s in report.sections)
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(report.title)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{html.escape(report.title)}</h1>",
+        f"<p>{len(report.runs)} runs, measures {html.escape(', '.join(report.measures))}, "
+        f"baseline <b>{html.escape(report.baseline)}</b>. Runs: "
+        f"{html.escape(', '.join(report.runs))}.</p><nav>{nav}</nav>",
+    ]
+    for s in report.sections:
+        parts.append(f'<section id="{s.id}"><h2>{html.escape(s.title)}</h2>'
+                     f'<p class="what">{html.escape(s.sentence)}</p>')
+        parts.extend(_html_block(b) for b in s.blocks)
+        parts.append("</section>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; a report is meant to be shared
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_html(report: Report, path) -> None:
+    """Write the report as one self-contained HTML file (temp name, then rename)."""
+    _atomic_write(Path(path), render_html(report).encode("utf-8"))
+
+
+def _md_table(frame: pd.DataFrame) -> str:
+    def cell(v) -> str:
+        return _fmt(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
+             "|" + "|".join("---" for _ in frame.columns) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def write_markdown(report: Report, path) -> list[Path]:
+    """Write Markdown to ``path`` and its figures as PNG files beside it
+    (``<stem>_figNN.png``); returns the figure paths."""
+    path = Path(path)
+    figures: list[Path] = []
+    out = [f"# {report.title}", "",
+           f"{len(report.runs)} runs, measures {', '.join(report.measures)}, "
+           f"baseline **{report.baseline}**. Runs: {', '.join(report.runs)}.", ""]
+
+    def emit(b: Block, level: int) -> None:
+        if b.kind == "table":
+            if b.title:
+                out.extend([f"{'#' * level} {b.title}", ""])
+            out.extend([_md_table(b.table), ""])
+        elif b.kind == "figure":
+            name = f"{path.stem}_fig{len(figures) + 1:02d}.png"
+            target = path.parent / name
+            _atomic_write(target, b.png)
+            figures.append(target)
+            out.extend([f"![{b.title}]({name})", ""])
+        elif b.kind == "details":
+            out.extend([f"{'#' * level} {b.title}", ""])
+            for c in b.children:
+                emit(c, level + 1)
+        else:
+            out.extend([b.title, ""])
+
+    for s in report.sections:
+        out.extend([f"## {s.title}", "", f"*{s.sentence}*", ""])
+        for b in s.blocks:
+            emit(b, 3)
+    _atomic_write(path, "\n".join(out).encode("utf-8"))
+    return figures

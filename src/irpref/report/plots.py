@@ -1,0 +1,400 @@
+"""Figures of evaluation results (matplotlib, Agg backend, imported on first use).
+
+Every plot has a ``*_data`` function returning the tidy DataFrame drawn, and a
+plot function returning a ``matplotlib.figure.Figure`` whose ``irpref_data``
+attribute holds that DataFrame (tests and reports read the numbers from it).
+Run names longer than ``width`` characters are abbreviated consistently
+(:func:`abbreviate`); the figure then carries a key. Colours come from the
+``cividis`` map (readable in greyscale and by colour-blind readers) and are
+doubled with hatching, so grey prints stay legible.
+
+Sources: per-query differences and distributions (Sakai, "Statistical reform
+in information retrieval?", SIGIR Forum 2014); preference matrices and system
+orderings (Diaz, "Recall, robustness and lexicographic evaluation", and
+Diaz & Ferraro, "Offline retrieval evaluation without evaluation metrics"
+(RPP), SIGIR 2022); search lengths (atomized search length, ASL paper
+Figs. 5-6); ties (McSherry & Najork, ECIR 2008); discriminative power
+(Sakai, SIGIR 2006).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "abbreviate",
+    "difference_data", "differences",
+    "distribution_data", "distributions",
+    "preference_data", "preference_heatmap",
+    "search_length_data", "search_length_distributions", "search_length_change",
+    "tie_data", "tie_effects",
+    "discriminative_data", "discriminative_bars",
+    "save",
+]
+
+HATCHES = ["", "//", "..", "xx", "\\\\", "++", "oo", "--"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def _plt():
+    """pyplot with the non-interactive Agg backend (imported lazily)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def abbreviate(names: Sequence[str], width: int = 12) -> dict[str, str]:
+    """Short labels for run names: names of at most ``width`` characters are
+    kept; longer ones become ``R<i>:<prefix>`` (i = position in ``names``),
+    unique and stable for one list of names."""
+    out: dict[str, str] = {}
+    for i, name in enumerate(dict.fromkeys(str(n) for n in names)):
+        if len(name) <= width:
+            out[name] = name
+        else:
+            out[name] = f"R{i + 1}:{name[: max(width - 4, 3)]}"
+    if len(set(out.values())) < len(out):  # a short name collides with a label
+        out = {n: (n if len(n) <= width else f"R{i + 1}") for i, n in enumerate(out)}
+    return out
+
+
+def _key(fig, labels: dict[str, str]) -> None:
+    """Print the abbreviation key under the figure when some name was shortened."""
+    pairs = [f"{short} = {long}" for long, short in labels.items() if short != long]
+    if pairs:
+        fig.text(0.01, 0.005, "key: " + "; ".join(pairs), fontsize=6, va="bottom", wrap=True)
+
+
+def _colours(n: int):
+    plt = _plt()
+    cmap = plt.get_cmap("cividis")
+    return [cmap(x) for x in (np.linspace(0.1, 0.9, n) if n > 1 else [0.5])]
+
+
+def _measure_rows(results: pd.DataFrame, measure: str | None, cols: list[str]) -> pd.DataFrame:
+    table = results
+    if measure is not None:
+        table = table[table["measure"].astype(str) == str(measure)]
+    elif table["measure"].nunique() > 1:
+        raise ValueError("the table holds several measures: pick one")
+    if table.empty:
+        raise ValueError(f"no rows for measure {measure!r}")
+    missing = [c for c in cols if c not in table.columns]
+    if missing:
+        raise ValueError(f"the table lacks columns {missing}")
+    return table
+
+
+def _finish(fig, data: pd.DataFrame, labels: dict[str, str] | None = None):
+    if labels:
+        _key(fig, labels)
+    fig.irpref_data = data
+    return fig
+
+
+# --- per-query differences against a baseline -----------------------------------------
+
+def difference_data(results: pd.DataFrame, baseline: str, measure: str | None = None
+                    ) -> pd.DataFrame:
+    """Per-query ``value(run) - value(baseline)`` of one measure: columns run,
+    query, difference; sorted by run (input order) then difference descending.
+    Queries the baseline or the run lacks are left out."""
+    table = _measure_rows(results, measure, ["run", "query", "value"])
+    wide = table.pivot_table(index="query", columns="run", values="value", aggfunc="first",
+                             sort=False)
+    if baseline not in wide.columns:
+        raise ValueError(f"baseline {baseline!r} is not among the runs: "
+                         f"{', '.join(map(str, wide.columns))}")
+    runs = [r for r in pd.unique(table["run"]) if r != baseline]
+    diff = wide[runs].sub(wide[baseline], axis=0)
+    long = diff.reset_index().melt(id_vars="query", var_name="run", value_name="difference")
+    long = long.dropna(subset=["difference"])
+    long["run"] = pd.Categorical(long["run"], categories=runs, ordered=True)
+    long = long.sort_values(["run", "difference"], ascending=[True, False], kind="stable")
+    long["run"] = long["run"].astype(str)
+    return long[["run", "query", "difference"]].reset_index(drop=True)
+
+
+def differences(results: pd.DataFrame, baseline: str, measure: str | None = None):
+    """Sorted per-query difference bars of each run against ``baseline``
+    (wins dark with hatching, losses light), one panel per run."""
+    plt = _plt()
+    data = difference_data(results, baseline, measure)
+    runs = list(pd.unique(data["run"]))
+    labels = abbreviate([baseline, *runs])
+    fig, axes = plt.subplots(max(len(runs), 1), 1, figsize=(7, 1.9 * max(len(runs), 1) + 0.6),
+                             squeeze=False, sharex=True)
+    up, down = _colours(2)[0], _colours(2)[1]
+    for ax, run in zip(axes[:, 0], runs):
+        d = data.loc[data["run"] == run, "difference"].to_numpy(np.float64)
+        x = np.arange(len(d))
+        ax.bar(x[d >= 0], d[d >= 0], color=up, hatch="//", edgecolor="black", linewidth=0.3,
+               label="run better")
+        ax.bar(x[d < 0], d[d < 0], color=down, edgecolor="black", linewidth=0.3,
+               label="baseline better")
+        ax.axhline(0, color="black", linewidth=0.6)
+        ax.set_title(f"{labels[run]} - {labels[baseline]}", fontsize=9)
+        ax.set_ylabel(f"delta {measure or ''}".strip(), fontsize=8)
+    axes[-1, 0].set_xlabel("queries, sorted by difference")
+    if runs:
+        axes[0, 0].legend(fontsize=7, loc="upper right")
+    fig.suptitle(f"Per-query differences against {labels[baseline]}"
+                 + (f" ({measure})" if measure else ""))
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return _finish(fig, data, labels)
+
+
+# --- distributions of per-query values -------------------------------------------------
+
+def distribution_data(results: pd.DataFrame, measure: str | None = None) -> pd.DataFrame:
+    """Per-query values of one measure: columns run, query, value (input order)."""
+    table = _measure_rows(results, measure, ["run", "query", "value"])
+    return table[["run", "query", "value"]].reset_index(drop=True)
+
+
+def distributions(results: pd.DataFrame, measure: str | None = None):
+    """Box plots of the per-query values of each run (mean marked by a diamond)."""
+    plt = _plt()
+    data = distribution_data(results, measure)
+    runs = list(pd.unique(data["run"]))
+    labels = abbreviate(runs)
+    values = [data.loc[data["run"] == r, "value"].to_numpy(np.float64) for r in runs]
+    fig, ax = plt.subplots(figsize=(max(4, 0.7 * len(runs) + 2), 4))
+    box = ax.boxplot(values, patch_artist=True, showmeans=True,
+                     meanprops={"marker": "D", "markerfacecolor": "white",
+                                "markeredgecolor": "black"})
+    for i, (patch, colour) in enumerate(zip(box["boxes"], _colours(len(runs)))):
+        patch.set_facecolor(colour)
+        patch.set_hatch(HATCHES[i % len(HATCHES)])
+    ax.set_xticks(np.arange(1, len(runs) + 1), [labels[r] for r in runs], rotation=45,
+                  ha="right", fontsize=8)
+    ax.set_xlabel("run")
+    ax.set_ylabel(f"per-query {measure or 'value'}")
+    ax.set_title(f"Distribution of per-query {measure or 'values'}")
+    ax.legend([box["means"][0]] if runs else [], ["mean"], fontsize=7)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return _finish(fig, data, labels)
+
+
+# --- preference matrix -----------------------------------------------------------------
+
+def preference_data(results: pd.DataFrame, measure: str | None = None) -> pd.DataFrame:
+    """Mean preference matrix (rows preferred over columns when > 0) of one
+    measure of an :func:`irpref.compare` table, computed from its per-query
+    rows, rows and columns in system order (mean win rate, Diaz Eq. 7, via
+    :func:`irpref.aggregate.orderings_of`). ``attrs["ordering"]`` holds the order."""
+    from irpref.aggregate import orderings_of
+
+    table = _measure_rows(results, measure, ["run_a", "run_b", "query", "value"])
+    a_col = table["run_a"].astype(str).to_numpy(object)
+    b_col = table["run_b"].astype(str).to_numpy(object)
+    runs = [str(x) for x in pd.unique(np.concatenate([a_col, b_col]))]
+    index = pd.Index(runs)
+    q_codes, queries = pd.factorize(table["query"].astype(str), sort=False)
+    a, b = index.get_indexer(a_col), index.get_indexer(b_col)
+    v = table["value"].to_numpy(np.float64)
+    mats = np.zeros((len(queries), len(runs), len(runs)))
+    mats[q_codes, a, b] = v
+    mats[q_codes, b, a] = -v
+    # mean over the queries each pair was compared on
+    counts = np.zeros((len(runs), len(runs)))
+    np.add.at(counts, (a, b), 1)
+    np.add.at(counts, (b, a), 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(counts > 0, mats.sum(axis=0) / counts, 0.0)
+    orders = orderings_of(mats, runs)
+    order = list(orders.loc[orders["method"] == "win_rate", "run"])
+    frame = pd.DataFrame(mean, index=runs, columns=runs).loc[order, order]
+    frame.attrs["ordering"] = order
+    return frame
+
+
+def preference_heatmap(results: pd.DataFrame, measure: str | None = None,
+                       annotate: bool | None = None):
+    """Heatmap of the mean preference matrix, runs in system order (best first)."""
+    plt = _plt()
+    data = preference_data(results, measure)
+    runs = list(data.index)
+    labels = abbreviate(runs)
+    n = len(runs)
+    size = min(max(4, 0.45 * n + 2.5), 30)
+    fig, ax = plt.subplots(figsize=(size + 1, size))
+    m = data.to_numpy(np.float64)
+    lim = float(np.nanmax(np.abs(m))) if m.size else 1.0
+    image = ax.imshow(m, cmap="cividis", vmin=-(lim or 1), vmax=lim or 1)
+    short = [labels[r] for r in runs]
+    ax.set_xticks(np.arange(n), short, rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(np.arange(n), short, fontsize=7)
+    if annotate if annotate is not None else n <= 15:
+        for i in range(n):
+            for j in range(n):
+                ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=6,
+                        color="white" if m[i, j] < 0 else "black")
+    ax.set_xlabel("run b (system order)")
+    ax.set_ylabel("run a (system order, best first)")
+    ax.set_title(f"Mean preference of a over b{f' ({measure})' if measure else ''}")
+    fig.colorbar(image, ax=ax, label="mean preference (a over b)")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return _finish(fig, data, labels)
+
+
+# --- search lengths --------------------------------------------------------------------
+
+def search_length_data(table: pd.DataFrame) -> pd.DataFrame:
+    """Per-item search lengths of :func:`irpref.search_lengths`: columns run,
+    query, level, search_length (items never retrieved have NaN and are dropped)."""
+    cols = ["run", "query", "level", "search_length"]
+    missing = [c for c in cols if c not in table.columns]
+    if missing:
+        raise ValueError(f"the table lacks columns {missing}")
+    out = table[cols].copy()
+    out["search_length"] = pd.to_numeric(out["search_length"], errors="coerce")
+    return out.dropna(subset=["search_length"]).reset_index(drop=True)
+
+
+def search_length_distributions(table: pd.DataFrame):
+    """Distribution of per-item atomized search lengths of each run (ASL paper,
+    Figs. 5-6): box plots on a log scale, lower is better."""
+    plt = _plt()
+    data = search_length_data(table)
+    runs = list(pd.unique(data["run"]))
+    labels = abbreviate(runs)
+    values = [data.loc[data["run"] == r, "search_length"].to_numpy(np.float64) for r in runs]
+    fig, ax = plt.subplots(figsize=(max(4, 0.7 * len(runs) + 2), 4))
+    box = ax.boxplot([v + 1 for v in values], patch_artist=True, showmeans=True,
+                     meanprops={"marker": "D", "markerfacecolor": "white",
+                                "markeredgecolor": "black"})
+    for i, (patch, colour) in enumerate(zip(box["boxes"], _colours(len(runs)))):
+        patch.set_facecolor(colour)
+        patch.set_hatch(HATCHES[i % len(HATCHES)])
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(1, len(runs) + 1), [labels[r] for r in runs], rotation=45,
+                  ha="right", fontsize=8)
+    ax.set_xlabel("run")
+    ax.set_ylabel("search length + 1 (log scale)")
+    ax.set_title("Per-item atomized search lengths (lower is better)")
+    ax.legend([box["means"][0]] if runs else [], ["mean"], fontsize=7)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return _finish(fig, data, labels)
+
+
+def search_length_change(table: pd.DataFrame, run: str, baseline: str):
+    """Histogram of the per-item change ``SL(run) - SL(baseline)`` (ASL paper,
+    Fig. 6; negative = the run finds the item sooner). ``irpref_data`` is
+    :func:`irpref.asl.change` (columns query, doc, run, baseline, delta)."""
+    from irpref.asl import change
+
+    plt = _plt()
+    data = change(table, run, baseline).dropna(subset=["delta"]).reset_index(drop=True)
+    labels = abbreviate([run, baseline])
+    d = data["delta"].to_numpy(np.float64)
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    lim = float(np.abs(d).max()) if d.size else 1.0
+    edges = np.linspace(-lim - 0.5, lim + 0.5, min(61, max(3, int(2 * lim) + 2)))
+    c = _colours(2)
+    ax.hist(d[d < 0], bins=edges, color=c[0], hatch="//", edgecolor="black", linewidth=0.3,
+            label=f"{labels[run]} sooner")
+    ax.hist(d[d > 0], bins=edges, color=c[1], edgecolor="black", linewidth=0.3,
+            label=f"{labels[baseline]} sooner")
+    ax.axvline(0, color="black", linewidth=0.6)
+    ax.set_xlabel(f"search length change ({labels[run]} - {labels[baseline]})")
+    ax.set_ylabel("relevant items")
+    ax.set_title(f"Per-item search-length change, {int((d == 0).sum())} items unchanged")
+    ax.legend(fontsize=7)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return _finish(fig, data, labels)
+
+
+# --- ties ------------------------------------------------------------------------------
+
+def tie_data(qrels, runs, measures: Sequence[str], *, rel: int = 1,
+             judged: dict | None = None) -> pd.DataFrame:
+    """Mean of each measure per run with ties broken by docid and in
+    expectation (McSherry & Najork): columns run, measure, docid, expected,
+    difference (docid - expected). Means are taken over the per-query rows.
+    ``judged`` may map ``"docid"`` / ``"expected"`` to inputs already judged so."""
+    from irpref.evaluate import evaluate
+
+    frames = {}
+    for ties in ("docid", "expected"):
+        given = (judged or {}).get(ties)
+        res = evaluate(qrels, runs, list(measures), rel=rel, ties=ties, judged=given)
+        frames[ties] = res.groupby(["run", "measure"], sort=False)["value"].mean()
+    out = pd.concat(frames, axis=1).reset_index()
+    out["difference"] = out["docid"] - out["expected"]
+    return out[["run", "measure", "docid", "expected", "difference"]]
+
+
+def tie_effects(data: pd.DataFrame):
+    """Paired bars per run: the mean with docid tie-breaking vs the expected
+    (tie-aware) mean, one panel per measure. ``data`` is :func:`tie_data`."""
+    plt = _plt()
+    measures = list(pd.unique(data["measure"]))
+    runs = list(pd.unique(data["run"]))
+    labels = abbreviate(runs)
+    fig, axes = plt.subplots(1, max(len(measures), 1), squeeze=False,
+                             figsize=(max(4, (0.5 * len(runs) + 1.5)) * max(len(measures), 1), 4))
+    c = _colours(2)
+    x = np.arange(len(runs))
+    for ax, measure in zip(axes[0], measures):
+        part = data[data["measure"] == measure].set_index("run").loc[runs]
+        ax.bar(x - 0.2, part["docid"], 0.4, color=c[0], edgecolor="black", linewidth=0.3,
+               label="ties by docid")
+        ax.bar(x + 0.2, part["expected"], 0.4, color=c[1], hatch="//", edgecolor="black",
+               linewidth=0.3, label="expected over ties")
+        ax.set_xticks(x, [labels[r] for r in runs], rotation=45, ha="right", fontsize=8)
+        ax.set_title(str(measure), fontsize=9)
+        ax.set_xlabel("run")
+        ax.set_ylabel(f"mean {measure}")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("Effect of tie-breaking: docid vs expected")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return _finish(fig, data.reset_index(drop=True), labels)
+
+
+# --- discriminative power --------------------------------------------------------------
+
+def discriminative_data(tables, tests: Sequence[str] = ("paired",), alpha: float = 0.05,
+                        **kwargs) -> pd.DataFrame:
+    """:func:`irpref.discriminative_power` of the tidy tables: columns measure,
+    test, correction, alpha, pairs, significant, percent."""
+    from irpref.meta.discriminative import discriminative_power
+
+    return discriminative_power(tables, alpha=alpha, test=list(tests), **kwargs)
+
+
+def discriminative_bars(data: pd.DataFrame):
+    """Percent of run pairs significantly different, per measure (groups) and
+    test (hatched bars). ``data`` is :func:`discriminative_data`."""
+    plt = _plt()
+    measures = list(pd.unique(data["measure"]))
+    tests = list(pd.unique(data["test"]))
+    fig, ax = plt.subplots(figsize=(max(4, 0.9 * len(measures) * max(len(tests), 1) / 2 + 2), 4))
+    width = 0.8 / max(len(tests), 1)
+    x = np.arange(len(measures))
+    for i, (test, colour) in enumerate(zip(tests, _colours(len(tests)))):
+        part = data[data["test"] == test].set_index("measure")
+        present = np.array([m in part.index for m in measures], dtype=bool)
+        heights = [float(part.loc[m, "percent"]) for m in measures if m in part.index]
+        ax.bar(x[present] + (i - (len(tests) - 1) / 2) * width, heights, width, color=colour,
+               hatch=HATCHES[i % len(HATCHES)], edgecolor="black", linewidth=0.3, label=test)
+    ax.set_xticks(x, measures, rotation=30, ha="right", fontsize=8)
+    ax.set_xlabel("measure")
+    ax.set_ylabel("significant pairs (%)")
+    ax.set_ylim(0, 100)
+    alpha = data["alpha"].iloc[0] if len(data) else 0.05
+    ax.set_title(f"Discriminative power (alpha = {alpha:g})")
+    ax.legend(title="test", fontsize=7)
+    fig.tight_layout()
+    return _finish(fig, data.reset_index(drop=True))
+
+
+def save(fig, path, **kwargs) -> None:
+    """Write a figure; the format follows the extension (png, svg, pdf)."""
+    fig.savefig(path, dpi=kwargs.pop("dpi", 110), **kwargs)

@@ -1,0 +1,142 @@
+"""``irpref report``: one self-contained HTML file or Markdown with figures beside it."""
+
+from __future__ import annotations
+
+import base64
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("matplotlib")
+
+import irpref  # noqa: E402
+from irpref import examples  # noqa: E402
+from irpref.errors import UsageError  # noqa: E402
+from irpref.report.html import baseline_summary, build_report, render_html  # noqa: E402
+
+QRELS = examples.qrels_path()
+RUNS = [str(p) for p in examples.run_paths()]
+NAMES = ["TUA1-1", "UNH_bm25", "bm25base_p", "bm25tuned_rm3_p", "idst_bert_p1", "p_bert"]
+SECTIONS = ["Summary against the baseline", "Per-query views",
+            "Preferences and system orderings", "Significance and discriminative power",
+            "Ties", "Search lengths"]
+
+
+def irpref_cmd() -> str:
+    return shutil.which("irpref") or str(Path(sys.executable).parent / "irpref")
+
+
+def run_cli(*args):
+    return subprocess.run([irpref_cmd(), "report", *map(str, args)], capture_output=True,
+                          text=True)
+
+
+@pytest.fixture(scope="module")
+def html_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    proc = run_cli(QRELS, *RUNS, "--rel", "2", "--baseline", "bm25base_p", "-m", "AP",
+                   "nDCG@10", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_html_is_self_contained(html_report):
+    text = html_report.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    for name in SECTIONS:
+        assert f"<h2>{name}</h2>" in text
+    for name in NAMES:
+        assert name in text
+    # no network: no external URLs in src/href, no scripts, no external fonts
+    assert not re.search(r"""(src|href)=["']?(https?:|//)""", text)
+    assert "<script" not in text and "@import" not in text and "@font-face" not in text
+    images = re.findall(r'src="data:image/png;base64,([^"]+)"', text)
+    assert len(images) >= 6
+    for img in images:
+        assert base64.b64decode(img)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "<details" in text
+    # each section says what it shows and where it comes from
+    for sentence in re.findall(r'<p class="what">(.*?)</p>', text):
+        assert re.search(r"(19|20)\d\d", sentence)
+    assert len(re.findall(r'<p class="what">', text)) == len(SECTIONS)
+    assert not list(html_report.parent.glob(".*.tmp"))  # the temp file was renamed
+
+
+def test_summary_matches_per_query_means_and_holm_t():
+    from scipy import stats as sps
+
+    res = irpref.evaluate(QRELS, RUNS, ["AP"], rel=2)
+    summary = baseline_summary(res, "bm25base_p")
+    wide = res.pivot(index="query", columns="run", values="value")
+    ps = []
+    for run in NAMES:
+        row = summary[summary["run"] == run].iloc[0]
+        assert row["mean"] == pytest.approx(wide[run].mean())
+        if run != "bm25base_p":
+            d = wide[run] - wide["bm25base_p"]
+            assert row["diff"] == pytest.approx(d.mean())
+            assert row["wins"] == (d > 0).sum() and row["losses"] == (d < 0).sum()
+            assert row["p"] == pytest.approx(sps.ttest_rel(wide[run], wide["bm25base_p"]).pvalue)
+            ps.append(row["p"])
+    # Holm over the five comparisons
+    order = np.argsort(ps)
+    holm = np.maximum.accumulate(np.minimum(1, (5 - np.arange(5)) * np.asarray(ps)[order]))
+    got = summary[summary["run"] != "bm25base_p"]["p_holm"].to_numpy()[order]
+    np.testing.assert_allclose(got, holm)
+
+
+def test_summary_query_named_all_counts():
+    res = irpref.evaluate(QRELS, RUNS, ["AP"], rel=2)
+    res["query"] = res["query"].astype(str)
+    renamed = res.copy()
+    first = renamed["query"].iloc[0]
+    renamed.loc[renamed["query"] == first, "query"] = "all"
+    pd.testing.assert_frame_equal(baseline_summary(res, "UNH_bm25"),
+                                  baseline_summary(renamed, "UNH_bm25"))
+
+
+def test_baseline_by_file_name():
+    report = build_report(QRELS, RUNS, ["P@10"], baseline=RUNS[1], rel=2)
+    assert report.baseline == "UNH_bm25"
+    assert "baseline <b>UNH_bm25</b>" in render_html(report)
+
+
+def test_unknown_baseline_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError, match="TUA1-1, UNH_bm25"):
+        build_report(QRELS, RUNS, ["AP"], baseline="nope")
+    proc = run_cli(QRELS, *RUNS, "--baseline", "nope", "-o", tmp_path / "r.html")
+    assert proc.returncode == 2
+    assert "nope" in proc.stderr and "bm25base_p" in proc.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-o", "r.txt"], ".html or .md"),
+    (["-o", "missing_dir/r.html"], "does not exist"),
+    (["--alpha", "2", "-o", "r.html"], "alpha must be in (0, 1)"),
+])
+def test_bad_options(tmp_path, args, message):
+    args = [str(tmp_path / a) if a.startswith(("r.", "missing")) else a for a in args]
+    proc = run_cli(QRELS, *RUNS, *args)
+    assert proc.returncode == 2 and message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_markdown_with_figures_beside(tmp_path):
+    out = tmp_path / "rep.md"
+    proc = run_cli(QRELS, *RUNS[:3], "-m", "P@10", "--rel", "2", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert links
+    for link in links:
+        assert (tmp_path / link).read_bytes()[:4] == b"\x89PNG"
+    for name in SECTIONS:
+        assert f"## {name}" in text
+    assert "| run |" in text
