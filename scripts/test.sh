@@ -3,6 +3,7 @@
 # pytest's exit 5 ("no tests collected") is a failure here, never a pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-browser.sh   # Debian chromium + chromedriver for the HTML report test
 python3 -m venv .venv
 . .venv/bin/activate
 python -m pip install --quiet --upgrade pip

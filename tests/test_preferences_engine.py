@@ -303,9 +303,9 @@ def test_dl19_agrees_with_reference_conventions(data_dir):
 
 
 def test_graded_rpp_differs_from_reference_bug(data_dir):
-    """pref_eval's graded RPP reuses the lowest grade's positions for every
-    grade (a cached vector), so it always equals binary RPP; irpref follows
-    Eq. 5, which differs on graded judgments."""
+    """pref_eval's graded RPP reuses one cached position vector per run and
+    query for every grade (a binary RPP at an order-dependent threshold);
+    irpref follows Eq. 5, which differs on graded judgments."""
     qrels_path, run_paths = _dl19(data_dir)
     comp = irpref.compare(qrels_path, run_paths[:6], ["RPP", "RPP(grades=binary)"], rel=2)
     wide = comp.pivot_table(index=["run_a", "run_b", "query"], columns="measure",

@@ -21,8 +21,10 @@ grade, a subtopic) of ``Σ_i p(i|g) sgn(f'_{i,g} - f_{i,g})``; the kernel
 :func:`rpp_chunk` evaluates it for all run pairs of many populations at once.
 
 Difference from pref_eval (the authors' code): its graded RPP caches the
-position vector of the lowest grade and returns it for every grade, so it
-always equals binary RPP; irpref implements Eq. 5 as written.
+first position vector it builds per run and query (the items at or above the
+grade of the first run's top-ranked relevant item) and returns it for every
+grade, a binary RPP at an order-dependent threshold; irpref implements Eq. 5
+as written, which is what reproduces the paper's graded tables.
 """
 
 from __future__ import annotations
