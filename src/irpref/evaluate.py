@@ -43,15 +43,20 @@ def judge_inputs(
     """
     collection = intern(as_qrels(qrels), as_runs(runs, use_tag=use_tag))
     if warn and collection.unjudged_queries:
-        parts = [
-            f"{name}: {len(qs)} ({', '.join(qs[:5])}{', ...' if len(qs) > 5 else ''})"
-            for name, qs in collection.unjudged_queries.items()
-        ]
-        warnings.warn(
-            "queries absent from the qrels were ignored: " + "; ".join(parts), stacklevel=2
-        )
+        warnings.warn(_unjudged_message(collection.unjudged_queries), stacklevel=2)
     return judge(
         collection, ties=ties, depth=depth, rel=rel, corpus_size=corpus_size, in_place=True
+    )
+
+
+def _unjudged_message(unjudged: dict[str, list[str]]) -> str:
+    """One short line: how many distinct queries, in how many runs, the first few ids."""
+    queries = sorted({q for qs in unjudged.values() for q in qs})
+    shown = ", ".join(queries[:3]) + (", ..." if len(queries) > 3 else "")
+    runs = len(unjudged)
+    return (
+        f"{len(queries)} quer{'y' if len(queries) == 1 else 'ies'} absent from the qrels "
+        f"ignored in {runs} run{'' if runs == 1 else 's'} ({shown})"
     )
 
 

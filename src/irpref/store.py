@@ -56,6 +56,8 @@ class StaleCacheError(InputError):
 
 def is_judged_file(path) -> bool:
     """True when ``path`` is a Parquet file written by :func:`save`."""
+    if not isinstance(path, (str, os.PathLike)):  # a DataFrame, dict or read Qrels
+        return False
     try:
         with open(path, "rb") as f:
             if f.read(4) != b"PAR1":
