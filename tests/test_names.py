@@ -395,10 +395,12 @@ def _evaluate(*measures: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("text, message", INVALID[:16] + INVALID[27:31])
 def test_cli_refuses_invalid_parameters(text, message):
     proc = _evaluate(text)
-    # the cli helper maps UsageError to exit 2; until merged it may be 1
-    assert proc.returncode != 0 and proc.stdout == ""
-    assert message in proc.stderr
-    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    # a usage error: exit 2, the subcommand's usage, then one error line
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert lines[0].startswith("usage: irpref evaluate")
+    assert lines[-1] == f"irpref evaluate: error: {message}"
+    assert "Traceback" not in proc.stderr
 
 
 def test_cli_prints_canonical_names_and_hints():
