@@ -8,7 +8,7 @@ python3 -m venv .venv
 . .venv/bin/activate
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet -e ".[test]"
-ruff check src tests benchmarks
+ruff check src tests benchmarks experiments
 set +e
 python -m pytest -q "$@"
 status=$?

@@ -547,6 +547,24 @@ SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
+def _agrees_with_reference(got, reference, data: bytes, columns) -> None:
+    """irpref refuses at exactly the line the reference refuses, or reads exactly its rows."""
+    try:
+        want = reference(data)
+    except Refused as refused:
+        event("refused")
+        assert isinstance(got, InputError), f"accepted what the reference refuses: {data!r}"
+        assert got.line == refused.line, str(got)
+        return
+    event("read")
+    assert not isinstance(got, InputError), f"refused a valid file: {got}"
+    assert list(zip(*columns(got))) == [tuple(r) for r in want]
+
+
+def _run_columns(run):
+    return run.query.to_pylist(), run.doc.to_pylist(), run.score.tolist()
+
+
 @SETTINGS
 @given(data=corrupted(run_files()))
 def test_corrupted_runs_refused_at_the_reference_line_or_read_exactly(tmp_path, data):
@@ -561,18 +579,7 @@ def test_corrupted_runs_refused_at_the_reference_line_or_read_exactly(tmp_path, 
         assert not isinstance(both, InputError)
         assert both.score.tolist() == got.score.tolist()
         assert both.doc.to_pylist() == got.doc.to_pylist()
-    try:
-        want = reference_run(data)
-    except Refused as refused:
-        event("refused")
-        assert isinstance(got, InputError), f"accepted what the reference refuses: {data!r}"
-        assert got.line == refused.line, str(got)
-        return
-    event("read")
-    assert not isinstance(got, InputError), f"refused a valid file: {got}"
-    assert got.query.to_pylist() == [r[0] for r in want]
-    assert got.doc.to_pylist() == [r[1] for r in want]
-    assert got.score.tolist() == [r[2] for r in want]
+    _agrees_with_reference(got, reference_run, data, _run_columns)
 
 
 @SETTINGS
@@ -581,16 +588,8 @@ def test_corrupted_qrels_refused_at_the_reference_line_or_read_exactly(tmp_path,
     path = tmp_path / "q.gz"
     path.write_bytes(data)
     got = _outcome(read_qrels, path)
-    try:
-        want = reference_qrels(data)
-    except Refused as refused:
-        event("refused")
-        assert isinstance(got, InputError), f"accepted what the reference refuses: {data!r}"
-        assert got.line == refused.line, str(got)
-        return
-    event("read")
-    assert not isinstance(got, InputError), f"refused a valid file: {got}"
-    assert list(zip(got.query.to_pylist(), got.doc.to_pylist(), got.grade.tolist())) == want
+    columns = lambda q: (q.query.to_pylist(), q.doc.to_pylist(), q.grade.tolist())  # noqa: E731
+    _agrees_with_reference(got, reference_qrels, data, columns)
 
 
 # ----------------------------------------------------------------------------- the command
@@ -721,16 +720,7 @@ def test_corrupted_csv_runs_refused_at_the_reference_line_or_read_exactly(tmp_pa
     path = tmp_path / "r.csv.gz"
     path.write_bytes(data)
     got = _outcome(read_run, path)
-    try:
-        want = reference_csv_run(data)
-    except Refused as refused:
-        event("refused")
-        assert isinstance(got, InputError), f"accepted what the reference refuses: {data!r}"
-        assert got.line == refused.line, str(got)
-        return
-    event("read")
-    assert not isinstance(got, InputError), f"refused a valid file: {got}"
-    assert list(zip(got.query.to_pylist(), got.doc.to_pylist(), got.score.tolist())) == want
+    _agrees_with_reference(got, reference_csv_run, data, _run_columns)
 
 
 @pytest.mark.parametrize("reader", ["run", "qrels"])

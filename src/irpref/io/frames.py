@@ -25,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 
 from irpref.errors import InputError
+from irpref.io.tables import DOC, GRADE, QUERY, SCORE
 from irpref.io.trec import (
     GRADE_MAX,
     Qrels,
@@ -37,10 +38,8 @@ from irpref.io.trec import (
 
 __all__ = ["as_qrels", "as_runs", "qrels_from_frame", "run_from_frame"]
 
-_QUERY = ("query_id", "qid", "q_id", "query", "topic")
-_DOC = ("doc_id", "docid", "docno", "doc", "document")
-_GRADE = ("relevance", "grade", "rel", "label", "judgment")
-_SCORE = ("score", "sim", "similarity")
+# the column names of DataFrames are those of table files
+_QUERY, _DOC, _GRADE, _SCORE = QUERY, DOC, GRADE, SCORE
 
 
 def _column(frame: pd.DataFrame, names: tuple[str, ...], what: str) -> str:
