@@ -132,6 +132,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--sizes", type=_sizes, default=[5, 10, 20, 30],
                            help="numbers of queries to sample (default 5,10,20,30)")
             _seeded(p, 50)
+        if name in ("degrade", "subsample"):
+            p.add_argument("--power", action="store_true",
+                           help="add discriminative_power (percent of run pairs significant, "
+                           "Holm over pairs) and its sd over samples")
+            p.add_argument("--alpha", type=float, default=0.05,
+                           help="significance level for --power (default 0.05)")
+            p.add_argument("--test", choices=("paired", "t", "sign", "wilcoxon"),
+                           default="paired", help="test for --power (default paired: t for "
+                           "metrics and real preferences, sign test for sign preferences)")
 
     p = sub.add_parser(
         "tie-probability",
@@ -195,14 +204,16 @@ def _run_degrade(args):
 
     return degrade(measures=args.measures, fractions=args.fractions, samples=args.samples,
                    method=args.method, seed=args.seed, aggregate=args.aggregate,
-                   reference=args.reference, judged=_judged(args))
+                   reference=args.reference, judged=_judged(args), power=args.power,
+                   alpha=args.alpha, test=args.test)
 
 
 def _run_subsample(args):
     from irpref.meta.experiments import subsample
 
     return subsample(measures=args.measures, sizes=args.sizes, samples=args.samples,
-                     seed=args.seed, aggregate=args.aggregate, judged=_judged(args))
+                     seed=args.seed, aggregate=args.aggregate, judged=_judged(args),
+                     power=args.power, alpha=args.alpha, test=args.test)
 
 
 def _run_suffix(args):

@@ -33,6 +33,14 @@ rationals in another order).
 - :func:`subsample`: tau of the ordering on k sampled queries (without
   replacement) with the ordering on all queries (RPP Fig. 6, lexiprecision
   Fig. 8b).
+- ``power=True`` in :func:`degrade` and :func:`subsample`: discriminative
+  power (Sakai 2006; lexiprecision Table 3, RPP Tables 3-4) of every measure
+  on each degraded / subsampled sample: the percent of run pairs significant
+  at ``alpha`` under :func:`irpref.significance` (``test``, default
+  ``paired``: t for metrics and real preferences, sign test for sign
+  preferences; Holm over all pairs), mean and sd over samples. As everywhere
+  here, a pair is compared on the queries both runs have (``irpref
+  significance`` on compare tables counts a missing query as an empty run).
 - :func:`recall_level_ties` (Fig. 5), :func:`recall_level_needed` (Fig. 6,
   ECDF of i*), :func:`tie_given_p1` (Fig. 3): lexiprecision's recall-level
   analyses on real runs.
@@ -66,6 +74,8 @@ __all__ = [
     "degrade",
     "degraded_grades",
     "pairwise",
+    "power_percent",
+    "stats_pairwise",
     "recall_level_needed",
     "recall_level_ties",
     "subsample",
@@ -202,6 +212,54 @@ def pairwise(
 def aggregate_win_rates(mats: np.ndarray) -> np.ndarray:
     """(Q, R) per-query win rates of (Q, R, R) preference matrices (RPP Eq. 7)."""
     return aggregate.win_rates(mats)
+
+
+def stats_pairwise(pw: Pairwise, name: str, rows: np.ndarray | None = None):
+    """``name`` on the query rows ``rows`` (default all) as an
+    :class:`irpref.stats.Pairwise` for :func:`irpref.significance`: a metric's
+    (R, Q) scores (NaN where a run lacks the query), a preference's (Q, R, R)
+    antisymmetric matrix (NaN where either run lacks the query)."""
+    from irpref.stats import Pairwise as StatsPairwise
+    from irpref.stats import preference_kind
+
+    queries = pw.queries if rows is None else pw.queries[rows]
+    runs = np.asarray(pw.runs, dtype=object)
+    if pw.kinds[name] == "metric":
+        v, pres = pw.per_query[name], pw.present
+        if rows is not None:
+            v, pres = v[rows], pres[rows]
+        return StatsPairwise.from_scores(np.where(pres, v, np.nan).T, runs, queries, name)
+    d = np.where(pw.valid, pw.values[name], np.nan)
+    if rows is not None:
+        d = d[:, rows]
+    r = len(runs)
+    mats = np.full((d.shape[1], r, r), np.nan)
+    mats[:, np.arange(r), np.arange(r)] = 0.0
+    mats[:, pw.a, pw.b] = d.T
+    mats[:, pw.b, pw.a] = -d.T
+    return StatsPairwise.from_matrix(mats, preference_kind(name, d), runs, queries, name)
+
+
+POWER_TESTS = ("paired", "t", "sign", "wilcoxon")
+
+
+def _check_power(alpha: float, test: str) -> None:
+    if not 0 < alpha < 1:
+        raise UsageError(f"alpha={alpha}: must be in (0, 1)")
+    if test not in POWER_TESTS:
+        raise UsageError(f"test={test!r}: must be one of {', '.join(POWER_TESTS)}")
+
+
+def power_percent(
+    pw: Pairwise, rows: np.ndarray | None = None, *, alpha: float = 0.05, test: str = "paired"
+) -> np.ndarray:
+    """(len(names),) discriminative power of every measure of ``pw`` on the
+    query rows ``rows``: percent of run pairs with Holm-adjusted p < alpha."""
+    from irpref.meta.discriminative import discriminative_power
+
+    tables = [stats_pairwise(pw, n, rows) for n in pw.names]
+    dp = discriminative_power(tables, alpha=alpha, test=test, correction="holm")
+    return dp.set_index("measure")["percent"].reindex(pw.names).to_numpy(np.float64)
 
 
 def _sign(x: np.ndarray) -> np.ndarray:
@@ -346,10 +404,13 @@ def degrade(
     fractions: Sequence[float] = (0.1, 0.3, 0.5, 0.7, 0.9), samples: int = 10,
     method: str = "uniform", seed: int | None = 0, rel: int = 1, aggregate: str = "winrate",
     reference: str | None = None, judged: JudgedRankings | None = None,
+    power: bool = False, alpha: float = 0.05, test: str = "paired",
 ) -> pd.DataFrame:
     """``measure, fraction, percent_tied, agreement, kendall_tau`` (means over
     ``samples``) and ``*_sd`` (sample standard deviations, ddof=1; 0 for one
-    sample). Same seed, same table.
+    sample). Same seed, same table. ``power=True`` adds
+    ``discriminative_power`` and its ``_sd`` (percent of run pairs
+    significant at ``alpha`` on each degraded sample; see module docstring).
 
     Agreement and tau are with each measure's own complete-label comparisons
     and ordering, or with those of ``reference`` on complete labels (e.g.
@@ -357,6 +418,7 @@ def degrade(
     """
     fractions = _parse_fractions(fractions)
     samples = _check_samples(samples)
+    _check_power(alpha, test)
     if method not in ("uniform", "frequency"):
         raise UsageError(f"method={method!r}: must be uniform or frequency")
     judged = _judge(qrels, runs, judged, rel, measures)
@@ -367,15 +429,18 @@ def degrade(
     full_scores = {n: full.scores(reference or n) for n in names}
     ix = _relevant_index(judged)
     rng = np.random.default_rng(seed)
-    res = np.empty((len(fractions), samples, len(names), 3))
+    res = np.empty((len(fractions), samples, len(names), 4))
+    res[..., 3] = np.nan
     for fi, f in enumerate(fractions):
         for s in range(samples):
             pw = pairwise(degraded_grades(judged, f, rng, method=method, index=ix),
                           names, aggregate=aggregate)
+            if power:
+                res[fi, s, :, 3] = power_percent(pw, alpha=alpha, test=test)
             for mi, n in enumerate(names):
                 v = pw.values[n][full.valid]
                 target = full_sign[n]
-                res[fi, s, mi] = (
+                res[fi, s, mi, :3] = (
                     100.0 * np.mean(np.abs(v) <= TOL),
                     np.mean(_sign(v)[target != 0] == target[target != 0])
                     if np.any(target != 0) else np.nan,
@@ -393,6 +458,9 @@ def degrade(
                 "percent_tied_sd": sd[fi, mi, 0], "agreement_sd": sd[fi, mi, 1],
                 "kendall_tau_sd": sd[fi, mi, 2],
             })
+            if power:
+                rows[-1]["discriminative_power"] = mean[fi, mi, 3]
+                rows[-1]["discriminative_power_sd"] = sd[fi, mi, 3]
     return pd.DataFrame(rows)
 
 
@@ -400,9 +468,13 @@ def subsample(
     qrels=None, runs=None, measures: Sequence[str] = ("RR", "sgnLP"), *,
     sizes: Sequence[int] = (5, 10, 20, 30), samples: int = 50, seed: int | None = 0,
     rel: int = 1, aggregate: str = "winrate", judged: JudgedRankings | None = None,
+    power: bool = False, alpha: float = 0.05, test: str = "paired",
 ) -> pd.DataFrame:
     """``measure, size, kendall_tau, kendall_tau_sd``: tau between the ordering
-    on ``size`` queries drawn without replacement and the ordering on all."""
+    on ``size`` queries drawn without replacement and the ordering on all.
+    ``power=True`` adds ``discriminative_power`` and its ``_sd`` on the
+    sampled queries (see module docstring)."""
+    _check_power(alpha, test)
     sizes = [int(k) for k in sizes]
     if not sizes or any(k < 1 for k in sizes):
         raise UsageError(f"sizes={sizes}: every size must be >= 1")
@@ -417,9 +489,17 @@ def subsample(
     for k in sizes:
         picks = np.argsort(rng.random((samples, nq)), axis=1)[:, :k]
         taus = np.array([[_tau(pw.scores(n, p), full[n]) for p in picks] for n in pw.names])
-        for n, t in zip(pw.names, taus):
+        if power:
+            pows = np.array([power_percent(pw, np.sort(p), alpha=alpha, test=test)
+                             for p in picks]).T
+        for mi, (n, t) in enumerate(zip(pw.names, taus)):
             rows.append({"measure": n, "size": k, "kendall_tau": float(np.nanmean(t)),
                          "kendall_tau_sd": float(np.nanstd(t, ddof=1)) if samples > 1 else 0.0})
+            if power:
+                pm = pows[mi]
+                rows[-1]["discriminative_power"] = float(np.mean(pm))
+                rows[-1]["discriminative_power_sd"] = (
+                    float(np.std(pm, ddof=1)) if samples > 1 else 0.0)
     return pd.DataFrame(rows)
 
 
