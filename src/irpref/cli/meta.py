@@ -26,6 +26,7 @@ _SUB = {
     "degrade": ("_run_degrade", "ties, agreement and tau as relevance labels are removed"),
     "subsample": ("_run_subsample", "tau of orderings on k sampled queries vs all queries"),
     "suffix-agreement": ("_run_suffix", "lexiprecision Table 1: suffix p_2:m predicts dRR_1"),
+    "locality": ("_run_locality", "lexiprecision Fig. 7: Pearson r / regressions of dRR_i"),
     "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
 }
 
@@ -114,9 +115,9 @@ def _seeded(p: argparse.ArgumentParser, samples: int) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
     sub.required = True
-    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement"):
+    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement", "locality"):
         p = sub.add_parser(name, help=_SUB[name][1], description=_SUB[name][1])
-        _real(p, _SUB[name][1], measures=name != "suffix-agreement",
+        _real(p, _SUB[name][1], measures=name not in ("suffix-agreement", "locality"),
               aggregate=name in ("agreement", "degrade", "subsample"))
         if name == "degrade":
             p.add_argument("--fractions", type=_fractions, default=[0.1, 0.3, 0.5, 0.7, 0.9],
@@ -132,6 +133,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--sizes", type=_sizes, default=[5, 10, 20, 30],
                            help="numbers of queries to sample (default 5,10,20,30)")
             _seeded(p, 50)
+        if name == "locality":
+            p.add_argument("--levels", type=_positive_int("--levels"), default=8,
+                           help="Pearson matrix of dRR_1..dRR_N (default 8)")
+            p.add_argument("--regression", action="store_true",
+                           help="instead: regress dRR_i (i = 1..4) on dRR_i+1..i+k")
+            p.add_argument("--predictors", type=_positive_int("--predictors"), default=4,
+                           help="k for --regression (default 4)")
         if name in ("degrade", "subsample"):
             p.add_argument("--power", action="store_true",
                            help="add discriminative_power (percent of run pairs significant, "
@@ -220,6 +228,14 @@ def _run_suffix(args):
     from irpref.meta.experiments import suffix_agreement
 
     return suffix_agreement(judged=_judged(args))
+
+
+def _run_locality(args):
+    from irpref.meta.experiments import recall_level_correlation, recall_level_regression
+
+    if args.regression:
+        return recall_level_regression(predictors=args.predictors, judged=_judged(args))
+    return recall_level_correlation(levels=args.levels, judged=_judged(args))
 
 
 def _run_tie_probability(args: argparse.Namespace) -> pd.DataFrame:

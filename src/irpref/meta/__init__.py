@@ -26,6 +26,8 @@ _LAZY = {
     "recall_level_ties": "experiments",
     "recall_level_needed": "experiments",
     "tie_given_p1": "experiments",
+    "recall_level_correlation": "experiments",
+    "recall_level_regression": "experiments",
 }
 
 

@@ -43,7 +43,8 @@ rationals in another order).
   significance`` on compare tables counts a missing query as an empty run).
 - :func:`recall_level_ties` (Fig. 5), :func:`recall_level_needed` (Fig. 6,
   ECDF of i*), :func:`tie_given_p1` (Fig. 3): lexiprecision's recall-level
-  analyses on real runs.
+  analyses on real runs; :func:`recall_level_correlation` and
+  :func:`recall_level_regression`: locality of δRR_i (Fig. 7a, 7b).
 - :func:`suffix_agreement`: lexiprecision Table 1. Over comparisons with
   ``δRR_1 != 0``, the percent whose sign is predicted by the suffix
   ``p_{2:m}`` alone: by RR of the suffix (``δRR_2``, method ``RR``) and by
@@ -76,7 +77,9 @@ __all__ = [
     "pairwise",
     "power_percent",
     "stats_pairwise",
+    "recall_level_correlation",
     "recall_level_needed",
+    "recall_level_regression",
     "recall_level_ties",
     "subsample",
     "suffix_agreement",
@@ -626,3 +629,73 @@ def tie_given_p1(
     t = np.bincount(p1, weights=tied)
     at = np.flatnonzero(n)
     return pd.DataFrame({"p1": at, "comparisons": n[at], "probability": t[at] / n[at]})
+
+
+def _delta_rr(judged: JudgedRankings, levels: int):
+    """(P, Q, levels) δRR_i = 1/p_i - 1/p'_i (unretrieved: 1/p = 0), the
+    valid (P, Q) mask and the (Q,) relevant counts m."""
+    pos, a, b, valid, m = _level_comparisons(judged)
+    if pos.shape[2] < levels:
+        pad = np.full(pos.shape[:2] + (levels - pos.shape[2],), np.inf)
+        pos = np.concatenate([pos, pad], axis=2)
+    rr = 1.0 / pos[:, :, :levels]
+    return rr[a] - rr[b], valid, m
+
+
+def recall_level_correlation(
+    qrels=None, runs=None, *, levels: int = 8, rel: int = 1,
+    judged: JudgedRankings | None = None,
+) -> pd.DataFrame:
+    """``level_i, level_j, comparisons, pearson``: Pearson r between δRR_i and
+    δRR_j over the (run pair, query) comparisons of queries with at least
+    max(i, j) relevant items (lexiprecision section 5.3, Fig. 7a: locality of
+    δRR_i; r falls as j - i grows)."""
+    if int(levels) != levels or levels < 2:
+        raise UsageError(f"levels={levels}: must be an integer >= 2")
+    d, valid, m = _delta_rr(_judge(qrels, runs, judged, rel), int(levels))
+    rows = []
+    for i in range(levels):
+        for j in range(levels):
+            use = valid & (m > max(i, j))[None, :]
+            x, y = d[:, :, i][use], d[:, :, j][use]
+            ok = x.size > 1 and np.std(x) > 0 and np.std(y) > 0
+            rows.append({"level_i": i + 1, "level_j": j + 1, "comparisons": int(x.size),
+                         "pearson": float(np.corrcoef(x, y)[0, 1]) if ok else np.nan})
+    return pd.DataFrame(rows)
+
+
+def recall_level_regression(
+    qrels=None, runs=None, *, targets: Sequence[int] = (1, 2, 3, 4), predictors: int = 4,
+    rel: int = 1, judged: JudgedRankings | None = None,
+) -> pd.DataFrame:
+    """``target, predictor, coefficient, r2, comparisons``: least-squares fit
+    (with intercept) of δRR_i on δRR_{i+1}, ..., δRR_{i+k} (k = ``predictors``)
+    over the comparisons of queries with at least i + k relevant items
+    (lexiprecision Fig. 7b; ``predictor`` is the level i + j, ``r2`` the fit's
+    R^2, repeated on the target's rows)."""
+    targets = [int(t) for t in targets]
+    if not targets or min(targets) < 1:
+        raise UsageError(f"targets={targets}: every target level must be >= 1")
+    if int(predictors) != predictors or predictors < 1:
+        raise UsageError(f"predictors={predictors}: must be an integer >= 1")
+    k = int(predictors)
+    d, valid, m = _delta_rr(_judge(qrels, runs, judged, rel), max(targets) + k)
+    rows = []
+    for t in targets:
+        use = valid & (m >= t + k)[None, :]
+        y = d[:, :, t - 1][use]
+        x = d[:, :, t:t + k][use]  # (N, k)
+        n = y.size
+        if n <= k + 1:
+            coef, r2 = np.full(k, np.nan), np.nan
+        else:
+            design = np.column_stack([np.ones(n), x])
+            beta, *_ = np.linalg.lstsq(design, y, rcond=None)
+            coef = beta[1:]
+            ss_tot = float(((y - y.mean()) ** 2).sum())
+            ss_res = float(((y - design @ beta) ** 2).sum())
+            r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else np.nan
+        for j in range(k):
+            rows.append({"target": t, "predictor": t + j + 1, "coefficient": float(coef[j]),
+                         "r2": r2, "comparisons": n})
+    return pd.DataFrame(rows)
