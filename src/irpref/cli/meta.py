@@ -27,6 +27,7 @@ _SUB = {
     "subsample": ("_run_subsample", "tau of orderings on k sampled queries vs all queries"),
     "suffix-agreement": ("_run_suffix", "lexiprecision Table 1: suffix p_2:m predicts dRR_1"),
     "locality": ("_run_locality", "lexiprecision Fig. 7: Pearson r / regressions of dRR_i"),
+    "worst-case": ("_run_worst_case", "lexirecall Fig. 14: deterministic vs stochastic worst case"),
     "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
 }
 
@@ -65,6 +66,17 @@ def _positive_int(name: str):
         return v
 
     return parse
+
+
+def _m_range(text: str) -> tuple[int, int]:
+    parts = text.split(":")
+    try:
+        lo, hi = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (0, -1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--m {text}: expected an integer or a:b") from None
+    if lo < 1 or hi < lo:
+        raise argparse.ArgumentTypeError(f"--m {text}: expected 1 <= a <= b")
+    return lo, hi
 
 
 def _fractions(text: str) -> list[float]:
@@ -149,6 +161,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--test", choices=("paired", "t", "sign", "wilcoxon"),
                            default="paired", help="test for --power (default paired: t for "
                            "metrics and real preferences, sign test for sign preferences)")
+
+    p = sub.add_parser("worst-case", help=_SUB["worst-case"][1],
+                       description="Worst-off-user performance of an optimal deterministic "
+                       "ranking and of the uniform optimal stochastic ranker (lexirecall "
+                       "section 7.2.4, Fig. 14), exact.")
+    p.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                   default=None, metavar="METRIC", help="RR, AP, nDCG, RBP(p=...) (default RR)")
+    p.add_argument("--m", type=_m_range, default=(1, 25), dest="m_range", metavar="A:B",
+                   help="numbers of relevant items, a range a:b or one integer (default 1:25)")
+    _add_format(p)
+    p.set_defaults(meta_parser=p)
 
     p = sub.add_parser(
         "tie-probability",
@@ -236,6 +259,13 @@ def _run_locality(args):
     if args.regression:
         return recall_level_regression(predictors=args.predictors, judged=_judged(args))
     return recall_level_correlation(levels=args.levels, judged=_judged(args))
+
+
+def _run_worst_case(args):
+    from irpref.meta.stochastic import worst_case_optimal
+
+    lo, hi = args.m_range
+    return worst_case_optimal(args.measures or ["RR"], range(lo, hi + 1))
 
 
 def _run_tie_probability(args: argparse.Namespace) -> pd.DataFrame:

@@ -18,6 +18,7 @@ _LAZY = {
     "simulate_ties": "simulate",
     "tie_table": "simulate",
     "worst_case_agreement": "simulate",
+    "worst_case_optimal": "stochastic",
     "tie_rates": "experiments",
     "agreement": "experiments",
     "degrade": "experiments",
