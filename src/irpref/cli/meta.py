@@ -27,6 +27,7 @@ _SUB = {
     "subsample": ("_run_subsample", "tau of orderings on k sampled queries vs all queries"),
     "suffix-agreement": ("_run_suffix", "lexiprecision Table 1: suffix p_2:m predicts dRR_1"),
     "locality": ("_run_locality", "lexiprecision Fig. 7: Pearson r / regressions of dRR_i"),
+    "disaggregate": ("_run_disaggregate", "RPP Fig. 2, 4a: Delta mu_i per recall level, ECDF"),
     "worst-case": ("_run_worst_case", "lexirecall Fig. 14: deterministic vs stochastic worst case"),
     "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
 }
@@ -127,9 +128,11 @@ def _seeded(p: argparse.ArgumentParser, samples: int) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
     sub.required = True
-    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement", "locality"):
+    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement", "locality",
+                 "disaggregate"):
         p = sub.add_parser(name, help=_SUB[name][1], description=_SUB[name][1])
-        _real(p, _SUB[name][1], measures=name not in ("suffix-agreement", "locality"),
+        _real(p, _SUB[name][1],
+              measures=name not in ("suffix-agreement", "locality", "disaggregate"),
               aggregate=name in ("agreement", "degrade", "subsample"))
         if name == "degrade":
             p.add_argument("--fractions", type=_fractions, default=[0.1, 0.3, 0.5, 0.7, 0.9],
@@ -152,6 +155,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            help="instead: regress dRR_i (i = 1..4) on dRR_i+1..i+k")
             p.add_argument("--predictors", type=_positive_int("--predictors"), default=4,
                            help="k for --regression (default 4)")
+        if name == "disaggregate":
+            p.add_argument("--discounts", nargs="+", default=None, metavar="D",
+                           help="RBP(p=...), DCG, nDCG, AP, RR, sgn (default all, RBP p=0.5)")
+            p.add_argument("--levels", type=_positive_int("--levels"), default=20,
+                           help="recall levels 1..N of the per-level table (default 20)")
+            p.add_argument("--ecdf", action="store_true",
+                           help="instead: the ECDF of Delta mu_i over all levels")
+            p.add_argument("--points", type=_positive_int("--points"), default=201,
+                           help="ECDF points (default 201)")
         if name in ("degrade", "subsample"):
             p.add_argument("--power", action="store_true",
                            help="add discriminative_power (percent of run pairs significant, "
@@ -259,6 +271,20 @@ def _run_locality(args):
     if args.regression:
         return recall_level_regression(predictors=args.predictors, judged=_judged(args))
     return recall_level_correlation(levels=args.levels, judged=_judged(args))
+
+
+def _run_disaggregate(args):
+    from irpref.meta.disaggregate import (
+        DISCOUNTS,
+        _check_discounts,
+        disaggregated_by_level,
+        disaggregated_ecdf,
+    )
+
+    discounts = _check_discounts(args.discounts or DISCOUNTS)  # before reading files
+    if args.ecdf:
+        return disaggregated_ecdf(discounts=discounts, points=args.points, judged=_judged(args))
+    return disaggregated_by_level(discounts=discounts, levels=args.levels, judged=_judged(args))
 
 
 def _run_worst_case(args):
