@@ -28,6 +28,8 @@ _SUB = {
     "suffix-agreement": ("_run_suffix", "lexiprecision Table 1: suffix p_2:m predicts dRR_1"),
     "locality": ("_run_locality", "lexiprecision Fig. 7: Pearson r / regressions of dRR_i"),
     "disaggregate": ("_run_disaggregate", "RPP Fig. 2, 4a: Delta mu_i per recall level, ECDF"),
+    "interleaving": ("_run_interleaving",
+                     "RPP Fig. 5: offline interleaving (simulated users) vs measures"),
     "worst-case": ("_run_worst_case", "lexirecall Fig. 14: deterministic vs stochastic worst case"),
     "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
 }
@@ -129,7 +131,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
     sub.required = True
     for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement", "locality",
-                 "disaggregate"):
+                 "disaggregate", "interleaving"):
         p = sub.add_parser(name, help=_SUB[name][1], description=_SUB[name][1])
         _real(p, _SUB[name][1],
               measures=name not in ("suffix-agreement", "locality", "disaggregate"),
@@ -155,6 +157,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            help="instead: regress dRR_i (i = 1..4) on dRR_i+1..i+k")
             p.add_argument("--predictors", type=_positive_int("--predictors"), default=4,
                            help="k for --regression (default 4)")
+        if name == "interleaving":
+            p.add_argument("--model", dest="models", nargs="+", choices=("uniform", "dcg"),
+                           default=None, help="browsing models (default: uniform dcg)")
+            p.add_argument("--depth", type=_positive_int("--depth"), default=100,
+                           help="interleave the top N of each ranking (default 100)")
+            _seeded(p, 10)
         if name == "disaggregate":
             p.add_argument("--discounts", nargs="+", default=None, metavar="D",
                            help="RBP(p=...), DCG, nDCG, AP, RR, sgn (default all, RBP p=0.5)")
@@ -285,6 +293,14 @@ def _run_disaggregate(args):
     if args.ecdf:
         return disaggregated_ecdf(discounts=discounts, points=args.points, judged=_judged(args))
     return disaggregated_by_level(discounts=discounts, levels=args.levels, judged=_judged(args))
+
+
+def _run_interleaving(args):
+    from irpref.meta.interleaving import MODELS, interleaving_agreement
+
+    return interleaving_agreement(measures=args.measures or ["RPP"],
+                                  models=args.models or list(MODELS), depth=args.depth,
+                                  samples=args.samples, seed=args.seed, judged=_judged(args))
 
 
 def _run_worst_case(args):
