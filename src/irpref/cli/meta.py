@@ -30,6 +30,8 @@ _SUB = {
     "disaggregate": ("_run_disaggregate", "RPP Fig. 2, 4a: Delta mu_i per recall level, ECDF"),
     "interleaving": ("_run_interleaving",
                      "RPP Fig. 5: offline interleaving (simulated users) vs measures"),
+    "asl-reorder": ("_run_asl_reorder",
+                    "ASL Table 2: MAP -> ASL reordering (tau, dValue, dSort); --share"),
     "worst-case": ("_run_worst_case", "lexirecall Fig. 14: deterministic vs stochastic worst case"),
     "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
 }
@@ -131,10 +133,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
     sub.required = True
     for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement", "locality",
-                 "disaggregate", "interleaving"):
+                 "disaggregate", "interleaving", "asl-reorder"):
         p = sub.add_parser(name, help=_SUB[name][1], description=_SUB[name][1])
         _real(p, _SUB[name][1],
-              measures=name not in ("suffix-agreement", "locality", "disaggregate"),
+              measures=name not in ("suffix-agreement", "locality", "disaggregate",
+                                    "asl-reorder"),
               aggregate=name in ("agreement", "degrade", "subsample"))
         if name == "degrade":
             p.add_argument("--fractions", type=_fractions, default=[0.1, 0.3, 0.5, 0.7, 0.9],
@@ -157,6 +160,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            help="instead: regress dRR_i (i = 1..4) on dRR_i+1..i+k")
             p.add_argument("--predictors", type=_positive_int("--predictors"), default=4,
                            help="k for --regression (default 4)")
+        if name == "asl-reorder":
+            p.add_argument("--share", action="store_true",
+                           help="instead: per run, MAP's effective share of the top "
+                           "(Appendix A.1)")
+            p.add_argument("--margin", type=float, default=0.10,
+                           help="relative margin of 'better' for dSort (default 0.10)")
+            p.add_argument("--alpha", type=float, default=0.05,
+                           help="t-test level of 'better' for dSort (default 0.05)")
         if name == "interleaving":
             p.add_argument("--model", dest="models", nargs="+", choices=("uniform", "dcg"),
                            default=None, help="browsing models (default: uniform dcg)")
@@ -301,6 +312,18 @@ def _run_interleaving(args):
     return interleaving_agreement(measures=args.measures or ["RPP"],
                                   models=args.models or list(MODELS), depth=args.depth,
                                   samples=args.samples, seed=args.seed, judged=_judged(args))
+
+
+def _run_asl_reorder(args):
+    from irpref.meta.asl_reorder import asl_effective_share, asl_reordering
+
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha {args.alpha}: must be in (0, 1)")
+    if not args.margin >= 0:
+        raise UsageError(f"--margin {args.margin}: must be >= 0")
+    if args.share:
+        return asl_effective_share(judged=_judged(args))
+    return asl_reordering(margin=args.margin, alpha=args.alpha, judged=_judged(args))
 
 
 def _run_worst_case(args):

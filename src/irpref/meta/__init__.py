@@ -23,6 +23,8 @@ _LAZY = {
     "interleaving_agreement": "interleaving",
     "disaggregated_by_level": "disaggregate",
     "disaggregated_ecdf": "disaggregate",
+    "asl_reordering": "asl_reorder",
+    "asl_effective_share": "asl_reorder",
     "tie_rates": "experiments",
     "agreement": "experiments",
     "degrade": "experiments",
