@@ -1,6 +1,8 @@
 """``irpref meta SUBCOMMAND``: meta-evaluation experiments (ties, agreement,
-label degradation, query subsampling, suffix agreement) and tie probabilities
-of random rankings (closed form beside Monte Carlo).
+label degradation and query subsampling with discriminative power, suffix
+agreement, locality of δRR_i, disaggregated Δμ_i, offline interleaving, ASL
+reordering), tie probabilities of random rankings (closed form beside Monte
+Carlo) and the deterministic vs stochastic worst case.
 
 Every subcommand prints one tidy table: ``tsv`` (default; header row, values
 at full double precision), ``json`` (records, NaN as null) or ``table``.
