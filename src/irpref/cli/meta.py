@@ -1,6 +1,8 @@
 """``irpref meta SUBCOMMAND``: meta-evaluation experiments (ties, agreement,
-label degradation, query subsampling, suffix agreement) and tie probabilities
-of random rankings (closed form beside Monte Carlo).
+label degradation and query subsampling with discriminative power, suffix
+agreement, locality of δRR_i, disaggregated Δμ_i, offline interleaving, ASL
+reordering), tie probabilities of random rankings (closed form beside Monte
+Carlo) and the deterministic vs stochastic worst case.
 
 Every subcommand prints one tidy table: ``tsv`` (default; header row, values
 at full double precision), ``json`` (records, NaN as null) or ``table``.
@@ -26,6 +28,13 @@ _SUB = {
     "degrade": ("_run_degrade", "ties, agreement and tau as relevance labels are removed"),
     "subsample": ("_run_subsample", "tau of orderings on k sampled queries vs all queries"),
     "suffix-agreement": ("_run_suffix", "lexiprecision Table 1: suffix p_2:m predicts dRR_1"),
+    "locality": ("_run_locality", "lexiprecision Fig. 7: Pearson r / regressions of dRR_i"),
+    "disaggregate": ("_run_disaggregate", "RPP Fig. 2, 4a: Delta mu_i per recall level, ECDF"),
+    "interleaving": ("_run_interleaving",
+                     "RPP Fig. 5: offline interleaving (simulated users) vs measures"),
+    "asl-reorder": ("_run_asl_reorder",
+                    "ASL Table 2: MAP -> ASL reordering (tau, dValue, dSort); --share"),
+    "worst-case": ("_run_worst_case", "lexirecall Fig. 14: deterministic vs stochastic worst case"),
     "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
 }
 
@@ -64,6 +73,17 @@ def _positive_int(name: str):
         return v
 
     return parse
+
+
+def _m_range(text: str) -> tuple[int, int]:
+    parts = text.split(":")
+    try:
+        lo, hi = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (0, -1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--m {text}: expected an integer or a:b") from None
+    if lo < 1 or hi < lo:
+        raise argparse.ArgumentTypeError(f"--m {text}: expected 1 <= a <= b")
+    return lo, hi
 
 
 def _fractions(text: str) -> list[float]:
@@ -114,9 +134,12 @@ def _seeded(p: argparse.ArgumentParser, samples: int) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
     sub.required = True
-    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement"):
+    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement", "locality",
+                 "disaggregate", "interleaving", "asl-reorder"):
         p = sub.add_parser(name, help=_SUB[name][1], description=_SUB[name][1])
-        _real(p, _SUB[name][1], measures=name != "suffix-agreement",
+        _real(p, _SUB[name][1],
+              measures=name not in ("suffix-agreement", "locality", "disaggregate",
+                                    "asl-reorder"),
               aggregate=name in ("agreement", "degrade", "subsample"))
         if name == "degrade":
             p.add_argument("--fractions", type=_fractions, default=[0.1, 0.3, 0.5, 0.7, 0.9],
@@ -132,6 +155,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--sizes", type=_sizes, default=[5, 10, 20, 30],
                            help="numbers of queries to sample (default 5,10,20,30)")
             _seeded(p, 50)
+        if name == "locality":
+            p.add_argument("--levels", type=_positive_int("--levels"), default=8,
+                           help="Pearson matrix of dRR_1..dRR_N (default 8)")
+            p.add_argument("--regression", action="store_true",
+                           help="instead: regress dRR_i (i = 1..4) on dRR_i+1..i+k")
+            p.add_argument("--predictors", type=_positive_int("--predictors"), default=4,
+                           help="k for --regression (default 4)")
+        if name == "asl-reorder":
+            p.add_argument("--share", action="store_true",
+                           help="instead: per run, MAP's effective share of the top "
+                           "(Appendix A.1)")
+            p.add_argument("--margin", type=float, default=0.10,
+                           help="relative margin of 'better' for dSort (default 0.10)")
+            p.add_argument("--alpha", type=float, default=0.05,
+                           help="t-test level of 'better' for dSort (default 0.05)")
+        if name == "interleaving":
+            p.add_argument("--model", dest="models", nargs="+", choices=("uniform", "dcg"),
+                           default=None, help="browsing models (default: uniform dcg)")
+            p.add_argument("--depth", type=_positive_int("--depth"), default=100,
+                           help="interleave the top N of each ranking (default 100)")
+            _seeded(p, 10)
+        if name == "disaggregate":
+            p.add_argument("--discounts", nargs="+", default=None, metavar="D",
+                           help="RBP(p=...), DCG, nDCG, AP, RR, sgn (default all, RBP p=0.5)")
+            p.add_argument("--levels", type=_positive_int("--levels"), default=20,
+                           help="recall levels 1..N of the per-level table (default 20)")
+            p.add_argument("--ecdf", action="store_true",
+                           help="instead: the ECDF of Delta mu_i over all levels")
+            p.add_argument("--points", type=_positive_int("--points"), default=201,
+                           help="ECDF points (default 201)")
+        if name in ("degrade", "subsample"):
+            p.add_argument("--power", action="store_true",
+                           help="add discriminative_power (percent of run pairs significant, "
+                           "Holm over pairs) and its sd over samples")
+            p.add_argument("--alpha", type=float, default=0.05,
+                           help="significance level for --power (default 0.05)")
+            p.add_argument("--test", choices=("paired", "t", "sign", "wilcoxon"),
+                           default="paired", help="test for --power (default paired: t for "
+                           "metrics and real preferences, sign test for sign preferences)")
+
+    p = sub.add_parser("worst-case", help=_SUB["worst-case"][1],
+                       description="Worst-off-user performance of an optimal deterministic "
+                       "ranking and of the uniform optimal stochastic ranker (lexirecall "
+                       "section 7.2.4, Fig. 14), exact.")
+    p.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                   default=None, metavar="METRIC", help="RR, AP, nDCG, RBP(p=...) (default RR)")
+    p.add_argument("--m", type=_m_range, default=(1, 25), dest="m_range", metavar="A:B",
+                   help="numbers of relevant items, a range a:b or one integer (default 1:25)")
+    _add_format(p)
+    p.set_defaults(meta_parser=p)
 
     p = sub.add_parser(
         "tie-probability",
@@ -195,20 +268,71 @@ def _run_degrade(args):
 
     return degrade(measures=args.measures, fractions=args.fractions, samples=args.samples,
                    method=args.method, seed=args.seed, aggregate=args.aggregate,
-                   reference=args.reference, judged=_judged(args))
+                   reference=args.reference, judged=_judged(args), power=args.power,
+                   alpha=args.alpha, test=args.test)
 
 
 def _run_subsample(args):
     from irpref.meta.experiments import subsample
 
     return subsample(measures=args.measures, sizes=args.sizes, samples=args.samples,
-                     seed=args.seed, aggregate=args.aggregate, judged=_judged(args))
+                     seed=args.seed, aggregate=args.aggregate, judged=_judged(args),
+                     power=args.power, alpha=args.alpha, test=args.test)
 
 
 def _run_suffix(args):
     from irpref.meta.experiments import suffix_agreement
 
     return suffix_agreement(judged=_judged(args))
+
+
+def _run_locality(args):
+    from irpref.meta.experiments import recall_level_correlation, recall_level_regression
+
+    if args.regression:
+        return recall_level_regression(predictors=args.predictors, judged=_judged(args))
+    return recall_level_correlation(levels=args.levels, judged=_judged(args))
+
+
+def _run_disaggregate(args):
+    from irpref.meta.disaggregate import (
+        DISCOUNTS,
+        _check_discounts,
+        disaggregated_by_level,
+        disaggregated_ecdf,
+    )
+
+    discounts = _check_discounts(args.discounts or DISCOUNTS)  # before reading files
+    if args.ecdf:
+        return disaggregated_ecdf(discounts=discounts, points=args.points, judged=_judged(args))
+    return disaggregated_by_level(discounts=discounts, levels=args.levels, judged=_judged(args))
+
+
+def _run_interleaving(args):
+    from irpref.meta.interleaving import MODELS, interleaving_agreement
+
+    return interleaving_agreement(measures=args.measures or ["RPP"],
+                                  models=args.models or list(MODELS), depth=args.depth,
+                                  samples=args.samples, seed=args.seed, judged=_judged(args))
+
+
+def _run_asl_reorder(args):
+    from irpref.meta.asl_reorder import asl_effective_share, asl_reordering
+
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha {args.alpha}: must be in (0, 1)")
+    if not args.margin >= 0:
+        raise UsageError(f"--margin {args.margin}: must be >= 0")
+    if args.share:
+        return asl_effective_share(judged=_judged(args))
+    return asl_reordering(margin=args.margin, alpha=args.alpha, judged=_judged(args))
+
+
+def _run_worst_case(args):
+    from irpref.meta.stochastic import worst_case_optimal
+
+    lo, hi = args.m_range
+    return worst_case_optimal(args.measures or ["RR"], range(lo, hi + 1))
 
 
 def _run_tie_probability(args: argparse.Namespace) -> pd.DataFrame:

@@ -4,7 +4,11 @@ Experiments (loaded on first use): ``tie_probability``, ``rr_tie_given_p1``
 (closed forms), ``random_rankings``, ``simulate_ties``, ``tie_table``
 (Monte Carlo), ``tie_rates``, ``agreement``, ``degrade``, ``subsample``,
 ``suffix_agreement``, ``recall_level_ties``,
-``recall_level_needed``, ``tie_given_p1`` (real runs).
+``recall_level_needed``, ``tie_given_p1``, ``recall_level_correlation``,
+``recall_level_regression``, ``disaggregated_by_level``,
+``disaggregated_ecdf``, ``offline_interleaving``, ``interleaving_agreement``,
+``asl_reordering``, ``asl_effective_share`` (real runs), ``worst_case_optimal``
+(lexirecall Fig. 14).
 """
 
 from __future__ import annotations
@@ -18,6 +22,13 @@ _LAZY = {
     "simulate_ties": "simulate",
     "tie_table": "simulate",
     "worst_case_agreement": "simulate",
+    "worst_case_optimal": "stochastic",
+    "offline_interleaving": "interleaving",
+    "interleaving_agreement": "interleaving",
+    "disaggregated_by_level": "disaggregate",
+    "disaggregated_ecdf": "disaggregate",
+    "asl_reordering": "asl_reorder",
+    "asl_effective_share": "asl_reorder",
     "tie_rates": "experiments",
     "agreement": "experiments",
     "degrade": "experiments",
@@ -26,6 +37,8 @@ _LAZY = {
     "recall_level_ties": "experiments",
     "recall_level_needed": "experiments",
     "tie_given_p1": "experiments",
+    "recall_level_correlation": "experiments",
+    "recall_level_regression": "experiments",
 }
 
 

@@ -33,9 +33,18 @@ rationals in another order).
 - :func:`subsample`: tau of the ordering on k sampled queries (without
   replacement) with the ordering on all queries (RPP Fig. 6, lexiprecision
   Fig. 8b).
+- ``power=True`` in :func:`degrade` and :func:`subsample`: discriminative
+  power (Sakai 2006; lexiprecision Table 3, RPP Tables 3-4) of every measure
+  on each degraded / subsampled sample: the percent of run pairs significant
+  at ``alpha`` under :func:`irpref.significance` (``test``, default
+  ``paired``: t for metrics and real preferences, sign test for sign
+  preferences; Holm over all pairs), mean and sd over samples. As everywhere
+  here, a pair is compared on the queries both runs have (``irpref
+  significance`` on compare tables counts a missing query as an empty run).
 - :func:`recall_level_ties` (Fig. 5), :func:`recall_level_needed` (Fig. 6,
   ECDF of i*), :func:`tie_given_p1` (Fig. 3): lexiprecision's recall-level
-  analyses on real runs.
+  analyses on real runs; :func:`recall_level_correlation` and
+  :func:`recall_level_regression`: locality of δRR_i (Fig. 7a, 7b).
 - :func:`suffix_agreement`: lexiprecision Table 1. Over comparisons with
   ``δRR_1 != 0``, the percent whose sign is predicted by the suffix
   ``p_{2:m}`` alone: by RR of the suffix (``δRR_2``, method ``RR``) and by
@@ -66,7 +75,11 @@ __all__ = [
     "degrade",
     "degraded_grades",
     "pairwise",
+    "power_percent",
+    "stats_pairwise",
+    "recall_level_correlation",
     "recall_level_needed",
+    "recall_level_regression",
     "recall_level_ties",
     "subsample",
     "suffix_agreement",
@@ -202,6 +215,54 @@ def pairwise(
 def aggregate_win_rates(mats: np.ndarray) -> np.ndarray:
     """(Q, R) per-query win rates of (Q, R, R) preference matrices (RPP Eq. 7)."""
     return aggregate.win_rates(mats)
+
+
+def stats_pairwise(pw: Pairwise, name: str, rows: np.ndarray | None = None):
+    """``name`` on the query rows ``rows`` (default all) as an
+    :class:`irpref.stats.Pairwise` for :func:`irpref.significance`: a metric's
+    (R, Q) scores (NaN where a run lacks the query), a preference's (Q, R, R)
+    antisymmetric matrix (NaN where either run lacks the query)."""
+    from irpref.stats import Pairwise as StatsPairwise
+    from irpref.stats import preference_kind
+
+    queries = pw.queries if rows is None else pw.queries[rows]
+    runs = np.asarray(pw.runs, dtype=object)
+    if pw.kinds[name] == "metric":
+        v, pres = pw.per_query[name], pw.present
+        if rows is not None:
+            v, pres = v[rows], pres[rows]
+        return StatsPairwise.from_scores(np.where(pres, v, np.nan).T, runs, queries, name)
+    d = np.where(pw.valid, pw.values[name], np.nan)
+    if rows is not None:
+        d = d[:, rows]
+    r = len(runs)
+    mats = np.full((d.shape[1], r, r), np.nan)
+    mats[:, np.arange(r), np.arange(r)] = 0.0
+    mats[:, pw.a, pw.b] = d.T
+    mats[:, pw.b, pw.a] = -d.T
+    return StatsPairwise.from_matrix(mats, preference_kind(name, d), runs, queries, name)
+
+
+POWER_TESTS = ("paired", "t", "sign", "wilcoxon")
+
+
+def _check_power(alpha: float, test: str) -> None:
+    if not 0 < alpha < 1:
+        raise UsageError(f"alpha={alpha}: must be in (0, 1)")
+    if test not in POWER_TESTS:
+        raise UsageError(f"test={test!r}: must be one of {', '.join(POWER_TESTS)}")
+
+
+def power_percent(
+    pw: Pairwise, rows: np.ndarray | None = None, *, alpha: float = 0.05, test: str = "paired"
+) -> np.ndarray:
+    """(len(names),) discriminative power of every measure of ``pw`` on the
+    query rows ``rows``: percent of run pairs with Holm-adjusted p < alpha."""
+    from irpref.meta.discriminative import discriminative_power
+
+    tables = [stats_pairwise(pw, n, rows) for n in pw.names]
+    dp = discriminative_power(tables, alpha=alpha, test=test, correction="holm")
+    return dp.set_index("measure")["percent"].reindex(pw.names).to_numpy(np.float64)
 
 
 def _sign(x: np.ndarray) -> np.ndarray:
@@ -346,10 +407,13 @@ def degrade(
     fractions: Sequence[float] = (0.1, 0.3, 0.5, 0.7, 0.9), samples: int = 10,
     method: str = "uniform", seed: int | None = 0, rel: int = 1, aggregate: str = "winrate",
     reference: str | None = None, judged: JudgedRankings | None = None,
+    power: bool = False, alpha: float = 0.05, test: str = "paired",
 ) -> pd.DataFrame:
     """``measure, fraction, percent_tied, agreement, kendall_tau`` (means over
     ``samples``) and ``*_sd`` (sample standard deviations, ddof=1; 0 for one
-    sample). Same seed, same table.
+    sample). Same seed, same table. ``power=True`` adds
+    ``discriminative_power`` and its ``_sd`` (percent of run pairs
+    significant at ``alpha`` on each degraded sample; see module docstring).
 
     Agreement and tau are with each measure's own complete-label comparisons
     and ordering, or with those of ``reference`` on complete labels (e.g.
@@ -357,6 +421,7 @@ def degrade(
     """
     fractions = _parse_fractions(fractions)
     samples = _check_samples(samples)
+    _check_power(alpha, test)
     if method not in ("uniform", "frequency"):
         raise UsageError(f"method={method!r}: must be uniform or frequency")
     judged = _judge(qrels, runs, judged, rel, measures)
@@ -367,15 +432,18 @@ def degrade(
     full_scores = {n: full.scores(reference or n) for n in names}
     ix = _relevant_index(judged)
     rng = np.random.default_rng(seed)
-    res = np.empty((len(fractions), samples, len(names), 3))
+    res = np.empty((len(fractions), samples, len(names), 4))
+    res[..., 3] = np.nan
     for fi, f in enumerate(fractions):
         for s in range(samples):
             pw = pairwise(degraded_grades(judged, f, rng, method=method, index=ix),
                           names, aggregate=aggregate)
+            if power:
+                res[fi, s, :, 3] = power_percent(pw, alpha=alpha, test=test)
             for mi, n in enumerate(names):
                 v = pw.values[n][full.valid]
                 target = full_sign[n]
-                res[fi, s, mi] = (
+                res[fi, s, mi, :3] = (
                     100.0 * np.mean(np.abs(v) <= TOL),
                     np.mean(_sign(v)[target != 0] == target[target != 0])
                     if np.any(target != 0) else np.nan,
@@ -393,6 +461,9 @@ def degrade(
                 "percent_tied_sd": sd[fi, mi, 0], "agreement_sd": sd[fi, mi, 1],
                 "kendall_tau_sd": sd[fi, mi, 2],
             })
+            if power:
+                rows[-1]["discriminative_power"] = mean[fi, mi, 3]
+                rows[-1]["discriminative_power_sd"] = sd[fi, mi, 3]
     return pd.DataFrame(rows)
 
 
@@ -400,9 +471,13 @@ def subsample(
     qrels=None, runs=None, measures: Sequence[str] = ("RR", "sgnLP"), *,
     sizes: Sequence[int] = (5, 10, 20, 30), samples: int = 50, seed: int | None = 0,
     rel: int = 1, aggregate: str = "winrate", judged: JudgedRankings | None = None,
+    power: bool = False, alpha: float = 0.05, test: str = "paired",
 ) -> pd.DataFrame:
     """``measure, size, kendall_tau, kendall_tau_sd``: tau between the ordering
-    on ``size`` queries drawn without replacement and the ordering on all."""
+    on ``size`` queries drawn without replacement and the ordering on all.
+    ``power=True`` adds ``discriminative_power`` and its ``_sd`` on the
+    sampled queries (see module docstring)."""
+    _check_power(alpha, test)
     sizes = [int(k) for k in sizes]
     if not sizes or any(k < 1 for k in sizes):
         raise UsageError(f"sizes={sizes}: every size must be >= 1")
@@ -417,9 +492,17 @@ def subsample(
     for k in sizes:
         picks = np.argsort(rng.random((samples, nq)), axis=1)[:, :k]
         taus = np.array([[_tau(pw.scores(n, p), full[n]) for p in picks] for n in pw.names])
-        for n, t in zip(pw.names, taus):
+        if power:
+            pows = np.array([power_percent(pw, np.sort(p), alpha=alpha, test=test)
+                             for p in picks]).T
+        for mi, (n, t) in enumerate(zip(pw.names, taus)):
             rows.append({"measure": n, "size": k, "kendall_tau": float(np.nanmean(t)),
                          "kendall_tau_sd": float(np.nanstd(t, ddof=1)) if samples > 1 else 0.0})
+            if power:
+                pm = pows[mi]
+                rows[-1]["discriminative_power"] = float(np.mean(pm))
+                rows[-1]["discriminative_power_sd"] = (
+                    float(np.std(pm, ddof=1)) if samples > 1 else 0.0)
     return pd.DataFrame(rows)
 
 
@@ -546,3 +629,73 @@ def tie_given_p1(
     t = np.bincount(p1, weights=tied)
     at = np.flatnonzero(n)
     return pd.DataFrame({"p1": at, "comparisons": n[at], "probability": t[at] / n[at]})
+
+
+def _delta_rr(judged: JudgedRankings, levels: int):
+    """(P, Q, levels) δRR_i = 1/p_i - 1/p'_i (unretrieved: 1/p = 0), the
+    valid (P, Q) mask and the (Q,) relevant counts m."""
+    pos, a, b, valid, m = _level_comparisons(judged)
+    if pos.shape[2] < levels:
+        pad = np.full(pos.shape[:2] + (levels - pos.shape[2],), np.inf)
+        pos = np.concatenate([pos, pad], axis=2)
+    rr = 1.0 / pos[:, :, :levels]
+    return rr[a] - rr[b], valid, m
+
+
+def recall_level_correlation(
+    qrels=None, runs=None, *, levels: int = 8, rel: int = 1,
+    judged: JudgedRankings | None = None,
+) -> pd.DataFrame:
+    """``level_i, level_j, comparisons, pearson``: Pearson r between δRR_i and
+    δRR_j over the (run pair, query) comparisons of queries with at least
+    max(i, j) relevant items (lexiprecision section 5.3, Fig. 7a: locality of
+    δRR_i; r falls as j - i grows)."""
+    if int(levels) != levels or levels < 2:
+        raise UsageError(f"levels={levels}: must be an integer >= 2")
+    d, valid, m = _delta_rr(_judge(qrels, runs, judged, rel), int(levels))
+    rows = []
+    for i in range(levels):
+        for j in range(levels):
+            use = valid & (m > max(i, j))[None, :]
+            x, y = d[:, :, i][use], d[:, :, j][use]
+            ok = x.size > 1 and np.std(x) > 0 and np.std(y) > 0
+            rows.append({"level_i": i + 1, "level_j": j + 1, "comparisons": int(x.size),
+                         "pearson": float(np.corrcoef(x, y)[0, 1]) if ok else np.nan})
+    return pd.DataFrame(rows)
+
+
+def recall_level_regression(
+    qrels=None, runs=None, *, targets: Sequence[int] = (1, 2, 3, 4), predictors: int = 4,
+    rel: int = 1, judged: JudgedRankings | None = None,
+) -> pd.DataFrame:
+    """``target, predictor, coefficient, r2, comparisons``: least-squares fit
+    (with intercept) of δRR_i on δRR_{i+1}, ..., δRR_{i+k} (k = ``predictors``)
+    over the comparisons of queries with at least i + k relevant items
+    (lexiprecision Fig. 7b; ``predictor`` is the level i + j, ``r2`` the fit's
+    R^2, repeated on the target's rows)."""
+    targets = [int(t) for t in targets]
+    if not targets or min(targets) < 1:
+        raise UsageError(f"targets={targets}: every target level must be >= 1")
+    if int(predictors) != predictors or predictors < 1:
+        raise UsageError(f"predictors={predictors}: must be an integer >= 1")
+    k = int(predictors)
+    d, valid, m = _delta_rr(_judge(qrels, runs, judged, rel), max(targets) + k)
+    rows = []
+    for t in targets:
+        use = valid & (m >= t + k)[None, :]
+        y = d[:, :, t - 1][use]
+        x = d[:, :, t:t + k][use]  # (N, k)
+        n = y.size
+        if n <= k + 1:
+            coef, r2 = np.full(k, np.nan), np.nan
+        else:
+            design = np.column_stack([np.ones(n), x])
+            beta, *_ = np.linalg.lstsq(design, y, rcond=None)
+            coef = beta[1:]
+            ss_tot = float(((y - y.mean()) ** 2).sum())
+            ss_res = float(((y - design @ beta) ** 2).sum())
+            r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else np.nan
+        for j in range(k):
+            rows.append({"target": t, "predictor": t + j + 1, "coefficient": float(coef[j]),
+                         "r2": r2, "comparisons": n})
+    return pd.DataFrame(rows)
