@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
+from irpref.report.tables import FORMATS, PAPER_FORMATS
+from irpref.report.tables import write_frame as write_any
 
 # subcommand -> (function name in this module, one-line help)
 _SUB = {
@@ -31,7 +33,7 @@ _SUB = {
 
 
 def _add_format(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("tsv", "table", "json"), default="tsv",
+    p.add_argument("--format", choices=FORMATS, default="tsv",
                    help="output format (default tsv: full precision)")
 
 
@@ -234,7 +236,9 @@ def _cell(v) -> str:
 
 def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO) -> None:
     """``frame`` as TSV (header, ``repr`` floats), JSON records (NaN -> null) or a table."""
-    if fmt == "tsv":
+    if fmt in PAPER_FORMATS:
+        write_any(frame, fmt, out)
+    elif fmt == "tsv":
         out.write("\t".join(frame.columns) + "\n")
         for row in frame.itertuples(index=False):
             out.write("\t".join(_cell(v) for v in row) + "\n")
