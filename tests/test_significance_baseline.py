@@ -143,3 +143,28 @@ def test_natural_sort():
     assert natural_key(None) > natural_key("zzz")
     frame = pd.DataFrame({"query": ["q10", None, "q2", "q10"], "v": [1, 2, 3, 4]})
     assert list(sort_queries(frame)["v"]) == [3, 1, 4, 2]
+
+
+def test_summarize_wide(results):
+    table = irpref.summarize(results, wide=True)
+    tidy = irpref.summarize(results)
+    assert list(table.columns) == ["AP", "P@10"]
+    assert list(table.index) == list(pd.unique(results["run"]))
+    for row in tidy.itertuples():
+        assert table.at[row.run, row.measure] == row.value
+
+
+def test_per_query_rows_in_natural_order(tmp_path):
+    qids = ["106_10", "106_2", "9", "10"]
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"{q} 0 d1 1\n" for q in qids))
+    run = tmp_path / "r1"
+    run.write_text("".join(f"{q} Q0 d{i} {i} {5 - i} r1\n" for q in qids for i in (1, 2)))
+    for command in (["evaluate", "-m", "AP", "--per-query"],
+                    ["ties", "-m", "AP", "--per-query"]):
+        r = cli(command[0], str(qrels), str(run), *command[1:], "--format", "tsv")
+        assert r.returncode == 0, r.stderr
+        seen = [line.split("\t")[1] for line in r.stdout.splitlines()[1:]]
+        seen = [q for q in seen if q]
+        assert seen == sorted(seen, key=natural_key)
+        assert seen[0] == "9" and seen.index("106_2") < seen.index("106_10")

@@ -38,6 +38,7 @@ __all__ = [
     "format_value",
     "natural_key",
     "natural_sorted",
+    "sort_queries",
     "write_frame",
     "tsv_chunks",
     "write_json",
