@@ -448,13 +448,17 @@ def hsd_permutations(
     The stream does not depend on ``batch``: permuting the rows one after the
     other draws the same numbers in any batching.
     """
+    from irpref import progress
+
     dtype = np.int16 if n_runs < 2**15 else np.int32
     base = np.arange(n_runs, dtype=dtype)
     done = 0
-    while done < permutations:
-        b = min(batch, permutations - done)
-        yield rng.permuted(np.broadcast_to(base, (b, n_queries, n_runs)), axis=-1)
-        done += b
+    with progress.task(permutations, "randomized HSD", "perm") as bar:
+        while done < permutations:
+            b = min(batch, permutations - done)
+            yield rng.permuted(np.broadcast_to(base, (b, n_queries, n_runs)), axis=-1)
+            done += b
+            bar.update(b)
 
 
 def tukey_hsd(
