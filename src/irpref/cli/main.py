@@ -37,6 +37,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "judge": ("judge", "read and judge qrels + runs once, save them to Parquet for later commands"),
     "meta": ("meta", "meta-evaluation: ties, agreement, degradation, tie probabilities"),
     "report": ("report", "one self-contained HTML (or Markdown) report with tables and plots"),
+    "plot": ("plot", "one figure (differences, distributions, preferences, ...) as PNG/SVG/PDF"),
 }
 
 GLOBAL_FLAGS = ("--debug", "--quiet")
