@@ -96,6 +96,10 @@ def _summary_table(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
     return pd.DataFrame.from_dict(cells, orient="index").rename_axis("run").reset_index()
 
 
+DEGRADE_FRACTIONS = (0.3, 0.6, 0.9)
+DEGRADE_SAMPLES = 3  # cheap: 9 pairwise comparisons of RR and sgnLP
+
+
 def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *,
                  baseline: str | None = None, rel: int = 1,
                  preferences: Sequence[str] = PREFERENCES, alpha: float = 0.05,
@@ -108,7 +112,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     from irpref import progress
 
     measures = list(measures or DEFAULT_MEASURES)
-    bar = progress.bar(7, "report", "step")
+    bar = progress.bar(7, "report", "step")  # one step per section
     try:
         return _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
     finally:
@@ -230,6 +234,19 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
                          png=_png(plots.search_length_change(sl, r, baseline)))
                    for r in names if r != baseline])]))
     bar.update()
+    if len(names) >= 2:
+        from irpref.meta.experiments import degrade
+
+        curves = degrade(measures=["RR", "sgnLP"], fractions=DEGRADE_FRACTIONS,
+                         samples=DEGRADE_SAMPLES, seed=0, judged=judged)
+        sections.append(Section(
+            "robustness", "Robustness to missing labels",
+            f"Ties, sign agreement and Kendall's tau with the full-label comparisons as a "
+            f"fraction of relevance labels is removed ({DEGRADE_SAMPLES} seeded samples per "
+            "point, mean ± 1 sd shaded), as in Diaz, SIGIR 2023, Fig. 8.",
+            [Block("figure", "Label degradation", png=_png(plots.meta_curves(curves))),
+             Block("details", "Degradation table", open=False,
+                   children=[Block("table", table=curves)])]))
     return Report(title, names, measures, baseline, sections)
 
 
