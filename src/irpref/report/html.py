@@ -243,7 +243,7 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
             "robustness", "Robustness to missing labels",
             f"Ties, sign agreement and Kendall's tau with the full-label comparisons as a "
             f"fraction of relevance labels is removed ({DEGRADE_SAMPLES} seeded samples per "
-            "point, mean ± 1 sd shaded), as in Diaz, SIGIR 2023, Fig. 8.",
+            "point, mean ± 1 sd shaded), after Diaz, lexiprecision (2023), Fig. 8a.",
             [Block("figure", "Label degradation", png=_png(plots.meta_curves(curves))),
              Block("details", "Degradation table", open=False,
                    children=[Block("table", table=curves)])]))

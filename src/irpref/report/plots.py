@@ -15,7 +15,7 @@ Diaz & Ferraro, "Offline retrieval evaluation without evaluation metrics"
 (RPP), SIGIR 2022); search lengths (atomized search length, ASL paper
 Figs. 5-6); ties (McSherry & Najork, ECIR 2008); discriminative power
 (Sakai, SIGIR 2006); meta-evaluation curves of label degradation and query
-subsampling (Diaz, SIGIR 2023, Fig. 8).
+subsampling (after Diaz, lexiprecision, 2023, Figs. 8-9).
 """
 
 from __future__ import annotations
@@ -429,7 +429,8 @@ def meta_curve_data(table: pd.DataFrame) -> pd.DataFrame:
 def meta_curves(table: pd.DataFrame):
     """One panel per statistic (agreement, tau, ties) against the fraction of
     labels removed or the queries kept, one line per measure with one standard
-    deviation shaded (Diaz, SIGIR 2023, Fig. 8)."""
+    deviation shaded (after Diaz, lexiprecision, 2023, Figs. 8-9, which
+    measure agreement with dRR_1; here each measure's own full-label comparisons)."""
     plt = _plt()
     data = meta_curve_data(table)
     stats = list(pd.unique(data["statistic"]))
