@@ -86,3 +86,11 @@ def test_quiet_silences_the_bar():
     result, terminal = run_with_tty_stderr([*HSD, "--quiet"])
     assert result.returncode == 0
     assert b"randomized HSD" not in terminal
+
+
+def test_meta_degrade_bar_and_quiet_after_the_experiment():
+    args = ["meta", "degrade", QRELS, *RUNS, "--rel", "2", "-m", "RR", "sgnLP", "--samples", "100"]
+    result, terminal = run_with_tty_stderr(args)
+    assert result.returncode == 0 and b"degrade" in terminal
+    result, terminal = run_with_tty_stderr([*args, "--quiet"])
+    assert result.returncode == 0 and terminal == b""

@@ -168,3 +168,9 @@ def test_per_query_rows_in_natural_order(tmp_path):
         seen = [q for q in seen if q]
         assert seen == sorted(seen, key=natural_key)
         assert seen[0] == "9" and seen.index("106_2") < seen.index("106_10")
+
+
+def test_meta_tables_in_paper_formats():
+    r = cli("meta", "ties", QRELS, *RUNS, "--rel", "2", "-m", "RR", "sgnLP", "--format", "latex")
+    assert r.returncode == 0, r.stderr
+    assert r"\toprule" in r.stdout and "sgnLP" in r.stdout and r"percent\_tied" in r.stdout

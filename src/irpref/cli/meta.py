@@ -155,6 +155,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     _add_format(p)
     p.set_defaults(meta_parser=p)
+    from irpref.cli.main import _add_global
+
+    for experiment in sub.choices.values():  # --quiet/--debug after the experiment too
+        _add_global(experiment)
 
 
 def run(args: argparse.Namespace) -> int:
