@@ -27,7 +27,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 SECTIONS = ["Summary against the baseline", "Per-query views",
             "Preferences and system orderings", "Significance and discriminative power",
-            "Ties", "Search lengths"]
+            "Ties", "Search lengths", "Robustness to missing labels"]
 
 
 def _irpref() -> str:

@@ -137,13 +137,22 @@ def evaluate(
     return tidy(judged, values, mask)
 
 
-def summarize(results: pd.DataFrame) -> pd.DataFrame:
+def summarize(results: pd.DataFrame, wide: bool = False) -> pd.DataFrame:
     """Aggregate per-query rows into one row per (run, measure): columns run, measure, value.
 
     Each measure uses its family's aggregate (mean unless stated otherwise).
     Every row of ``results`` with a query id is a query (``all`` included);
     rows whose query is null (mean rows printed by the CLI) are left out.
+    ``wide=True`` returns the run x measure table instead: index ``run`` (in
+    input order), one column per measure (in input order).
     """
+    if wide:
+        tidy = summarize(results)
+        table = tidy.pivot(index="run", columns="measure", values="value")
+        table = table.reindex(index=pd.unique(tidy["run"]), columns=pd.unique(tidy["measure"]))
+        table.columns.name = None
+        table.index.name = "run"
+        return table
     from irpref.measures import parse_measure
 
     out = []

@@ -42,6 +42,7 @@ __all__ = [
     "TESTS",
     "Pairwise",
     "adjust_pvalues",
+    "against_baseline",
     "as_pairwise",
     "bootstrap_ci",
     "hsd_permutations",
@@ -447,13 +448,17 @@ def hsd_permutations(
     The stream does not depend on ``batch``: permuting the rows one after the
     other draws the same numbers in any batching.
     """
+    from irpref import progress
+
     dtype = np.int16 if n_runs < 2**15 else np.int32
     base = np.arange(n_runs, dtype=dtype)
     done = 0
-    while done < permutations:
-        b = min(batch, permutations - done)
-        yield rng.permuted(np.broadcast_to(base, (b, n_queries, n_runs)), axis=-1)
-        done += b
+    with progress.task(permutations, "randomized HSD", "perm") as bar:
+        while done < permutations:
+            b = min(batch, permutations - done)
+            yield rng.permuted(np.broadcast_to(base, (b, n_queries, n_runs)), axis=-1)
+            done += b
+            bar.update(b)
 
 
 def tukey_hsd(
@@ -793,6 +798,7 @@ def significance(
     kinds: dict[str, str] | None = None,
     wilcoxon_method: str = "auto",
     strict: bool = False,
+    baseline: str | None = None,
 ) -> pd.DataFrame:
     """Test every run pair of every measure in tidy tables; one row per (measure, test, pair).
 
@@ -812,6 +818,9 @@ def significance(
     bootstrap:    bootstrap resamples for the CI of the mean (0: none).
     strict:       HSD counts only permuted maxima strictly above the observed
                   value (see :func:`tukey_hsd`).
+    baseline:     keep only the pairs (run, ``baseline``), oriented so that
+                  ``mean`` = run - baseline, with ``correction`` over those R - 1
+                  comparisons (see :func:`against_baseline`).
 
     See :func:`pair_tests` for the columns; :func:`irpref.discriminative_power`
     summarizes the result.
@@ -848,5 +857,54 @@ def significance(
                 wilcoxon_method=wilcoxon_method, strict=strict,
             ))
     frame = pd.concat(out, ignore_index=True)
-    frame.attrs.update(correction=correction, permutations=permutations, seed=seed)
+    if baseline is not None:
+        frame = against_baseline(frame, baseline, correction)
+    frame.attrs.update(correction=correction, permutations=permutations, seed=seed,
+                       baseline=baseline)
     return frame
+
+
+def against_baseline(frame: pd.DataFrame, baseline: str, correction: str = "holm") -> pd.DataFrame:
+    """The rows of a :func:`significance` table that test a run against ``baseline``.
+
+    Each kept row is oriented as (run_a = run, run_b = ``baseline``), so ``mean``
+    is run - baseline (positive: the run is better on a higher-is-better
+    measure). Flipping a pair negates ``mean``, ``effect`` (t/wilcoxon/hsd),
+    the t statistic and the CI, swaps wins and losses and turns the sign
+    test's win proportion w into 1 - w; two-sided p-values are unchanged.
+    ``p_adjusted`` is recomputed with ``correction`` over the R - 1 baseline
+    comparisons of each (measure, test) (randomized HSD p-values are already
+    family-wise over all pairs and are kept). Raises ``UsageError`` naming the
+    runs when ``baseline`` is not one of them.
+    """
+    from irpref.errors import UsageError
+
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
+    runs = pd.unique(pd.concat([frame["run_a"], frame["run_b"]]).astype(object))
+    if baseline not in set(runs):
+        raise UsageError(f"--baseline {baseline!r} is not one of the runs: "
+                         + ", ".join(map(str, runs)))
+    keep = (frame["run_a"] == baseline) | (frame["run_b"] == baseline)
+    out = frame[keep].reset_index(drop=True).copy()
+    flip = (out["run_a"] == baseline).to_numpy()
+    a, b = out["run_a"].to_numpy(object).copy(), out["run_b"].to_numpy(object).copy()
+    out["run_a"], out["run_b"] = np.where(flip, b, a), np.where(flip, a, b)
+    wins, losses = out["wins"].to_numpy().copy(), out["losses"].to_numpy().copy()
+    out["wins"], out["losses"] = np.where(flip, losses, wins), np.where(flip, wins, losses)
+    test = out["test"].to_numpy(object)
+    sign = test == "sign"
+    mean, effect = out["mean"].to_numpy(np.float64), out["effect"].to_numpy(np.float64)
+    out["mean"] = np.where(flip, -mean, mean)
+    out["effect"] = np.where(flip, np.where(sign, 1.0 - effect, -effect), effect)
+    stat = out["statistic"].to_numpy(np.float64)
+    stat = np.where(flip & (test == "t"), -stat, stat)
+    out["statistic"] = np.where(flip & sign, out["wins"].to_numpy(np.float64), stat)
+    low, high = out["ci_low"].to_numpy(np.float64), out["ci_high"].to_numpy(np.float64)
+    out["ci_low"], out["ci_high"] = np.where(flip, -high, low), np.where(flip, -low, high)
+    for _, idx in out.groupby(["measure", "test"], sort=False).groups.items():
+        idx = np.asarray(idx)
+        if out.at[idx[0], "test"] != "hsd":
+            out.loc[idx, "p_adjusted"] = adjust_pvalues(out.loc[idx, "p"].to_numpy(np.float64),
+                                                        correction)
+    return out

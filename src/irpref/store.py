@@ -55,8 +55,9 @@ class StaleCacheError(InputError):
 
 
 def is_judged_file(path) -> bool:
-    """True when ``path`` is a Parquet file written by :func:`save`."""
-    if not isinstance(path, (str, os.PathLike)):  # a DataFrame, dict or read Qrels
+    """True when ``path`` is a Parquet file written by :func:`save` (False for
+    anything that is not a path, e.g. qrels already read)."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
         return False
     try:
         with open(path, "rb") as f:

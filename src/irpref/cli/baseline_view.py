@@ -1,7 +1,8 @@
 """``irpref evaluate`` options for a baseline view and paper formats.
 
 ``--baseline RUN [--test paired|t|wilcoxon|sign] [--correction holm|bonferroni|bh|none]
-[--alpha 0.05] [--ci [t|bootstrap]]`` and ``--format markdown|latex|html``.
+[--alpha 0.05] [--ci [t|bootstrap]]`` and the layout of ``--format markdown|latex|html``
+(the choices are :data:`irpref.report.tables.FORMATS`).
 The subcommand calls :func:`add_arguments` from its own ``add_arguments`` and
 returns :func:`write` from ``run`` when :func:`wanted` (see
 ``src/irpref/cli/evaluate.py``); the numbers come from
@@ -18,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
+from irpref.report.tables import PAPER_FORMATS
 
-PAPER_FORMATS = ("markdown", "latex", "html")
 TESTS = ("paired", "t", "wilcoxon", "sign")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
@@ -37,10 +38,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="confidence interval of each mean: t (default) or bootstrap")
     g.add_argument("--confidence", type=float, default=0.95, help="CI level (0.95)")
     g.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
-    for action in parser._actions:  # --format also takes the paper formats
-        if action.dest == "format" and action.choices is not None:
-            action.choices = [*action.choices, *(f for f in PAPER_FORMATS
-                                                 if f not in action.choices)]
 
 
 def wanted(args: argparse.Namespace) -> bool:

@@ -8,7 +8,8 @@ One contract for every subcommand (``irpref trec_eval`` included):
   ``interrupted``, no traceback);
 - every error is one line ``irpref CMD: error: ...``; anything unexpected is
   ``irpref CMD: internal error: ...`` and ``--debug`` shows the traceback;
-- ``--quiet`` silences warnings and notes.
+- ``--quiet`` silences warnings, notes and progress bars (bars are drawn on
+  standard error only when it is a terminal, see :mod:`irpref.progress`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "judge": ("judge", "read and judge qrels + runs once, save them to Parquet for later commands"),
     "meta": ("meta", "meta-evaluation: ties, agreement, degradation, tie probabilities"),
     "report": ("report", "one self-contained HTML (or Markdown) report with tables and plots"),
+    "plot": ("plot", "one figure (differences, distributions, preferences, ...) as PNG/SVG/PDF"),
 }
 
 GLOBAL_FLAGS = ("--debug", "--quiet")
@@ -49,7 +51,7 @@ def _add_global(parser: argparse.ArgumentParser) -> None:
                             help="show the Python traceback of an internal error")
     if "--quiet" not in known:
         parser.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
-                            help="no warnings or notes on standard error")
+                            help="no warnings, notes or progress bars on standard error")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,6 +103,9 @@ def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
     flags["--quiet"] = flags["--quiet"] or bool(getattr(args, "quiet", False))
     args.quiet = flags["--quiet"]
     _setup_warnings(flags["--quiet"])
+    from irpref import progress
+
+    progress.silence(flags["--quiet"])  # bars only on a terminal, never with --quiet
     keep_freed_memory()  # large arrays are reused, not faulted in again
     try:
         return int(modules[args.command].run(args) or 0)

@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
+from irpref.report.tables import FORMATS, PAPER_FORMATS
+from irpref.report.tables import write_frame as write_any
 
 # subcommand -> (function name in this module, one-line help)
 _SUB = {
@@ -40,7 +42,7 @@ _SUB = {
 
 
 def _add_format(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("tsv", "table", "json"), default="tsv",
+    p.add_argument("--format", choices=FORMATS, default="tsv",
                    help="output format (default tsv: full precision)")
 
 
@@ -226,6 +228,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     _add_format(p)
     p.set_defaults(meta_parser=p)
+    from irpref.cli.main import _add_global
+
+    for experiment in sub.choices.values():  # --quiet/--debug after the experiment too
+        _add_global(experiment)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -358,7 +364,9 @@ def _cell(v) -> str:
 
 def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO) -> None:
     """``frame`` as TSV (header, ``repr`` floats), JSON records (NaN -> null) or a table."""
-    if fmt == "tsv":
+    if fmt in PAPER_FORMATS:
+        write_any(frame, fmt, out)
+    elif fmt == "tsv":
         out.write("\t".join(frame.columns) + "\n")
         for row in frame.itertuples(index=False):
             out.write("\t".join(_cell(v) for v in row) + "\n")

@@ -1,10 +1,14 @@
-"""``irpref significance QRELS RUN... -m MEASURE... [--test ...] [--summary]``
+"""``irpref significance QRELS RUN... -m MEASURE... [--test ...] [--baseline RUN] [--compact]
+[--summary]``
 
 Tests every pair of runs under each measure: metrics (``evaluate``) are
 compared by their per-query differences, preferences (``compare``) by their
 per-query values. Prints, per run pair, the raw and adjusted p-values and
 effect sizes; with ``--summary``, the discriminative power of each measure
-and test (percentage of pairs with adjusted p < alpha).
+and test (percentage of pairs with adjusted p < alpha). ``--baseline RUN``
+tests each run against RUN only (``mean`` = run - RUN, correction over those
+comparisons); ``--compact`` (implied by ``--baseline`` for the terminal table)
+keeps the columns a reader needs and adds ``significant`` (p_adjusted < alpha).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from irpref.cli.common import (
 from irpref.errors import UsageError
 from irpref.evaluate import evaluate
 from irpref.meta.discriminative import discriminative_power
-from irpref.report.tables import write_json, write_tsv
+from irpref.report.tables import write_frame as write_any
 from irpref.stats import CORRECTIONS, TESTS, significance
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "RR"]
@@ -71,6 +75,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="level of the bootstrap CI (default 0.95)")
     parser.add_argument("--summary", action="store_true",
                         help="one row per (measure, test): discriminative power in percent")
+    parser.add_argument("--baseline", metavar="RUN", default=None,
+                        help="test each run against RUN only (mean = run - RUN); the "
+                             "correction is over those comparisons")
+    parser.add_argument("--compact", action="store_true",
+                        help="compact view: measure, test, runs, mean, W/L/T, p_adjusted and a "
+                             "significant column (default for the table with --baseline)")
     add_format(parser)
     add_output(parser)
 
@@ -140,24 +150,45 @@ def run(args: argparse.Namespace) -> int:
     results = test_all(
         tables, tests, correction=args.correction, permutations=args.permutations, seed=seed,
         bootstrap=0 if args.summary else args.bootstrap, confidence=args.confidence,
-        strict=args.hsd_strict,
+        strict=args.hsd_strict, baseline=args.baseline,
     )
-    frame = discriminative_power(results, args.alpha) if args.summary else results
+    if args.summary:
+        with open_output(args.output) as out:
+            write_any(discriminative_power(results, args.alpha), args.format, out)
+        return 0
+    results = results.copy()
+    results["significant"] = (results["p_adjusted"] < args.alpha).to_numpy()
+    compact = args.compact or (args.baseline is not None and args.format != "tsv"
+                               and args.format != "json")
+    frame = compact_view(results) if compact else results
     with open_output(args.output) as out:
-        write_frame(frame, args.format, out)
+        write_any(frame, args.format, out, digits=4, legend=legend(args, compact))
     return 0
 
 
+def compact_view(results: pd.DataFrame) -> pd.DataFrame:
+    """measure, test, run_a, run_b, mean (a - b), W/L/T, p_adjusted, significant."""
+    view = results[["measure", "test", "run_a", "run_b", "mean"]].copy()
+    view["W/L/T"] = [f"{w}/{lo}/{t}" for w, lo, t in
+                     zip(results["wins"], results["losses"], results["ties"])]
+    view["p_adjusted"] = results["p_adjusted"]
+    view["significant"] = results["significant"]
+    return view.rename(columns={"mean": "mean (a - b)"})
+
+
+def legend(args: argparse.Namespace, compact: bool) -> str:
+    """One line under the table: the sign convention of mean and the decision rule."""
+    who = (f"run_a - run_b (run_b = baseline {args.baseline})" if args.baseline
+           else "run_a - run_b")
+    text = (f"mean = {who}: per-query difference for metrics, mean preference of run_a over "
+            f"run_b for preferences; > 0 favours run_a. significant: p_adjusted < {args.alpha:g} "
+            f"({args.correction} correction")
+    text += " over the baseline comparisons)." if args.baseline else " over all run pairs)."
+    if compact:
+        text += " W/L/T: queries run_a wins/loses/ties."
+    return text
+
+
 def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO) -> None:
-    """A wide frame as an aligned table, TSV (full precision) or JSON records."""
-    if fmt == "tsv":
-        write_tsv(frame, out)
-    elif fmt == "json":
-        write_json(frame, out)
-    else:
-        if frame.empty:
-            out.write("(no results)\n")
-            return
-        with pd.option_context("display.max_rows", None, "display.max_columns", None,
-                               "display.width", 250):
-            out.write(frame.to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n")
+    """A wide frame as an aligned table, TSV (full precision), JSON or a paper format."""
+    write_any(frame, fmt, out)

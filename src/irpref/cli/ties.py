@@ -29,7 +29,13 @@ from irpref.cli.common import (
     open_output,
 )
 from irpref.meta.ties import DEFAULT_MEASURES, TiesReport, ties_report
-from irpref.report.tables import write_json, write_table, write_tsv
+from irpref.report.tables import (
+    PAPER_FORMATS,
+    sort_queries,
+    write_json,
+    write_table,
+    write_tsv,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,12 +68,26 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 def write_report(report: TiesReport, fmt: str, out: TextIO, per_query: bool = False) -> None:
     """Print ``report`` as terminal tables, one long TSV table or JSON."""
     if per_query and fmt != "table":
-        frame = report.per_query
+        frame = sort_queries(report.per_query)
         columns = ["run", "query", "measure", "docid", "expected", "diff"]
         if fmt == "tsv":
             write_tsv(frame, out, columns)
+        elif fmt in PAPER_FORMATS:
+            from irpref.report.formats import render_frame
+
+            out.write(render_frame(frame[columns], fmt))
         else:
             write_json(frame, out, columns)
+        return
+    if fmt in PAPER_FORMATS:
+        from irpref.report.formats import render_frame
+
+        for caption, frame in (("Tied scores among retrieved items", report.ties),
+                               ("Per-query effect of the docid tie-break (expected - docid)",
+                                report.effects),
+                               ("Run pairs ordered differently by docid and expected means",
+                                report.orderings)):
+            out.write(render_frame(frame, fmt, caption=caption) + "\n")
         return
     if fmt == "tsv":
         write_table(report.tidy(), ["run", "measure", "statistic"], "tsv", out)

@@ -613,14 +613,17 @@ def read_runs(
             threads = os.cpu_count() or 1
         threads = min(threads, 4)
     threads = max(1, min(threads, len(paths)))
+    from irpref import progress
+
     if threads == 1:
-        return [_read_run(p, None, use_tag, check_duplicates, whole=False) for p in paths]
+        return [_read_run(p, None, use_tag, check_duplicates, whole=False)
+                for p in progress.track(paths, len(paths), "reading runs", "run")]
     pool = ThreadPoolExecutor(threads, thread_name_prefix="irpref-read")
     futures = [
         pool.submit(_read_run, p, None, use_tag, check_duplicates, whole=True) for p in paths
     ]
     try:
-        return [f.result() for f in futures]
+        return [f.result() for f in progress.track(futures, len(futures), "reading runs", "run")]
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

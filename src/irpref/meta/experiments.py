@@ -61,7 +61,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from irpref import aggregate
+from irpref import aggregate, progress
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.hashing import PairIndex
@@ -434,21 +434,21 @@ def degrade(
     rng = np.random.default_rng(seed)
     res = np.empty((len(fractions), samples, len(names), 4))
     res[..., 3] = np.nan
-    for fi, f in enumerate(fractions):
-        for s in range(samples):
-            pw = pairwise(degraded_grades(judged, f, rng, method=method, index=ix),
-                          names, aggregate=aggregate)
-            if power:
-                res[fi, s, :, 3] = power_percent(pw, alpha=alpha, test=test)
-            for mi, n in enumerate(names):
-                v = pw.values[n][full.valid]
-                target = full_sign[n]
-                res[fi, s, mi, :3] = (
-                    100.0 * np.mean(np.abs(v) <= TOL),
-                    np.mean(_sign(v)[target != 0] == target[target != 0])
-                    if np.any(target != 0) else np.nan,
-                    _tau(pw.scores(n), full_scores[n]),
-                )
+    steps = [(fi, f, s) for fi, f in enumerate(fractions) for s in range(samples)]
+    for fi, f, s in progress.track(steps, len(steps), "degrade", "sample"):
+        pw = pairwise(degraded_grades(judged, f, rng, method=method, index=ix),
+                      names, aggregate=aggregate)
+        if power:
+            res[fi, s, :, 3] = power_percent(pw, alpha=alpha, test=test)
+        for mi, n in enumerate(names):
+            v = pw.values[n][full.valid]
+            target = full_sign[n]
+            res[fi, s, mi, :3] = (
+                100.0 * np.mean(np.abs(v) <= TOL),
+                np.mean(_sign(v)[target != 0] == target[target != 0])
+                if np.any(target != 0) else np.nan,
+                _tau(pw.scores(n), full_scores[n]),
+            )
     mean = res.mean(axis=1)
     sd = res.std(axis=1, ddof=1) if samples > 1 else np.zeros_like(mean)
     rows = []
@@ -489,7 +489,7 @@ def subsample(
     full = {n: pw.scores(n) for n in pw.names}
     rng = np.random.default_rng(seed)
     rows = []
-    for k in sizes:
+    for k in progress.track(sizes, len(sizes), "subsample", "size"):
         picks = np.argsort(rng.random((samples, nq)), axis=1)[:, :k]
         taus = np.array([[_tau(pw.scores(n, p), full[n]) for p in picks] for n in pw.names])
         if power:

@@ -17,9 +17,10 @@ import html as _html
 import numpy as np
 import pandas as pd
 
-__all__ = ["FORMATS", "render"]
+from irpref.report.tables import PAPER_FORMATS as FORMATS  # the one list of paper formats
 
-FORMATS = ("markdown", "latex", "html")
+__all__ = ["FORMATS", "render", "render_frame"]
+
 LATEX_MARKERS = {"▲": r"$^{\uparrow}$", "▼": r"$^{\downarrow}$"}
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
@@ -57,19 +58,25 @@ def render(values: pd.DataFrame, fmt: str, markers: pd.DataFrame | None = None, 
     index_name = values.index.name or "run"
 
     def number(v) -> str:
+        if isinstance(v, str):
+            return v
+        if isinstance(v, (bool, np.bool_)):
+            return "yes" if v else "no"
+        if isinstance(v, (int, np.integer)):
+            return str(int(v))
         try:
             f = float(v)
         except (TypeError, ValueError):
             return str(v)
         return "" if np.isnan(f) else f"{f:.{digits}f}"
 
-    rows = []
-    for run in values.index:
+    rows = []  # by position: row labels need not be unique
+    for i, run in enumerate(values.index):
         cells = []
-        for col in values.columns:
-            text = number(values.at[run, col])
-            mark = "" if markers is None else str(markers.at[run, col])
-            bold = best is not None and bool(best.at[run, col]) and text != ""
+        for j in range(values.shape[1]):
+            text = number(values.iat[i, j])
+            mark = "" if markers is None else str(markers.iat[i, j])
+            bold = best is not None and bool(best.iat[i, j]) and text != ""
             cells.append((text, mark, bold))
         rows.append((str(run), cells))
 
@@ -95,7 +102,8 @@ def render(values: pd.DataFrame, fmt: str, markers: pd.DataFrame | None = None, 
                               *(_latex_escape(c) for c in values.columns)]) + r" \\",
                   r"\midrule"]
         for run, cells in rows:
-            parts = [(rf"\textbf{{{t}}}" if b else t) + LATEX_MARKERS.get(m, _latex_escape(m))
+            parts = [(rf"\textbf{{{_latex_escape(t)}}}" if b else _latex_escape(t))
+                     + LATEX_MARKERS.get(m, _latex_escape(m))
                      for t, m, b in cells]
             lines.append(" & ".join([_latex_escape(run), *parts]) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}"]
@@ -118,3 +126,21 @@ def render(values: pd.DataFrame, fmt: str, markers: pd.DataFrame | None = None, 
     if legend:
         out += f"<p>{esc(legend)}</p>\n"
     return out
+
+
+def render_frame(frame: pd.DataFrame, fmt: str, *, digits: int = 4, caption: str | None = None,
+                 legend: str | None = None) -> str:
+    """Any flat frame (e.g. a significance table) as Markdown/LaTeX/HTML, no bolding:
+    the first column is the row label; floats with ``digits`` decimals, integers
+    and booleans as they are, NaN empty."""
+    if frame.shape[1] == 0:
+        return render(pd.DataFrame(), fmt, bold_best=False, caption=caption, legend=legend)
+    first = frame.columns[0]
+    view = frame.astype(object)
+    for col in view.columns:  # p-values keep their magnitude
+        if str(col) in ("p", "p_adjusted"):
+            view[col] = ["" if v != v else f"{float(v):.3g}" for v in frame[col]]
+    view = view.set_index(first)
+    view.index = view.index.map(lambda v: "" if v is None or v != v else str(v))
+    view.index.name = str(first)
+    return render(view, fmt, bold_best=False, digits=digits, caption=caption, legend=legend)

@@ -96,6 +96,10 @@ def _summary_table(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
     return pd.DataFrame.from_dict(cells, orient="index").rename_axis("run").reset_index()
 
 
+DEGRADE_FRACTIONS = (0.3, 0.6, 0.9)
+DEGRADE_SAMPLES = 3  # cheap: 9 pairwise comparisons of RR and sgnLP
+
+
 def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *,
                  baseline: str | None = None, rel: int = 1,
                  preferences: Sequence[str] = PREFERENCES, alpha: float = 0.05,
@@ -105,13 +109,23 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     ``baseline`` is a run name (default: the first run); an unknown name is a
     :class:`irpref.errors.UsageError` naming the runs.
     """
+    from irpref import progress
+
+    measures = list(measures or DEFAULT_MEASURES)
+    bar = progress.bar(7, "report", "step")  # one step per section
+    try:
+        return _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
+    finally:
+        bar.close()
+
+
+def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar) -> Report:
     from irpref.compare import compare
     from irpref.errors import UsageError
     from irpref.evaluate import evaluate, judge_inputs
     from irpref.report import plots
     from irpref.stats import significance
 
-    measures = list(measures or DEFAULT_MEASURES)
     judged = judge_inputs(qrels, runs, rel=rel, ties="docid")
     results = evaluate(None, None, measures, judged=judged)
     names = [str(r) for r in pd.unique(results["run"])]
@@ -122,6 +136,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
         baseline = names[given.index(baseline)]  # the baseline named by its file
     elif baseline not in names:
         raise UsageError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+    bar.update()
     sections: list[Section] = []
 
     summary = baseline_summary(results, baseline, alpha)
@@ -136,6 +151,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
          Block("details", "Differences, wins/losses/ties and p-values", open=len(names) <= 15,
                children=[Block("table", table=stats.reset_index(drop=True))])]))
 
+    bar.update()
     per_query = []
     for m in measures:
         figs = []
@@ -153,6 +169,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
         "Sorted per-query differences to the baseline and the distribution of per-query "
         "values of each run, which a mean hides (Sakai, SIGIR Forum 2014).", per_query))
 
+    bar.update()
     prefs = compare(None, None, list(preferences), judged=judged)
     pref_blocks = []
     for p in preferences:
@@ -169,6 +186,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
         "win rate: sgnLP is lexicographic precision (Diaz, SIGIR 2023), RPP the recall-paired "
         "preference (Diaz & Ferraro, SIGIR 2022).", pref_blocks))
 
+    bar.update()
     if len(names) >= 2:
         power = plots.discriminative_data([results, prefs], tests=["paired", "sign"],
                                           alpha=alpha)
@@ -185,6 +203,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
              Block("details", "All pairs (mean = a - b)", open=False,
                    children=[Block("table", table=sig_view.reset_index(drop=True))])]))
 
+    bar.update()
     expected = judge_inputs(qrels, runs, rel=rel, ties="expected")
     ties = plots.tie_data(None, None, measures, rel=rel,
                           judged={"docid": judged, "expected": expected})
@@ -196,6 +215,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
          Block("details", "Means by tie policy", open=len(names) <= 15,
                children=[Block("table", table=ties)])]))
 
+    bar.update()
     from irpref.asl import search_lengths
     sl = search_lengths(judged=judged)
     sl_data = plots.search_length_data(sl)
@@ -213,6 +233,20 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
                    Block("figure", f"{r} vs {baseline}: search-length change",
                          png=_png(plots.search_length_change(sl, r, baseline)))
                    for r in names if r != baseline])]))
+    bar.update()
+    if len(names) >= 2:
+        from irpref.meta.experiments import degrade
+
+        curves = degrade(measures=["RR", "sgnLP"], fractions=DEGRADE_FRACTIONS,
+                         samples=DEGRADE_SAMPLES, seed=0, judged=judged)
+        sections.append(Section(
+            "robustness", "Robustness to missing labels",
+            f"Ties, sign agreement and Kendall's tau with the full-label comparisons as a "
+            f"fraction of relevance labels is removed ({DEGRADE_SAMPLES} seeded samples per "
+            "point, mean ± 1 sd shaded), after Diaz, lexiprecision (2023), Fig. 8a.",
+            [Block("figure", "Label degradation", png=_png(plots.meta_curves(curves))),
+             Block("details", "Degradation table", open=False,
+                   children=[Block("table", table=curves)])]))
     return Report(title, names, measures, baseline, sections)
 
 

@@ -14,7 +14,8 @@ orderings (Diaz, "Recall, robustness and lexicographic evaluation", and
 Diaz & Ferraro, "Offline retrieval evaluation without evaluation metrics"
 (RPP), SIGIR 2022); search lengths (atomized search length, ASL paper
 Figs. 5-6); ties (McSherry & Najork, ECIR 2008); discriminative power
-(Sakai, SIGIR 2006).
+(Sakai, SIGIR 2006); meta-evaluation curves of label degradation and query
+subsampling (after Diaz, lexiprecision, 2023, Figs. 8-9).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "search_length_data", "search_length_distributions", "search_length_change",
     "tie_data", "tie_effects",
     "discriminative_data", "discriminative_bars",
+    "meta_curve_data", "meta_curves",
     "save",
 ]
 
@@ -393,6 +395,62 @@ def discriminative_bars(data: pd.DataFrame):
     ax.legend(title="test", fontsize=7)
     fig.tight_layout()
     return _finish(fig, data.reset_index(drop=True))
+
+
+# --- meta-evaluation curves -----------------------------------------------------------
+
+CURVE_LABELS = {"percent_tied": "pairs tied (%)", "agreement": "sign agreement with full labels",
+                "kendall_tau": "Kendall's tau with full-label ordering"}
+CURVE_X = {"fraction": "fraction of relevance labels removed", "size": "queries kept"}
+
+
+def meta_curve_data(table: pd.DataFrame) -> pd.DataFrame:
+    """The curves of an :func:`irpref.meta.degrade` or :func:`irpref.meta.subsample`
+    table, long: columns measure, x (fraction removed or queries kept),
+    statistic, mean, sd (one standard deviation over the samples).
+    ``attrs["x"]`` names x (``fraction`` or ``size``)."""
+    x = next((c for c in CURVE_X if c in table.columns), None)
+    if x is None or "measure" not in table.columns:
+        raise ValueError("expected a table of irpref.meta.degrade (measure, fraction, ...) or "
+                         "irpref.meta.subsample (measure, size, ...); got columns "
+                         + ", ".join(map(str, table.columns)))
+    stats = [c for c in CURVE_LABELS if c in table.columns]
+    parts = []
+    for stat in stats:
+        sd = table[f"{stat}_sd"] if f"{stat}_sd" in table.columns else np.nan
+        parts.append(pd.DataFrame({"measure": table["measure"].astype(str),
+                                   "x": table[x].astype(float), "statistic": stat,
+                                   "mean": table[stat].astype(float), "sd": sd}))
+    data = pd.concat(parts, ignore_index=True)
+    data.attrs["x"] = x
+    return data
+
+
+def meta_curves(table: pd.DataFrame):
+    """One panel per statistic (agreement, tau, ties) against the fraction of
+    labels removed or the queries kept, one line per measure with one standard
+    deviation shaded (after Diaz, lexiprecision, 2023, Figs. 8-9, which
+    measure agreement with dRR_1; here each measure's own full-label comparisons)."""
+    plt = _plt()
+    data = meta_curve_data(table)
+    stats = list(pd.unique(data["statistic"]))
+    measures = list(pd.unique(data["measure"]))
+    fig, axes = plt.subplots(1, len(stats), figsize=(4 * len(stats), 3.4), squeeze=False)
+    for ax, stat in zip(axes[0], stats):
+        for i, (m, colour) in enumerate(zip(measures, _colours(len(measures)))):
+            part = data[(data["statistic"] == stat) & (data["measure"] == m)].sort_values("x")
+            x, mean, sd = part["x"], part["mean"], part["sd"].fillna(0.0)
+            ax.plot(x, mean, color=colour, marker=MARKERS[i % len(MARKERS)],
+                    linestyle=["-", "--", ":", "-."][i % 4], label=m)
+            ax.fill_between(x, mean - sd, mean + sd, color=colour, alpha=0.2, linewidth=0)
+        ax.set_xlabel(CURVE_X[data.attrs["x"]])
+        ax.set_ylabel(CURVE_LABELS[stat])
+        ax.set_title(CURVE_LABELS[stat].split(" with")[0].capitalize(), fontsize=9)
+        ax.legend(title="measure", fontsize=7)
+    what = "label degradation" if data.attrs["x"] == "fraction" else "query subsampling"
+    fig.suptitle(f"Meta-evaluation: {what} (mean ± 1 sd)", fontsize=10)
+    fig.tight_layout()
+    return _finish(fig, data)
 
 
 def save(fig, path, **kwargs) -> None:

@@ -1,4 +1,9 @@
-"""Writing result tables as a terminal table, TSV or JSON.
+"""Writing result tables as a terminal table, TSV, JSON, Markdown, LaTeX or HTML.
+
+:data:`FORMATS` is the one list of ``--format`` choices every table command
+offers; the paper formats (:data:`PAPER_FORMATS`) are laid out by
+:mod:`irpref.report.formats`. Per-query rows are printed in natural query
+order (``106_2`` before ``106_10``, :func:`natural_key`).
 
 TSV and JSON print every value at full double precision: the shortest text
 that reads back as the same double (pyarrow's float-to-string cast, e.g.
@@ -16,6 +21,7 @@ per-query and mean rows are printed together) is an empty field in TSV and
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from typing import TextIO
@@ -27,16 +33,53 @@ import pyarrow.compute as pc
 
 __all__ = [
     "FORMATS",
+    "PAPER_FORMATS",
     "escape",
     "format_value",
+    "natural_key",
+    "natural_sorted",
+    "sort_queries",
+    "write_frame",
     "tsv_chunks",
     "write_json",
     "write_table",
     "write_tsv",
 ]
 
-FORMATS = ("table", "tsv", "json")
+TEXT_FORMATS = ("table", "tsv", "json")
+PAPER_FORMATS = ("markdown", "latex", "html")
+FORMATS = (*TEXT_FORMATS, *PAPER_FORMATS)
 CHUNK_ROWS = 1 << 20
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text) -> tuple:
+    """Sort key ordering digit runs by value: ``106_2`` < ``106_10`` < ``107``.
+
+    A number sorts before text (as ``"9" < "a"``); text pieces compare
+    case-sensitively; a null (a mean row) sorts last.
+    """
+    if text is None or (isinstance(text, float) and text != text):
+        return ((2, ""),)
+    parts = _DIGITS.split(str(text))
+    return tuple((0, int(p), p) if i % 2 else (1, p, "") for i, p in enumerate(parts) if p)
+
+
+def natural_sorted(values) -> list:
+    """``values`` sorted by :func:`natural_key` (unique values, e.g. query ids)."""
+    return sorted(values, key=natural_key)
+
+
+def sort_queries(frame: pd.DataFrame, column: str = "query") -> pd.DataFrame:
+    """``frame`` stably sorted by ``column`` in natural order (other orders kept)."""
+    if column not in frame.columns or frame.empty:
+        return frame
+    codes, uniques = pd.factorize(frame[column], use_na_sentinel=True)
+    rank = np.empty(len(uniques) + 1, dtype=np.int64)
+    order = sorted(range(len(uniques)), key=lambda i: natural_key(uniques[i]))
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(uniques))
+    rank[-1] = len(uniques)  # null keys last
+    return frame.iloc[np.argsort(rank[codes], kind="stable")]
 
 
 def format_value(value: float) -> str:
@@ -210,11 +253,14 @@ def write_table(
     """
     out = out or sys.stdout
     columns = [*keys, "value"]
+    if "query" in keys:
+        frame = ([sort_queries(f) for f in frame] if isinstance(frame, (list, tuple))
+                 else sort_queries(frame))
     if fmt == "tsv":
         write_tsv(frame, out, columns)
     elif fmt == "json":
         write_json(frame, out, columns)
-    elif fmt == "table":
+    elif fmt in ("table", *PAPER_FORMATS):
         if isinstance(frame, (list, tuple)):
             frame = pd.concat(frame, ignore_index=True)
         index = (
@@ -232,6 +278,14 @@ def write_table(
             observed=True,
         )
         wide.columns.name = None
+        if fmt in PAPER_FORMATS:
+            from irpref.report.formats import render, render_frame
+
+            if wide.index.nlevels == 1:
+                out.write(render(wide, fmt, digits=digits))
+            else:
+                out.write(render_frame(wide.reset_index(), fmt, digits=digits))
+            return
         with pd.option_context(
             "display.max_rows",
             None,
@@ -243,5 +297,34 @@ def write_table(
             lambda v: f"{v:.{digits}f}",
         ):
             out.write(wide.to_string() + "\n")
+    else:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+
+
+def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *,
+                digits: int = 4, caption: str | None = None, legend: str | None = None) -> None:
+    """Any flat frame in one of :data:`FORMATS`: ``table`` (aligned, ``digits``
+    significant digits), ``tsv``/``json`` (full precision), or a paper format
+    (:func:`irpref.report.formats.render_frame`; ``caption``/``legend`` there,
+    ``legend`` also under the terminal table)."""
+    out = out or sys.stdout
+    if fmt == "tsv":
+        write_tsv(frame, out)
+    elif fmt == "json":
+        write_json(frame, out)
+    elif fmt in PAPER_FORMATS:
+        from irpref.report.formats import render_frame
+
+        out.write(render_frame(frame, fmt, digits=digits, caption=caption, legend=legend))
+    elif fmt == "table":
+        if frame.empty:
+            out.write("(no results)\n")
+            return
+        with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                               "display.width", 250):
+            out.write(frame.to_string(index=False, float_format=lambda v: f"{v:.{digits}g}")
+                      + "\n")
+        if legend:
+            out.write(legend + "\n")
     else:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")

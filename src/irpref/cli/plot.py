@@ -1,0 +1,181 @@
+"""``irpref plot KIND QRELS RUN... -o FILE.png|svg|pdf``: one figure, format by extension.
+
+KIND is one of :data:`KINDS` (the functions of :mod:`irpref.report.plots`):
+``differences`` (sorted per-query differences to ``--baseline``),
+``distributions`` (per-query values per run), ``preferences`` (mean preference
+heatmap in system order), ``search-lengths`` (per-item search lengths; with
+``--run R`` the per-item change of R against ``--baseline``), ``ties`` (docid
+vs expected means), ``discriminative`` (share of run pairs separated per
+measure and test), ``degrade`` / ``subsample`` (meta-evaluation curves with one
+standard deviation shaded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from irpref import params
+from irpref.cli.common import add_inputs, add_rel, as_usage, checked
+from irpref.errors import UsageError
+
+KINDS = ("differences", "distributions", "preferences", "search-lengths", "ties",
+         "discriminative", "degrade", "subsample")
+EXTENSIONS = (".png", ".svg", ".pdf")
+DEFAULTS = {"differences": ["AP"], "distributions": ["AP"], "preferences": ["sgnLP"],
+            "ties": ["AP", "nDCG@10", "RR"], "discriminative": ["AP", "nDCG@10", "RR", "sgnLP"],
+            "degrade": ["RR", "sgnLP"], "subsample": ["RR", "sgnLP"]}
+ONE_MEASURE = ("differences", "distributions", "preferences")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", metavar="KIND", choices=KINDS,
+                        help=f"the plot: {', '.join(KINDS)}")
+    add_inputs(parser)
+    parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                        metavar="MEASURE",
+                        help="measure(s) or preference(s); one for differences, distributions "
+                             "and preferences (defaults per kind, e.g. AP, sgnLP)")
+    add_rel(parser)
+    parser.add_argument("--baseline", metavar="RUN", default=None,
+                        help="baseline run for differences and search-length change "
+                             "(default: the first run)")
+    parser.add_argument("--run", metavar="RUN", default=None,
+                        help="search-lengths: plot the per-item change of RUN vs the baseline")
+    parser.add_argument("--test", dest="tests", nargs="+", action="extend",
+                        choices=("paired", "t", "sign", "wilcoxon"), metavar="TEST",
+                        help="discriminative: tests (default paired sign)")
+    parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
+                        help="discriminative: significance level (default 0.05)")
+    parser.add_argument("--samples", **checked(params.check_positive_int), default=5,
+                        metavar="N", help="degrade/subsample: samples per point (default 5)")
+    parser.add_argument("--seed", **checked(params.check_seed), default=0, metavar="S",
+                        help="degrade/subsample: seed (default 0)")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE",
+                        help="FILE.png, FILE.svg or FILE.pdf")
+
+
+def _check(args: argparse.Namespace) -> Path:
+    out = Path(args.output)
+    if out.suffix.lower() not in EXTENSIONS:
+        raise UsageError(f"-o {args.output}: the plot is written as .png, .svg or .pdf, "
+                         f"not {out.suffix or 'no extension'}")
+    if not out.parent.is_dir():
+        raise UsageError(f"-o {args.output}: directory {out.parent} does not exist")
+    if not args.runs:
+        raise UsageError("no RUN file given")
+    measures = args.measures or DEFAULTS.get(args.kind, [])
+    if args.kind in ONE_MEASURE and len(measures) != 1:
+        raise UsageError(f"{args.kind} plots one measure; got {len(measures)}: "
+                         + " ".join(measures))
+    if args.run and args.kind != "search-lengths":
+        raise UsageError("--run is for search-lengths only")
+    args.measures = measures
+    return out
+
+
+def _resolve(name: str | None, names: list[str], given: list[str], what: str) -> str:
+    """A run by its name or its file (default: the first run)."""
+    if name is None:
+        return names[0]
+    if name in names:
+        return name
+    if name in given and len(given) == len(names):
+        return names[given.index(name)]
+    raise UsageError(f"{what} {name!r} is not one of the runs: {', '.join(names)}")
+
+
+def figure(args: argparse.Namespace):
+    """The requested figure (a matplotlib Figure with ``irpref_data``)."""
+    from irpref.evaluate import evaluate, judge_inputs
+    from irpref.report import plots
+
+    kind, measures = args.kind, args.measures
+    judged = judge_inputs(args.qrels, args.runs, rel=args.rel, ties="docid",
+                          use_tag=args.tag_names)
+    names = [str(r) for r in judged.run_names]
+    given = [str(r) for r in args.runs]
+    if kind in ("differences", "distributions"):
+        from irpref.measures.names import canonical_name
+
+        measure = as_usage(lambda: canonical_name(measures[0]))
+        results = evaluate(None, None, [measure], judged=judged)
+        if kind == "distributions":
+            return plots.distributions(results, measure)
+        return plots.differences(results, _resolve(args.baseline, names, given, "--baseline"),
+                                 measure)
+    if kind == "preferences":
+        from irpref.compare import compare
+        from irpref.preferences import parse_preferences
+
+        as_usage(lambda: parse_preferences(measures))
+        return plots.preference_heatmap(compare(None, None, measures, judged=judged),
+                                        measures[0])
+    if kind == "search-lengths":
+        from irpref.asl import search_lengths
+
+        table = search_lengths(judged=judged)
+        if args.run is None:
+            return plots.search_length_distributions(table)
+        run = _resolve(args.run, names, given, "--run")
+        base = _resolve(args.baseline, names, given, "--baseline")
+        if run == base:
+            raise UsageError(f"--run {args.run!r} is the baseline: pick another run")
+        return plots.search_length_change(table, run, base)
+    if kind == "ties":
+        from irpref.measures import parse_measures
+
+        as_usage(lambda: parse_measures(measures))
+        expected = judge_inputs(args.qrels, args.runs, rel=args.rel, ties="expected",
+                                use_tag=args.tag_names)
+        return plots.tie_effects(plots.tie_data(None, None, measures, rel=args.rel,
+                                                judged={"docid": judged, "expected": expected}))
+    if kind == "discriminative":
+        from irpref.cli.significance import measure_tables
+
+        args.missing, args.depth, args.ties, args.corpus_size = "skip", None, "docid", None
+        tables = measure_tables(args)
+        return plots.discriminative_bars(plots.discriminative_data(
+            tables, tests=args.tests or ["paired", "sign"], alpha=args.alpha, seed=args.seed))
+    from irpref.meta import experiments
+
+    as_usage(lambda: experiments.check_measures(measures))
+    if kind == "degrade":
+        table = experiments.degrade(measures=measures, samples=args.samples, seed=args.seed,
+                                    judged=judged)
+    else:
+        n = judged.n_queries
+        sizes = sorted({max(1, round(f * n)) for f in (0.1, 0.25, 0.5, 0.75, 0.9)})
+        while True:  # sizes above the queries with a relevant item are dropped
+            try:
+                table = experiments.subsample(measures=measures, sizes=sizes,
+                                              samples=args.samples, seed=args.seed,
+                                              judged=judged)
+                break
+            except UsageError:
+                if len(sizes) == 1:
+                    raise
+                sizes = sizes[:-1]
+    return plots.meta_curves(table)
+
+
+def run(args: argparse.Namespace) -> int:
+    out = _check(args)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError("irpref plot needs matplotlib: pip install irpref[plot]") from None
+    from irpref.report import plots
+
+    fig = figure(args)
+    tmp = out.with_name(f".{out.name}.tmp{out.suffix}")
+    try:
+        plots.save(fig, tmp)
+        tmp.replace(out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    if not getattr(args, "quiet", False):
+        print(f"wrote {out}", file=sys.stderr)
+    return 0
