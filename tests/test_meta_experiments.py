@@ -8,6 +8,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
+from trec_files import write_trec
 
 import irpref
 from irpref.errors import UsageError
@@ -217,15 +218,7 @@ def test_cli_ties_and_suffix_on_dl19(data_dir):
 
 def test_cli_degrade_subsample_agreement(tmp_path):
     qrels, runs = _toy(10, n_q=8, n_docs=20)
-    qpath = tmp_path / "qrels"
-    qpath.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items()
-                             for d, g in docs.items()))
-    paths = []
-    for name, run in runs.items():
-        p = tmp_path / name
-        p.write_text("".join(f"{q} Q0 {d} 0 {s} {name}\n" for q, docs in run.items()
-                             for d, s in docs.items()))
-        paths.append(p)
+    qpath, paths = write_trec(tmp_path, qrels, runs)
     r = _cli("degrade", qpath, *paths, "-m", "RR", "AP", "--fractions", "0.3,0.6",
              "--samples", "2", "--method", "frequency", "--seed", "4")
     assert r.returncode == 0, r.stderr

@@ -6,6 +6,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from trec_files import write_trec
 
 import irpref
 from irpref.errors import UsageError
@@ -98,15 +99,7 @@ def test_power_bad_parameters():
 
 def test_cli_power_columns(tmp_path):
     qrels, runs = _toy(4)
-    qpath = tmp_path / "qrels"
-    qpath.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items()
-                             for d, g in docs.items()))
-    paths = []
-    for name, run in runs.items():
-        p = tmp_path / name
-        p.write_text("".join(f"{q} Q0 {d} 0 {s} {name}\n" for q, docs in run.items()
-                             for d, s in docs.items()))
-        paths.append(p)
+    qpath, paths = write_trec(tmp_path, qrels, runs)
 
     def cli(*args):
         return subprocess.run(["irpref", "meta", *map(str, args)], capture_output=True,
