@@ -27,7 +27,6 @@ have x recall levels i <= m_q.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,6 +34,7 @@ import pandas as pd
 
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
+from irpref.meta.discounts import parse_discount
 from irpref.meta.experiments import _judge, _level_comparisons
 
 __all__ = ["DISCOUNTS", "disaggregated_by_level", "disaggregated_ecdf", "level_differences"]
@@ -42,18 +42,12 @@ __all__ = ["DISCOUNTS", "disaggregated_by_level", "disaggregated_ecdf", "level_d
 DISCOUNTS = ("RBP(p=0.5)", "DCG", "nDCG", "AP", "RR", "sgn")
 
 
+_DISCOUNTS = {"rbp": "RBP", "dcg": "DCG", "ndcg": "nDCG", "ap": "AP", "rr": "RR", "sgn": "sgn"}
+
+
 def _parse_discount(name: str) -> tuple[str, float]:
-    m = re.fullmatch(r"\s*(rbp|dcg|ndcg|ap|rr|sgn)\s*(?:\(\s*p\s*=\s*([0-9.eE+-]+)\s*\))?\s*",
-                     str(name), re.IGNORECASE)
-    if not m:
-        raise UsageError(f"discount {name!r}: must be one of RBP(p=...), DCG, nDCG, AP, RR, sgn")
-    kind = m.group(1).lower()
-    if m.group(2) is not None and kind != "rbp":
-        raise UsageError(f"{name}: only RBP takes a parameter")
-    gamma = float(m.group(2)) if m.group(2) is not None else 0.5
-    if kind == "rbp" and not 0 < gamma < 1:
-        raise UsageError(f"RBP(p={gamma}): p must be in (0, 1)")
-    return kind, gamma
+    kind, gamma = parse_discount(name, _DISCOUNTS, 0.5)
+    return kind.lower(), gamma
 
 
 def _delta(kind: str, gamma: float, f: np.ndarray, level: np.ndarray, m: np.ndarray):

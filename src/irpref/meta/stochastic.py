@@ -24,7 +24,6 @@ so ``WC_sto = min_j sum_i z(i, j) sum_k P(i-th = k) e(k)``. Appendix C proves
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,6 +31,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from irpref.errors import UsageError
+from irpref.meta.discounts import parse_discount
 
 __all__ = ["METRICS", "exposure_normalization", "worst_case_optimal"]
 
@@ -39,17 +39,7 @@ METRICS = ("RR", "AP", "nDCG", "RBP")
 
 
 def _parse(metric: str) -> tuple[str, float]:
-    m = re.fullmatch(r"\s*(rr|ap|ndcg|rbp)\s*(?:\(\s*p\s*=\s*([0-9.eE+-]+)\s*\))?\s*",
-                     str(metric), re.IGNORECASE)
-    if not m:
-        raise UsageError(f"metric {metric!r}: must be one of RR, AP, nDCG, RBP(p=...)")
-    name = {"rr": "RR", "ap": "AP", "ndcg": "nDCG", "rbp": "RBP"}[m.group(1).lower()]
-    if m.group(2) is not None and name != "RBP":
-        raise UsageError(f"{metric}: only RBP takes a parameter")
-    gamma = float(m.group(2)) if m.group(2) is not None else 0.8
-    if name == "RBP" and not 0 < gamma < 1:
-        raise UsageError(f"RBP(p={gamma}): p must be in (0, 1)")
-    return name, gamma
+    return parse_discount(metric, {n.lower(): n for n in METRICS}, 0.8, what="metric")
 
 
 def exposure_normalization(metric: str, m: int) -> tuple[np.ndarray, np.ndarray]:
