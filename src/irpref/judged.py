@@ -977,3 +977,15 @@ def _load(path, **expected) -> JudgedRankings:
 
 JudgedRankings.save = _save
 JudgedRankings.load = staticmethod(_load)
+
+
+def matching_rows(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every match of ``keys`` in ``sorted_keys`` (ascending, repeats allowed):
+    ``(i, j)`` with ``keys[i] == sorted_keys[j]``, in order of ``i`` then ``j``."""
+    lo = np.searchsorted(sorted_keys, keys, side="left")
+    count = np.searchsorted(sorted_keys, keys, side="right") - lo
+    found = np.flatnonzero(count)
+    count = count[found]
+    i = np.repeat(found, count)
+    within = np.arange(len(i)) - np.repeat(np.cumsum(count) - count, count)
+    return i, np.repeat(lo[found], count) + within

@@ -55,7 +55,7 @@ import pyarrow.compute as pc
 
 from irpref.errors import UsageError
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
-from irpref.judged import JudgedRankings
+from irpref.judged import JudgedRankings, matching_rows
 from irpref.measures.base import Measure, Param, register
 from irpref.measures.classic import REL
 
@@ -192,13 +192,8 @@ def _joined(judged: JudgedRankings, m: Measure) -> _Joined:
     rorder = np.lexsort((t[has], rkey))
     rkey, rt = rkey[rorder], t[has][rorder]
     ikey = judged.query_of_item * n_docs + judged.doc.astype(np.int64)
-    lo = np.searchsorted(rkey, ikey, side="left")
-    count = np.searchsorted(rkey, ikey, side="right") - lo
-    items = np.flatnonzero(count)
-    count = count[items]
-    pair_item = np.repeat(items, count)
-    within = np.arange(len(pair_item)) - np.repeat(np.cumsum(count) - count, count)
-    pair_t = rt[np.repeat(lo[items], count) + within]
+    pair_item, row = matching_rows(rkey, ikey)
+    pair_t = rt[row]
     # c_t(i): position among the pairs of the same (segment, subtopic), in rank order
     group = judged.segment[pair_item] * len(t_keys) + pair_t
     order = np.argsort(group, kind="stable")

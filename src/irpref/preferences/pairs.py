@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irpref.io.subtopics import SubtopicQrels
-from irpref.judged import JudgedRankings
+from irpref.judged import JudgedRankings, matching_rows
 from irpref.preferences.lexicographic import (
     SENTINEL,
     lexicographic_ranks,
@@ -221,13 +221,8 @@ def subtopic_populations(judged: JudgedRankings, sub: SubtopicQrels, rel: int) -
     rorder = np.argsort(rkey, kind="stable")
     rkey, rpop = rkey[rorder], row_pop[known][rorder]
     ikey = judged.query_of_item * n_docs + judged.doc
-    lo = np.searchsorted(rkey, ikey, side="left")
-    c = np.searchsorted(rkey, ikey, side="right") - lo
-    items = np.flatnonzero(c)
-    c = c[items]
-    idx = np.repeat(items, c)
-    within = np.arange(len(idx)) - np.repeat(np.cumsum(c) - c, c)
-    pop = rpop[np.repeat(lo[items], c) + within]
+    idx, row = matching_rows(rkey, ikey)
+    pop = rpop[row]
     run = judged.segment[idx] // judged.n_queries
     pos = (judged.rank[idx] + 1).astype(np.float64)
     return _finish(judged.n_runs, pop, run, pos, pop_query, pop_m.astype(np.float64))
