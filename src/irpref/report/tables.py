@@ -9,7 +9,10 @@ TSV and JSON print every value at full double precision: the shortest text
 that reads back as the same double (pyarrow's float-to-string cast, e.g.
 ``0.1``, ``1e-7``, ``1``, ``nan``, ``inf``), so no digit is lost between
 irpref and a downstream tool. Both are built column-wise with pyarrow
-(no Python loop per row): several million rows per second.
+(no Python loop per row): each key column is encoded once (distinct values
+and codes), the per-query sort orders the codes, and a row is a few gathers
+from small tables of ready-made text plus the value's text, chunk by chunk on
+two threads: several million rows per second.
 
 Text fields are escaped so a name cannot break a line or a column: backslash,
 tab, newline and carriage return become ``\\\\``, ``\\t``, ``\\n``, ``\\r`` in
@@ -49,7 +52,8 @@ __all__ = [
 TEXT_FORMATS = ("table", "tsv", "json")
 PAPER_FORMATS = ("markdown", "latex", "html")
 FORMATS = (*TEXT_FORMATS, *PAPER_FORMATS)
-CHUNK_ROWS = 1 << 20
+CHUNK_ROWS = 1 << 18
+_THREADS = 2
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -106,130 +110,293 @@ def _escape_array(values: pa.Array) -> pa.Array:
     return values
 
 
-def _key_strings(column: pd.Series, encode) -> pa.Array:
-    """A key column as a string array: categories/uniques encoded once, nulls kept."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        codes = column.cat.codes.to_numpy()
-        uniques = [str(c) for c in column.cat.categories]
-    else:
-        codes, uniques = pd.factorize(column, use_na_sentinel=True)
-        uniques = [str(u) for u in uniques]
-    mask = codes < 0
-    encoded = encode(pa.array(uniques, type=pa.string()))
-    indices = pa.array(np.where(mask, 0, codes).astype(np.int32), mask=mask if mask.any() else None)
-    if len(uniques) == 0:
-        return pa.nulls(len(column), pa.string())
-    return pa.DictionaryArray.from_arrays(indices, encoded).dictionary_decode()
+def _json_strings(uniques: pa.Array) -> pa.Array:
+    return pa.array([json.dumps(u, ensure_ascii=False) for u in uniques.to_pylist()],
+                    type=pa.string())
 
 
-def _float_strings(column: pd.Series) -> pa.Array:
-    return pc.cast(pa.array(column.to_numpy(np.float64)), pa.string())
+# -- the record builder ------------------------------------------------------------
+#
+# Every row is the same pattern: ``LEAD P0 t0 P1 t1 ... Pk tk`` with fixed text
+# ``Pi`` before each column's text ``ti`` (TSV: tabs; JSON: ``"name": ``). A
+# column with few distinct values is a *dictionary piece*: codes into its
+# distinct texts, with the fixed text before it (and after it, up to the next
+# column) folded into every entry. Neighbouring dictionary pieces whose entries
+# multiply to a small table are fused into one (codes a * n_b + b), so a
+# compare row (run_a, run_b, query, measure, value) costs two gathers and one
+# join of three string arrays. The row end (``\n``, ``}``) is written as the
+# *start* of the next row, so it folds into the first column too: the writer
+# drops it before the first row and adds it after the last.
+
+_SAMPLE = 2048
 
 
 def _is_float(column: pd.Series) -> bool:
     return pd.api.types.is_float_dtype(column.dtype)
 
 
-def _json_value_strings(column: pd.Series) -> pa.Array:
-    values = column.to_numpy(np.float64)
-    text = pc.cast(pa.array(values), pa.string())
-    return pc.if_else(pa.array(np.isfinite(values)), text, pa.scalar("null"))
+class _Layout:
+    """The fixed text of one output format: ``lead`` before every row (the previous
+    row's end and the separator), ``prefixes[i]`` before column ``i``."""
+
+    def __init__(self, lead: str, end: str, prefixes: Sequence[str], null: str,
+                 encode, json_values: bool) -> None:
+        self.lead, self.end, self.prefixes = lead, end, list(prefixes)
+        self.null, self.encode, self.json_values = null, encode, json_values
 
 
-def _buffer_bytes(rows: pa.Array) -> bytes:
-    rows = pa.concat_arrays([rows]) if isinstance(rows, pa.ChunkedArray) else rows
-    """The concatenated UTF-8 bytes of a string array (its data buffer, no copy per row)."""
-    if len(rows) == 0:
-        return b""
+def _tsv_layout(columns: Sequence[str]) -> _Layout:
+    return _Layout("\n", "\n", ["" if i == 0 else "\t" for i in range(len(columns))], "",
+                   _escape_array, json_values=False)
+
+
+def _json_layout(columns: Sequence[str]) -> _Layout:
+    prefixes = [("{" if i == 0 else ", ") + json.dumps(str(name)) + ": "
+                for i, name in enumerate(columns)]
+    return _Layout("},\n", "}", prefixes, "null", _json_strings, json_values=True)
+
+
+def _float_text(values: np.ndarray, json_values: bool) -> pa.Array:
+    """Shortest round-trip text of each double (pyarrow's cast); ``null`` for a
+    non-finite value in JSON."""
+    text = pc.cast(pa.array(values, type=pa.float64()), pa.string())
+    if json_values and not np.isfinite(values).all():
+        text = pc.if_else(pa.array(np.isfinite(values)), text, pa.scalar("null"))
+    return text
+
+
+def _few_distinct(bits: np.ndarray) -> bool:
+    """Whether a column likely repeats its values (a sample of evenly spaced rows)."""
+    if len(bits) < 256:
+        return False
+    sample = bits[:: max(1, len(bits) // _SAMPLE)]
+    return len(np.unique(sample)) * 4 <= len(sample)
+
+
+def _source(col: pd.Series, layout: _Layout):
+    """One whole column as ``("dict", codes, texts, uniques)`` (codes index
+    ``texts``, the encoded ``uniques``; -1 is null), ``("float", values)`` or
+    ``("text", strings)``."""
+    if _is_float(col):
+        values = col.to_numpy(np.float64)
+        bits = values.view(np.int64)  # by bit pattern: -0.0 and 0.0 print differently
+        if _few_distinct(bits):
+            codes, uniques = pd.factorize(bits, use_na_sentinel=False)
+            floats = uniques.view(np.float64)
+            return "dict", codes, _float_text(floats, layout.json_values), list(floats)
+        return "float", values
+    if layout.json_values and (pd.api.types.is_integer_dtype(col.dtype)
+                               or pd.api.types.is_bool_dtype(col.dtype)):
+        text = pc.cast(pa.array(col.to_numpy()), pa.string())
+        if pd.api.types.is_bool_dtype(col.dtype):
+            text = pc.utf8_lower(text)
+        return "text", text
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy()
+        uniques = list(col.cat.categories)
+    else:
+        codes, uniques = pd.factorize(col, use_na_sentinel=True)
+        uniques = list(uniques)
+    texts = layout.encode(pa.array([str(u) for u in uniques], type=pa.string()))
+    return "dict", codes, texts, uniques
+
+
+def _natural_order(codes: np.ndarray, uniques: list) -> np.ndarray | None:
+    """Row order sorting ``codes`` stably by the natural key of their values (nulls
+    last); None when the rows are in that order already."""
+    order = sorted(range(len(uniques)), key=lambda i: natural_key(uniques[i]))
+    rank = np.empty(len(uniques) + 1, dtype=np.min_scalar_type(len(uniques)))
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(uniques))
+    rank[-1] = len(uniques)  # null keys last (code -1)
+    keys = rank[codes]
+    if len(keys) < 2 or bool((keys[1:] >= keys[:-1]).all()):
+        return None
+    return np.argsort(keys, kind="stable")  # radix sort for narrow integer keys
+
+
+def _dict_entries(codes: np.ndarray, texts: pa.Array, null: str) -> tuple[np.ndarray, pa.Array]:
+    """Codes without -1: a null row points at an extra entry ``null``."""
+    n = len(texts)
+    if len(codes) and codes.min() < 0:
+        texts = pa.concat_arrays([texts, pa.array([null], pa.string())])
+        codes = np.where(codes < 0, n, codes)
+    return codes.astype(np.int64, copy=False), texts
+
+
+def _affix(texts: pa.Array, before: str, after: str) -> pa.Array:
+    if not before and not after:
+        return texts
+    return pc.binary_join_element_wise(pa.scalar(before), texts, pa.scalar(after), "")
+
+
+def _record_pieces(sources: list, rows, n: int, layout: _Layout) -> list:
+    """The pieces whose row-wise concatenation is the text of ``rows`` (an index
+    array or a slice of the sources): ``[codes, texts]`` (dictionary),
+    ``pa.Array`` (dense) or ``str`` (fixed text)."""
+    pieces: list = []
+    for i, src in enumerate(sources):
+        before = (layout.lead if i == 0 else "") + layout.prefixes[i]
+        if src[0] == "dict":
+            codes, texts = _dict_entries(src[1][rows], src[2], layout.null)
+            if pieces and isinstance(pieces[-1], list):  # this prefix ends the previous entries
+                pieces[-1][1] = _affix(pieces[-1][1], "", before)
+                before = ""
+            pieces.append([codes, _affix(texts, before, "")])
+            continue
+        if pieces and isinstance(pieces[-1], list):
+            pieces[-1][1] = _affix(pieces[-1][1], "", before)
+        elif before:
+            pieces.append(before)
+        if src[0] == "float":
+            pieces.append(_float_text(src[1][rows], layout.json_values))
+        else:
+            index = (np.arange(len(src[1]))[rows] if isinstance(rows, slice) else rows)
+            pieces.append(src[1].take(pa.array(index)))
+    return _fuse(pieces, limit=max(64, n // 4))
+
+
+def _fuse(pieces: list, limit: int) -> list:
+    """Neighbouring dictionary pieces merged while their entry product is <= ``limit``."""
+    out: list = []
+    for p in pieces:
+        if isinstance(p, list) and out and isinstance(out[-1], list):
+            (ca, ta), (cb, tb) = out[-1], p
+            na, nb = len(ta), len(tb)
+            if na * nb <= limit:
+                left = ta.take(pa.array(np.repeat(np.arange(na), nb)))
+                right = tb.take(pa.array(np.tile(np.arange(nb), na)))
+                out[-1] = [ca * nb + cb, pc.binary_join_element_wise(left, right, "")]
+                continue
+        out.append(p)
+    return out
+
+
+def _rows_text(sources: list, rows, n: int, layout: _Layout) -> pa.Array:
+    """One string per row (each starting with ``layout.lead``)."""
+    arrays = []
+    for p in _record_pieces(sources, rows, n, layout):
+        if isinstance(p, list):
+            codes, texts = p
+            arrays.append(texts.take(pa.array(codes.astype(np.int32, copy=False))))
+        elif isinstance(p, str):
+            arrays.append(pa.scalar(p))
+        else:
+            arrays.append(p)
+    if len(arrays) == 1:
+        return arrays[0]
+    return pc.binary_join_element_wise(*arrays, "")
+
+
+def _data(rows: pa.Array) -> memoryview:
+    """The concatenated UTF-8 bytes of a string array (its data buffer, no copy)."""
+    rows = pa.concat_arrays(rows.chunks) if isinstance(rows, pa.ChunkedArray) else rows
+    if len(rows) == 0 or rows.buffers()[2] is None:
+        return memoryview(b"")
     offsets = np.frombuffer(rows.buffers()[1], dtype=np.int32)
     offsets = offsets[rows.offset : rows.offset + len(rows) + 1]
-    data = rows.buffers()[2]
-    if data is None:
-        return b""
-    return data[int(offsets[0]) : int(offsets[-1])].to_pybytes()
+    return memoryview(rows.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
+
+
+def _chunks(frame: pd.DataFrame, columns: Sequence[str], layout: _Layout,
+            sort_by: str | None = None) -> Iterator[memoryview]:
+    """The rows of ``frame`` (each starting with ``layout.lead``), stably sorted by
+    ``sort_by`` in natural order, chunk by chunk. Columns are encoded once (distinct
+    values, codes); chunks gather codes and values. Both run on two threads
+    (pyarrow's kernels release the GIL), chunks written in order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = len(frame)
+    missing = pd.Series([None] * n, dtype=object)
+    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+        sources = list(pool.map(
+            lambda name: _source(frame.get(name, missing), layout), columns))
+        order = None
+        if sort_by in columns:
+            src = sources[list(columns).index(sort_by)]
+            if src[0] == "dict":
+                order = _natural_order(np.asarray(src[1]), src[3])
+            else:
+                order = sort_queries(frame[[sort_by]].reset_index(drop=True), sort_by).index
+                order = None if (order == np.arange(n)).all() else order.to_numpy()
+
+        def build(start: int) -> memoryview:
+            stop = min(start + CHUNK_ROWS, n)
+            rows = slice(start, stop) if order is None else order[start:stop]
+            return _data(_rows_text(sources, rows, stop - start, layout))
+
+        pending: list = []
+        for start in range(0, n, CHUNK_ROWS):
+            pending.append(pool.submit(build, start))
+            if len(pending) > _THREADS:  # bounded look-ahead: memory of a few chunks
+                yield pending.pop(0).result()
+        for future in pending:
+            yield future.result()
+
+
+def _write_records(frames: list[pd.DataFrame], columns: Sequence[str], layout: _Layout,
+                   out: TextIO, sort_by: str | None = None) -> None:
+    """All rows of ``frames``; the lead of the first row is dropped and the row end
+    written after the last."""
+    skip = len(layout.lead.encode("utf-8"))
+    wrote = False
+    for part in frames:
+        for data in _chunks(part, columns, layout, sort_by):
+            if not wrote and len(data):
+                data, wrote = data[skip:], True
+            _emit(out, data)
+    if wrote:
+        _emit(out, layout.end.encode("utf-8"))
 
 
 def tsv_chunks(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> Iterator[bytes]:
     """The TSV body of ``frame`` (no header) in chunks of encoded UTF-8 bytes."""
     columns = list(frame.columns if columns is None else columns)
-    for start in range(0, len(frame), CHUNK_ROWS):
-        part = frame.iloc[start : start + CHUNK_ROWS]
-        arrays = []
-        for name in columns:
-            col = part[name] if name in part else pd.Series([None] * len(part), dtype=object)
-            if _is_float(col):
-                arrays.append(_float_strings(col))
-            else:
-                arrays.append(pc.fill_null(_key_strings(col, _escape_array), ""))
-        last = arrays.pop()
-        arrays.append(pc.binary_join_element_wise(last, pa.scalar("\n"), ""))
-        yield _buffer_bytes(pc.binary_join_element_wise(*arrays, "\t"))
-
-
-def _json_chunks(frame: pd.DataFrame, columns: Sequence[str]) -> Iterator[bytes]:
-    def encode(uniques: pa.Array) -> pa.Array:
-        return pa.array([json.dumps(u, ensure_ascii=False) for u in uniques.to_pylist()],
-                        type=pa.string())
-
-    for start in range(0, len(frame), CHUNK_ROWS):
-        part = frame.iloc[start : start + CHUNK_ROWS]
-        pieces = []
-        for i, name in enumerate(columns):
-            col = part[name] if name in part else pd.Series([None] * len(part), dtype=object)
-            if _is_float(col):
-                text = _json_value_strings(col)
-            elif pd.api.types.is_integer_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype):
-                text = pc.cast(pa.array(col.to_numpy()), pa.string())
-                if pd.api.types.is_bool_dtype(col.dtype):
-                    text = pc.utf8_lower(text)
-            else:
-                text = pc.fill_null(_key_strings(col, encode), "null")
-            prefix = ("{" if i == 0 else ", ") + json.dumps(str(name)) + ": "
-            pieces.append(pc.binary_join_element_wise(pa.scalar(prefix), text, ""))
-        rows = pc.binary_join_element_wise(*pieces, pa.scalar("},\n"), "")
-        body = _buffer_bytes(rows)[:-2]  # no comma after the chunk's last record
-        yield body if start == 0 else b",\n" + body
+    first = True
+    for data in _chunks(frame, columns, _tsv_layout(columns)):
+        yield bytes(data[1:] if first else data)  # each row starts with the previous's end
+        first = False
+    if not first:
+        yield b"\n"
 
 
 def _frames(frame) -> list[pd.DataFrame]:
     return [f for f in (frame if isinstance(frame, (list, tuple)) else [frame]) if len(f)]
 
 
-def _emit(out: TextIO, data: bytes) -> None:
-    if not data:
+def _emit(out: TextIO, data) -> None:
+    if not len(data):
         return
     buffer = getattr(out, "buffer", None)
     if buffer is not None:
         out.flush()
         buffer.write(data)
     else:
-        out.write(data.decode("utf-8"))
+        out.write(bytes(data).decode("utf-8"))
 
 
-def write_tsv(frame, out: TextIO, columns: Sequence[str] | None = None) -> None:
+def write_tsv(frame, out: TextIO, columns: Sequence[str] | None = None, *,
+              sort_by: str | None = None) -> None:
     """``frame`` (or a list of frames, one table) as TSV with a header line; a column
-    a frame lacks is empty (see the module docstring for the rules)."""
+    a frame lacks is empty (see the module docstring for the rules). ``sort_by``:
+    each frame's rows stably sorted by that column in natural order."""
     frames = _frames(frame)
     if columns is None:
         columns = list((frames[0] if frames else frame).columns)
     _emit(out, ("\t".join(escape(str(c)) for c in columns) + "\n").encode("utf-8"))
-    for part in frames:
-        for chunk in tsv_chunks(part, columns):
-            _emit(out, chunk)
+    _write_records(frames, columns, _tsv_layout(columns), out, sort_by)
 
 
-def write_json(frame, out: TextIO, columns: Sequence[str] | None = None) -> None:
+def write_json(frame, out: TextIO, columns: Sequence[str] | None = None, *,
+               sort_by: str | None = None) -> None:
     """``frame`` (or a list of frames) as one JSON array of records, one per line;
-    a column a frame lacks is null."""
+    a column a frame lacks is null. ``sort_by`` as in :func:`write_tsv`."""
     frames = _frames(frame)
     if not frames:
         _emit(out, b"[]\n")
         return
     columns = list(frames[0].columns if columns is None else columns)
     _emit(out, b"[\n")
-    for i, part in enumerate(frames):
-        for j, chunk in enumerate(_json_chunks(part, columns)):
-            _emit(out, chunk if i == 0 or j > 0 else b",\n" + chunk)
+    _write_records(frames, columns, _json_layout(columns), out, sort_by)
     _emit(out, b"\n]\n")
 
 
@@ -253,14 +420,15 @@ def write_table(
     """
     out = out or sys.stdout
     columns = [*keys, "value"]
-    if "query" in keys:
-        frame = ([sort_queries(f) for f in frame] if isinstance(frame, (list, tuple))
-                 else sort_queries(frame))
+    sort_by = "query" if "query" in keys else None  # natural query order
     if fmt == "tsv":
-        write_tsv(frame, out, columns)
+        write_tsv(frame, out, columns, sort_by=sort_by)
     elif fmt == "json":
-        write_json(frame, out, columns)
+        write_json(frame, out, columns, sort_by=sort_by)
     elif fmt in ("table", *PAPER_FORMATS):
+        if sort_by:
+            frame = ([sort_queries(f) for f in frame] if isinstance(frame, (list, tuple))
+                     else sort_queries(frame))
         if isinstance(frame, (list, tuple)):
             frame = pd.concat(frame, ignore_index=True)
         index = (
