@@ -5,6 +5,7 @@ random collections, through the Python API and ``--dask local:2``."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +88,117 @@ def test_bad_local_address_is_a_usage_error():
 
     with pytest.raises(UsageError, match="local:N"):
         D.client_for("local:0")
+
+
+# ------------------------------------------------------------------- compare
+
+PREFS = ["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)", "RPP(p=inverse)", "RPP(grades=graded)",
+         "rrLP(rel=2)"]
+
+
+@pytest.fixture()
+def small_blocks(monkeypatch):
+    """Many population blocks even on small collections, so blocks run as tasks."""
+    from irpref.preferences import pairs
+
+    monkeypatch.setattr(pairs, "BUDGET", 400)
+
+
+def test_example_compare_identical(client, small_blocks, monkeypatch):
+    runs = sorted(EXAMPLE.glob("*.gz"))[:12]
+    local = irpref.compare(EXAMPLE / "qrels.txt", runs, PREFS, rel=2)
+    sizes = []
+    call = D._BlockMap.__call__
+
+    def counted(self, func, pops, blocks, *args):
+        sizes.append(len(list(blocks)))
+        return call(self, func, pops, blocks, *args)
+
+    monkeypatch.setattr(D._BlockMap, "__call__", counted)
+    dask = irpref.compare(EXAMPLE / "qrels.txt", runs, PREFS, rel=2, client=client)
+    pd.testing.assert_frame_equal(local, dask)
+    assert max(sizes) > 4  # the population blocks ran as several tasks
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("ties,depth", [("docid", None), ("input", 20)])
+def test_random_compare_identical(client, tmp_path, seed, ties, depth, small_blocks):
+    qrels, runs = _random_collection(tmp_path, 100 + seed, runs=6, queries=15)
+    local = irpref.compare(qrels, runs, PREFS, ties=ties, depth=depth)
+    dask = irpref.compare(qrels, runs, PREFS, ties=ties, depth=depth, client=client)
+    pd.testing.assert_frame_equal(local, dask)
+    assert len(local)
+
+
+def test_cli_compare_dask_matches(tmp_path):
+    qrels, runs = _random_collection(tmp_path, 8)
+    for args in (["--per-query", "--format", "tsv"], ["--format", "table"]):
+        args = ["-m", "sgnLP", "rrLP", "RPP(p=dcg)", *args]
+        one = subprocess.run(["irpref", "compare", qrels, *runs, *args], capture_output=True,
+                             text=True)
+        two = subprocess.run(["irpref", "compare", qrels, *runs, *args, "--dask", "local:2"],
+                             capture_output=True, text=True)
+        assert one.returncode == 0 and two.returncode == 0, two.stderr
+        assert one.stdout == two.stdout
+
+
+def test_cli_evaluate_dask_subtopics(tmp_path):
+    import gzip
+
+    qrels = Path(__file__).parent / "data" / "web13-diversity-201-204.ndeval.txt.gz"
+    docs: dict[str, list[str]] = {}
+    with gzip.open(qrels, "rt") as f:
+        for line in f:
+            topic, _, doc, _ = line.split()
+            docs.setdefault(topic, []).append(doc)
+    rng = np.random.default_rng(12)
+    runs = []
+    for r in range(3):
+        path = tmp_path / f"div{r}.txt"
+        with open(path, "w") as f:
+            for topic, ds in docs.items():
+                pool = sorted(set(ds)) + [f"junk{i}" for i in range(20)]
+                for i, d in enumerate(rng.permutation(pool)[:25]):
+                    f.write(f"{topic} Q0 {d} {i + 1} {float(rng.integers(0, 5))} div{r}\n")
+        runs.append(str(path))
+    args = [str(qrels), *runs, "-m", "alpha-nDCG@10", "S-recall@10", "--subtopics",
+            str(qrels), "--per-query", "--format", "tsv"]
+    one = subprocess.run(["irpref", "evaluate", *args], capture_output=True, text=True)
+    two = subprocess.run(["irpref", "evaluate", *args, "--dask", "local:2"],
+                         capture_output=True, text=True)
+    assert one.returncode == 0 and two.returncode == 0, (one.stderr, two.stderr)
+    assert one.stdout == two.stdout and len(one.stdout.splitlines()) > 20
+
+
+@pytest.mark.parametrize("command,address,message", [
+    ("compare", "local:0", "local:N"), ("compare", "local:x", "local:N"),
+    ("compare", "nonsense", "scheduler address"), ("compare", "foo://x:1", "cannot connect"),
+    ("compare", "tcp://127.0.0.1:1", "cannot connect"),
+    ("evaluate", "local:0", "local:N"), ("evaluate", "tcp://127.0.0.1:1", "cannot connect"),
+    ("significance", "local:0", "local:N"),
+    ("significance", "tcp://127.0.0.1:1", "cannot connect"),
+])
+def test_cli_bad_address_is_a_usage_error(tmp_path, command, address, message):
+    qrels, runs = _random_collection(tmp_path, 9, runs=2)
+    proc = subprocess.run(["irpref", command, qrels, *runs, "--dask", address],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_without_dask_the_error_names_the_extra(tmp_path):
+    qrels, runs = _random_collection(tmp_path, 10, runs=2)
+    code = ("import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; "
+            "from irpref.cli.main import main; sys.exit(main())")
+    for command in ("evaluate", "compare"):
+        proc = subprocess.run([sys.executable, "-c", code, command, str(qrels), *map(str, runs),
+                               "--dask", "local:2"], capture_output=True, text=True)
+        assert proc.returncode == 2, proc.stderr
+        assert "irpref[dask]" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_compare_client_refuses_st_rpp(client, tmp_path):
+    qrels, runs = _random_collection(tmp_path, 11, runs=2)
+    with pytest.raises(ValueError, match="ST-RPP"):
+        irpref.compare(qrels, runs, ["ST-RPP"], client=client)

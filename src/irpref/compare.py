@@ -43,8 +43,17 @@ def compare_matrices(
     subtopics=None,
     judged: JudgedRankings | None = None,
     use_tag: bool = False,
+    client=None,
 ) -> Comparison:
     """Like :func:`compare`, but returns the (Q, R, R) matrices (a :class:`Comparison`)."""
+    if client is not None:
+        if judged is not None or subtopics is not None:
+            raise ValueError("client= reads and judges qrels and runs on Dask: "
+                             "judged= and subtopics= are not taken with it")
+        from irpref.distributed import compare_matrices as on_dask
+
+        return on_dask(qrels, runs, measures, client=client, rel=rel, depth=depth, ties=ties,
+                       use_tag=use_tag)
     prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES)
     rel, depth = check_rel(rel, "rel"), check_depth(depth, "depth")
     sub: SubtopicQrels | None = None
@@ -71,6 +80,7 @@ def compare(
     ties: str = "docid",
     subtopics=None,
     judged: JudgedRankings | None = None,
+    client=None,
 ) -> pd.DataFrame:
     """Compare every pair of ``runs``: a tidy DataFrame (run_a, run_b, query, measure, value).
 
@@ -84,6 +94,10 @@ def compare(
     subtopics:   ndeval-format judgments (``topic subtopic docid grade``) for
                  ``ST-RPP``; if omitted, ``qrels`` itself is read in that format
                  and collapsed (max grade over subtopics) for the other measures.
+    client:      a ``distributed.Client``: runs read and judged one file per Dask
+                 task, preferences computed by blocks of queries on the cluster;
+                 the same table, value for value (:mod:`irpref.distributed`;
+                 ST-RPP is not distributed).
 
     Values are per query, for the queries with at least one relevant item (as
     pref_eval); a run that lacks a query retrieved nothing for it. Pairs are
@@ -94,7 +108,8 @@ def compare(
     )
     unique = list(dict.fromkeys(p for _, p in labelled))  # two spellings: computed once
     table = compare_matrices(
-        qrels, runs, unique, rel=rel, depth=depth, ties=ties, subtopics=subtopics, judged=judged
+        qrels, runs, unique, rel=rel, depth=depth, ties=ties, subtopics=subtopics, judged=judged,
+        client=client,
     ).tidy()
     return _relabel(table, labelled)
 

@@ -1,13 +1,24 @@
-"""Dask: evaluation and significance on a ``dask.distributed`` cluster.
+"""Dask: evaluation, comparison and significance on a ``dask.distributed`` cluster.
 
-``irpref evaluate ... --dask ADDRESS`` (``local:N`` starts a LocalCluster of N
-worker processes) or ``client=`` in :func:`evaluate` / :func:`significance`.
+``irpref evaluate|compare|significance ... --dask ADDRESS`` (``local:N`` starts
+a LocalCluster of N worker processes) or ``client=`` in :func:`irpref.compare`
+and in :func:`evaluate` / :func:`significance` here.
 
 - :func:`evaluate`: one task per run file. A worker reads the qrels and its
   run, judges and evaluates it; the tidy tables are gathered and put in the
   single-process order (measure as given, then run, then query). Every
   measure of a run x query reads only that ranking and the qrels, so the
-  values are those of the single process, value for value.
+  values are those of the single process, value for value. Measures are not
+  split further by query block: on a judged run they cost a few per cent of
+  reading and judging it (``benchmarks/README.md``), so a block task would
+  cost more to ship than to compute.
+- :func:`compare_matrices`: one task per run file reads, judges and reduces
+  its run to the compact representation preferences read
+  (:class:`RelevantItems`: query, rank and grade of each relevant item);
+  the client joins them, and the preference engine's population blocks
+  (:mod:`irpref.preferences.pairs`, queries grouped by depth) run as tasks.
+  The blocks and the order in which RPP sums populations are those of the
+  single process, so every value is the same double.
 - :func:`significance`: one task per measure (per :class:`~irpref.stats.Pairwise`);
   each measure's permutations and bootstrap resamples derive from the seed
   alone, so the rows equal the single-process ones.
@@ -17,30 +28,90 @@ Dask is optional: ``pip install irpref[dask]``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["client_for", "evaluate", "evaluate_args", "significance"]
+__all__ = [
+    "RelevantItems",
+    "compare_args",
+    "check_address",
+    "client_for",
+    "close",
+    "compare_matrices",
+    "evaluate",
+    "evaluate_args",
+    "significance",
+]
+
+_ADDRESS = re.compile(r"^(local:\S*|([a-z]+://)?\S+:\d+)$")
+CONNECT_SECONDS = 10
+
+
+def check_address(value: str, flag: str = "--dask") -> str:
+    """``local:N`` (N >= 1) or a scheduler address ``[scheme://]host:port``."""
+    from irpref.errors import UsageError
+
+    text = str(value).strip()
+    if text.startswith("local:"):
+        n = text[len("local:"):]
+        if not n.isdigit() or int(n) < 1:
+            raise UsageError(f"{flag} {value}: local:N needs a worker count N >= 1")
+        return text
+    if not _ADDRESS.match(text):
+        raise UsageError(f"{flag} {value}: expected local:N or a Dask scheduler address "
+                         "such as tcp://host:8786")
+    return text
+
+
+def _distributed():
+    from irpref.errors import UsageError
+
+    try:
+        import distributed
+    except ImportError:
+        raise UsageError("--dask needs Dask, an optional dependency: "
+                         "pip install 'irpref[dask]'") from None
+    return distributed
 
 
 def client_for(address: str):
     """A ``distributed.Client``: ``local:N`` (a LocalCluster of N worker
-    processes, one thread each) or a scheduler address (``tcp://host:8786``)."""
+    processes, one thread each) or a scheduler address (``tcp://host:8786``).
+    A bad or unreachable address is a :class:`~irpref.errors.UsageError`."""
     from irpref.errors import UsageError
 
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise UsageError("--dask needs Dask: pip install irpref[dask]") from None
+    address = check_address(address)
+    distributed = _distributed()
     if address.startswith("local:"):
-        n = address[len("local:"):]
-        if not n.isdigit() or int(n) < 1:
-            raise UsageError(f"--dask {address}: local:N needs a worker count N >= 1")
-        cluster = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        return Client(cluster)
-    return Client(address)
+        cluster = distributed.LocalCluster(n_workers=int(address[len("local:"):]),
+                                           threads_per_worker=1, processes=True,
+                                           dashboard_address=None)
+        return distributed.Client(cluster)
+    try:
+        from distributed.comm import parse_address
+        from distributed.comm.addressing import parse_host_port
+
+        scheme, location = parse_address(address)
+        if scheme == "tcp":  # refuse an unreachable scheduler before Dask retries it
+            import socket
+
+            with socket.create_connection(parse_host_port(location), timeout=CONNECT_SECONDS):
+                pass
+        return distributed.Client(address, timeout=f"{CONNECT_SECONDS}s")
+    except (OSError, ValueError, TypeError) as exc:
+        raise UsageError(f"--dask {address}: cannot connect to a Dask scheduler ({exc})") \
+            from None
+
+
+def close(client) -> None:
+    """Close ``client``, and its LocalCluster when :func:`client_for` started one."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 def _evaluate_one(qrels, run, measures, kwargs) -> pd.DataFrame:
@@ -123,9 +194,147 @@ def evaluate_args(args, measures) -> pd.DataFrame:
     try:
         return evaluate(args.qrels, args.runs, measures, client=client, rel=args.rel,
                         depth=args.depth, ties=args.ties, missing=args.missing,
-                        corpus_size=args.corpus_size)
+                        corpus_size=args.corpus_size,
+                        subtopics=getattr(args, "subtopics", None))
     finally:
-        if args.dask.startswith("local:"):
-            cluster = client.cluster
-            client.close()
-            cluster.close()
+        close(client)
+
+
+# ------------------------------------------------------------------- compare
+
+
+class RelevantItems:
+    """Judged rankings reduced to what the preference engine reads: for every
+    item of grade >= 1 its segment (``run * n_queries + query``), 0-based rank
+    and grade, in segment then rank order, plus the qrels grades per query.
+
+    Every preference (sgnLP, rrLP, sgnLR, RPP and its graded form) reads only
+    the positions of relevant items at a level ``rel >= 1`` and the number of
+    relevant items per query (:mod:`irpref.preferences.pairs`), so it computes
+    the same values on this as on the full :class:`~irpref.judged.JudgedRankings`.
+    """
+
+    compact = False  # the attributes below are those of the full layout
+
+    def __init__(self, run_names, queries, segment, rank, grade, qrels_query, qrels_grade,
+                 *, rel: int, ties: str, depth: int | None) -> None:
+        self.run_names, self.queries = list(run_names), queries
+        self.segment, self.rank, self.grade = segment, rank, grade
+        self.qrels_query, self.qrels_grade = qrels_query, qrels_grade
+        self.rel, self.ties, self.depth = rel, ties, depth
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.run_names)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    def num_rel(self, rel: int | None = None) -> np.ndarray:
+        """(Q,) number of judged documents with ``grade >= rel``."""
+        rel = self.rel if rel is None else rel
+        q = self.qrels_query[self.qrels_grade >= rel]
+        return np.bincount(q, minlength=self.n_queries)
+
+    @classmethod
+    def of(cls, judged) -> RelevantItems:
+        """The relevant items of judged rankings (any number of runs)."""
+        keep = np.flatnonzero(judged.grade >= 1)
+        return cls(judged.run_names, judged.queries, judged.segment[keep], judged.rank[keep],
+                   judged.grade[keep], judged.qrels_query, judged.qrels_grade,
+                   rel=judged.rel, ties=judged.ties, depth=judged.depth)
+
+    @classmethod
+    def concat(cls, parts: Sequence[RelevantItems]) -> RelevantItems:
+        """The runs of ``parts`` side by side (each judged against the same qrels)."""
+        first = parts[0]
+        for p in parts[1:]:
+            if not np.array_equal(p.queries, first.queries):  # pragma: no cover - same qrels
+                raise ValueError("the runs were judged against different qrels")
+        q = first.n_queries
+        shift = np.cumsum([0] + [p.n_runs for p in parts[:-1]]) * q
+        return cls(
+            [n for p in parts for n in p.run_names], first.queries,
+            np.concatenate([p.segment + s for p, s in zip(parts, shift)]),
+            np.concatenate([p.rank for p in parts]), np.concatenate([p.grade for p in parts]),
+            first.qrels_query, first.qrels_grade, rel=first.rel, ties=first.ties,
+            depth=first.depth,
+        )
+
+
+def _judge_one(qrels, run, kwargs) -> RelevantItems:
+    from irpref.evaluate import judge_inputs
+
+    return RelevantItems.of(judge_inputs(qrels, [run], warn=False, **kwargs))
+
+
+def _blocks_task(pops, func, blocks, args) -> list:
+    return [func(pops, g0, g1, *args) for g0, g1 in blocks]
+
+
+class _BlockMap:
+    """Runs the preference engine's population blocks as Dask tasks, in order."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+
+    def __call__(self, func, pops, blocks, *args) -> list:
+        blocks = list(blocks)
+        if len(blocks) <= 1:
+            return [func(pops, g0, g1, *args) for g0, g1 in blocks]
+        workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        groups = np.array_split(np.arange(len(blocks)), min(len(blocks), 2 * workers))
+        shared = self.client.scatter(pops, broadcast=True)
+        futures = [self.client.submit(_blocks_task, shared, func,
+                                      [blocks[i] for i in g], args, pure=False)
+                   for g in groups if len(g)]
+        return [res for part in self.client.gather(futures) for res in part]
+
+
+def compare_matrices(qrels, runs, measures=None, *, client, rel: int = 1,
+                     depth: int | None = None, ties: str = "docid", use_tag: bool = False):
+    """:func:`irpref.compare.compare_matrices` on Dask: one task per run file for
+    reading and judging, the preference blocks as tasks (same
+    :class:`~irpref.preferences.Comparison`, value for value)."""
+    from irpref.params import check_depth, check_rel
+    from irpref.preferences import DEFAULT_PREFERENCES, parse_preferences, preference_matrices
+
+    prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES)
+    rel, depth = check_rel(rel, "rel"), check_depth(depth, "depth")
+    for p in prefs:
+        if p.family.needs_subtopics:
+            raise ValueError(f"{p} is not computed on Dask (it matches every judged document "
+                             "id): compare it without a Dask client")
+    runs = list(runs)
+    if not runs:
+        raise ValueError("compare needs at least one run")
+    if ties == "expected":
+        raise ValueError("preferences compare one ranking per run: use ties='docid' or 'input'")
+    kwargs = dict(rel=rel, depth=depth, ties=ties, use_tag=use_tag)
+    futures = client.map(_judge_one, [qrels] * len(runs), runs, [kwargs] * len(runs),
+                         pure=False)
+    items = RelevantItems.concat(client.gather(futures))
+    return preference_matrices(items, prefs, map_blocks=_BlockMap(client))
+
+
+def compare_args(args):
+    """The ``irpref compare --dask`` path (QRELS RUN...)."""
+    from irpref.errors import UsageError
+    from irpref.store import is_judged_file
+
+    if is_judged_file(args.qrels):
+        raise UsageError("--dask reads QRELS RUN...; a saved judged file is compared "
+                         "without --dask")
+    if args.subtopics:
+        raise UsageError("--dask does not compute ST-RPP (--subtopics): it matches every "
+                         "judged document id; compare it without --dask")
+    if not args.runs:
+        raise UsageError("no RUN file given")
+    client = client_for(args.dask)
+    try:
+        return compare_matrices(args.qrels, args.runs, args.measures, client=client,
+                                rel=args.rel, depth=args.depth, ties=args.ties,
+                                use_tag=args.tag_names)
+    finally:
+        close(client)

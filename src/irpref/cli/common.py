@@ -231,6 +231,8 @@ def judge_args(args: argparse.Namespace, ties: str | None = None) -> JudgedRanki
 
 
 def add_dask(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dask", metavar="ADDRESS", default=None,
+    from irpref.distributed import check_address
+
+    parser.add_argument("--dask", metavar="ADDRESS", default=None, **checked(check_address),
                         help="run on Dask: a scheduler address (tcp://host:8786) or local:N "
                              "for N local worker processes (pip install irpref[dask])")

@@ -11,6 +11,7 @@ import pandas as pd
 from irpref import params
 from irpref.aggregate import orderings_of
 from irpref.cli.common import (
+    add_dask,
     add_depth,
     add_format,
     add_inputs,
@@ -43,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="T",
                         help="MC4 random-jump probability in [0, 1) (default 0.05; 0 = plain "
                              "chain)")
+    add_dask(parser)
     add_format(parser)
     add_output(parser)
 
@@ -54,11 +56,16 @@ def run(args: argparse.Namespace) -> int:
         as_usage(lambda: parse_preferences(args.measures))  # refused before reading (exit 2)
     from irpref.store import is_judged_file, load_for_args
 
-    judged = load_for_args(args) if is_judged_file(args.qrels) else None
-    comp = compare_matrices(
-        args.qrels, args.runs, args.measures, rel=args.rel, depth=args.depth, ties=args.ties,
-        subtopics=args.subtopics, use_tag=args.tag_names, judged=judged,
-    )
+    if args.dask:  # read, judged and compared on Dask (irpref.distributed)
+        from irpref.distributed import compare_args
+
+        comp = compare_args(args)
+    else:
+        judged = load_for_args(args) if is_judged_file(args.qrels) else None
+        comp = compare_matrices(
+            args.qrels, args.runs, args.measures, rel=args.rel, depth=args.depth,
+            ties=args.ties, subtopics=args.subtopics, use_tag=args.tag_names, judged=judged,
+        )
     means = comp.tidy_means()
     if args.format != "table":
         keys = ["run_a", "run_b", "measure"]

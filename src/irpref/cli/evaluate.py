@@ -17,7 +17,6 @@ from irpref.cli.common import (
     judge_args,
     open_output,
 )
-from irpref.errors import UsageError
 from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
 from irpref.measures.diversity import check_subtopics, use_subtopics
@@ -58,8 +57,6 @@ def run(args: argparse.Namespace) -> int:
     if args.dask:
         from irpref.distributed import evaluate_args
 
-        if args.subtopics:
-            raise UsageError("--dask does not take --subtopics yet")
         results = evaluate_args(args, measures)
     else:
         args.qrels, sub = use_subtopics(args.qrels, args.subtopics)

@@ -320,27 +320,48 @@ def _to_matrices(upper: np.ndarray, r: int) -> np.ndarray:
     return out
 
 
-def _lexicographic(pops: Populations, wanted: set[str]) -> dict[str, np.ndarray]:
-    """sgnLP / rrLP / sgnLR matrices (Q_p, R, R) of binary populations."""
-    r = pops.n_runs
-    out = {k: np.zeros((pops.n_pops, r, r)) for k in wanted}
-    budget = BUDGET // 2
-    for g0, g1 in pops.blocks(pops.depth * r, budget):
-        pos = pops.dense(g0, g1)
-        count = pops.count[g0:g1]
-        if wanted & {"sgnLP", "rrLP"}:
-            rank, order, lcp = lexicographic_ranks(pos, count, "precision")
-            if "sgnLP" in wanted:
-                out["sgnLP"][g0:g1] = pairwise_from_ranks(rank)
-            if "rrLP" in wanted:
-                out["rrLP"][g0:g1] = rr_lp_matrix(pos, order, lcp)
-        if "sgnLR" in wanted:
-            rank, _, _ = lexicographic_ranks(pos, count, "recall")
-            out["sgnLR"][g0:g1] = pairwise_from_ranks(rank)
+def _serial(func, pops, blocks, *args) -> list:
+    """The population blocks one after the other (``map_blocks`` of
+    :func:`preference_matrices`; :mod:`irpref.distributed` runs them as tasks)."""
+    return [func(pops, g0, g1, *args) for g0, g1 in blocks]
+
+
+def _lexicographic_block(pops: Populations, g0: int, g1: int,
+                         wanted: set[str]) -> dict[str, np.ndarray]:
+    pos = pops.dense(g0, g1)
+    count = pops.count[g0:g1]
+    out = {}
+    if wanted & {"sgnLP", "rrLP"}:
+        rank, order, lcp = lexicographic_ranks(pos, count, "precision")
+        if "sgnLP" in wanted:
+            out["sgnLP"] = pairwise_from_ranks(rank)
+        if "rrLP" in wanted:
+            out["rrLP"] = rr_lp_matrix(pos, order, lcp)
+    if "sgnLR" in wanted:
+        rank, _, _ = lexicographic_ranks(pos, count, "recall")
+        out["sgnLR"] = pairwise_from_ranks(rank)
     return out
 
 
-def _rpp(pops: Populations, weightings: Sequence[str], n_queries: int) -> np.ndarray:
+def _lexicographic(pops: Populations, wanted: set[str],
+                   map_blocks=_serial) -> dict[str, np.ndarray]:
+    """sgnLP / rrLP / sgnLR matrices (Q_p, R, R) of binary populations."""
+    r = pops.n_runs
+    out = {k: np.zeros((pops.n_pops, r, r)) for k in wanted}
+    blocks = list(pops.blocks(pops.depth * r, BUDGET // 2))
+    for (g0, g1), mats in zip(blocks, map_blocks(_lexicographic_block, pops, blocks, wanted)):
+        for k, v in mats.items():
+            out[k][g0:g1] = v
+    return out
+
+
+def _rpp_block(pops: Populations, g0: int, g1: int, w: np.ndarray,
+               scale: np.ndarray) -> np.ndarray:
+    return rpp_chunk(pops.dense(g0, g1), w) * scale[g0:g1, None, :]
+
+
+def _rpp(pops: Populations, weightings: Sequence[str], n_queries: int,
+         map_blocks=_serial) -> np.ndarray:
     """(Q, P, V) RPP of every pair a < b for each weighting, mixed over populations."""
     r = pops.n_runs
     n_pairs = r * (r - 1) // 2
@@ -353,9 +374,9 @@ def _rpp(pops: Populations, weightings: Sequence[str], n_queries: int) -> np.nda
     out = np.zeros((n_queries, n_pairs, len(weightings)))
     if n_pairs == 0:
         return out
-    for g0, g1 in pops.blocks(pops.depth * n_pairs):
-        s = rpp_chunk(pops.dense(g0, g1), w) * scale[g0:g1, None, :]
-        q = pops.query[g0:g1]
+    blocks = list(pops.blocks(pops.depth * n_pairs))
+    for (g0, g1), s in zip(blocks, map_blocks(_rpp_block, pops, blocks, w, scale)):
+        q = pops.query[g0:g1]  # summed in block order, as one process does
         if len(np.unique(q)) == len(q):
             out[q] += s
         else:
@@ -368,13 +389,17 @@ def preference_matrices(
     preferences: str | Preference | Sequence[str | Preference],
     *,
     subtopics: SubtopicQrels | None = None,
+    map_blocks=None,
 ) -> Comparison:
     """All preferences for all run pairs and queries of ``judged``.
 
     Relevance is ``grade >= rel`` with ``rel`` the preference's parameter or
     ``judged.rel``. ``subtopics`` (ndeval-format judgments) is needed by
-    ``ST-RPP`` only.
+    ``ST-RPP`` only. ``map_blocks(func, pops, blocks, *args)`` returns
+    ``[func(pops, g0, g1, *args) for g0, g1 in blocks]`` in order (default: in
+    this process; :mod:`irpref.distributed` runs the blocks on Dask).
     """
+    map_blocks = map_blocks or _serial
     prefs = parse_preferences(preferences)
     if judged.ties == "expected":
         raise ValueError("preferences compare one ranking per run: use ties='docid' or 'input'")
@@ -420,7 +445,7 @@ def preference_matrices(
         local = np.searchsorted(kept, pops.query)
         lex = {p.name for p in plist if p.name in ("sgnLP", "rrLP", "sgnLR")}
         if lex:
-            mats = _lexicographic(pops, lex)
+            mats = _lexicographic(pops, lex, map_blocks)
             for p in plist:
                 if p.name in mats:  # binary populations: one per query
                     res = np.zeros((len(kept), r, r))
@@ -434,7 +459,7 @@ def preference_matrices(
                 pops.n_runs, local, pops.m, pops.weight, pops.count, pops.item_offsets,
                 pops.run, pops.level, pops.position,
             )
-            upper = _rpp(shifted, weightings, len(kept))
+            upper = _rpp(shifted, weightings, len(kept), map_blocks)
             for p in rpps:
                 v = weightings.index(p.get("p"))
                 comp.values[str(p)] = _to_matrices(upper[:, :, v], r)
