@@ -106,6 +106,15 @@ def client_for(address: str):
             from None
 
 
+def _absolute(item):
+    """A path that exists here, made absolute (workers may run in another directory)."""
+    import os
+
+    if isinstance(item, (str, os.PathLike)) and os.path.exists(item):
+        return os.path.abspath(item)
+    return item
+
+
 def close(client) -> None:
     """Close ``client``, and its LocalCluster when :func:`client_for` started one."""
     cluster = getattr(client, "cluster", None)
@@ -125,7 +134,10 @@ def evaluate(qrels, runs: Sequence, measures, *, client, **kwargs) -> pd.DataFra
     import irpref
 
     measures = [measures] if isinstance(measures, str) else list(measures)
-    runs = list(runs)
+    runs = [_absolute(r) for r in runs]
+    qrels = _absolute(qrels)
+    if "subtopics" in kwargs:
+        kwargs["subtopics"] = _absolute(kwargs["subtopics"])
     if not runs:
         return irpref.evaluate(qrels, runs, measures, **kwargs)
     futures = client.map(_evaluate_one, [qrels] * len(runs), runs,
@@ -306,7 +318,7 @@ def compare_matrices(qrels, runs, measures=None, *, client, rel: int = 1,
         if p.family.needs_subtopics:
             raise ValueError(f"{p} is not computed on Dask (it matches every judged document "
                              "id): compare it without a Dask client")
-    runs = list(runs)
+    runs, qrels = [_absolute(r) for r in runs], _absolute(qrels)
     if not runs:
         raise ValueError("compare needs at least one run")
     if ties == "expected":
