@@ -21,7 +21,9 @@ and in :func:`evaluate` / :func:`significance` here.
   single process, so every value is the same double.
 - :func:`significance`: one task per measure (per :class:`~irpref.stats.Pairwise`);
   each measure's permutations and bootstrap resamples derive from the seed
-  alone, so the rows equal the single-process ones.
+  alone, so the rows equal the single-process ones. A test is not split by
+  query block: every permutation and resample reads all queries of a
+  measure, and splitting the permutations would change their stream.
 
 Dask is optional: ``pip install irpref[dask]``.
 """
