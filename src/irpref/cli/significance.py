@@ -138,20 +138,22 @@ def run(args: argparse.Namespace) -> int:
             args, "quiet", False
         ):
             print(f"irpref: note: no --seed given; used --seed {seed}", file=sys.stderr)
-    if args.dask:
-        from functools import partial
-
-        from irpref.distributed import client_for
-        from irpref.distributed import significance as dask_significance
-
-        test_all = partial(dask_significance, client=client_for(args.dask))
-    else:
-        test_all = significance
-    results = test_all(
-        tables, tests, correction=args.correction, permutations=args.permutations, seed=seed,
+    options = dict(
+        correction=args.correction, permutations=args.permutations, seed=seed,
         bootstrap=0 if args.summary else args.bootstrap, confidence=args.confidence,
         strict=args.hsd_strict, baseline=args.baseline,
     )
+    if args.dask:
+        from irpref.distributed import client_for, close
+        from irpref.distributed import significance as dask_significance
+
+        client = client_for(args.dask)
+        try:
+            results = dask_significance(tables, tests, client=client, **options)
+        finally:
+            close(client)  # and the LocalCluster that local:N started
+    else:
+        results = significance(tables, tests, **options)
     if args.summary:
         with open_output(args.output) as out:
             write_any(discriminative_power(results, args.alpha), args.format, out)
