@@ -210,10 +210,11 @@ k_permute(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOn:permute", &capsule, &obj, &r)) {
         return NULL;
     }
-    bitgen_t *bg = (bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator");
-    if (bg == NULL) {
+    if (!PyCapsule_IsValid(capsule, "BitGenerator")) {
+        PyErr_SetString(PyExc_TypeError, "permute: expected a NumPy BitGenerator.capsule");
         return NULL;
     }
+    bitgen_t *bg = (bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator");
     if (r < 1 || r > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "n_runs must be in [1, 2**31)");
         return NULL;

@@ -522,7 +522,7 @@ def _c_permute_ok(rng: np.random.Generator, kernels) -> bool:
                     np.broadcast_to(np.arange(37, dtype=dtype), shape), axis=-1)
                 got = np.empty(shape, dtype)
                 kernels.permute(ours.capsule, got, 37)
-                ok = bool(np.array_equal(got, want)) and ours.state == theirs.state
+                ok = bool(np.array_equal(got, want)) and _same(ours.state, theirs.state)
                 if not ok:
                     break
         except Exception:  # no capsule / state, or anything unexpected: use NumPy
@@ -559,6 +559,11 @@ def tukey_hsd(
     runs (sgnLP, sgnLR: D[q, a, b] = sgn(k[q, a] - k[q, b])) permutes the keys
     k and compares them, O(Q R^2) on int8; any other matrix is gathered,
     O(Q R^2 / 2). ``exploit_order=False`` forces the generic gather (same result).
+
+    The permutations and these loops run in the optional C extension
+    ``irpref._kernels`` when it is built (``IRPREF_KERNELS=numpy`` forces the
+    NumPy kernels): same permutation stream, same summation order and dtype,
+    so the same maxima bit for bit and the same p-values for a seed.
     """
     if permutations < 1:
         raise ValueError(f"permutations must be >= 1, got {permutations}")
@@ -743,6 +748,15 @@ def _hsd_order_maxima(
 
     batches = hsd_permutations(rng, permutations, nq, r, batch)
     return np.concatenate(_map_batches(maxima, batches)).astype(np.float64)
+
+
+def _same(x, y) -> bool:
+    """Equality of bit generator states (dicts of ints and arrays)."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        return x.keys() == y.keys() and all(_same(x[k], y[k]) for k in x)
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        return bool(np.array_equal(x, y))
+    return bool(x == y)
 
 
 def _complete_queries(pairwise: Pairwise) -> np.ndarray:
