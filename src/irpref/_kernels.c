@@ -24,7 +24,8 @@
  *
  * order_maxima(keys, perm, n_queries, n_runs, out)
  *     keys (Q, R) int8 / int16; out[b] = max over i < j of
- *     |sum_q sgn(k[q, p_bq[i]] - k[q, p_bq[j]])| (int32 accumulator).
+ *     |sum_q sgn(k[q, p_bq[i]] - k[q, p_bq[j]])| (int16 accumulator below 2**15
+ *     queries, as the NumPy kernel; else int32: integer sums are exact).
  *
  * metric_maxima(x, perm, n_queries, n_runs, out)
  *     x (Q, R) float64; out[b] = max_i m_i - min_i m_i with
@@ -48,7 +49,16 @@ typedef struct {
     uint64_t (*next_raw)(void *st);
 } bitgen_t;
 
-#define GROUP 8 /* permutations whose sums stay in cache while one query's table is read */
+/*
+ * matrix_maxima sums up to GROUP permutations at once, query by query, so each
+ * query's table is read once per group (from cache) instead of once per
+ * permutation; the group's sums are capped at GROUP_BYTES (measured on a
+ * 2-core EPYC, 100 runs: 8 -> 32 permutations cut the time by 30 %).
+ */
+#ifndef GROUP
+#define GROUP 32
+#endif
+#define GROUP_BYTES (4 << 20)
 
 /* ------------------------------------------------------------------ buffers */
 
@@ -245,14 +255,14 @@ k_permute(PyObject *self, PyObject *args)
 
 /* ------------------------------------------------------------ matrix maxima */
 
-/* out[b] for b in [0, nb): gathered sums of table rows/columns, GROUP permutations at a time. */
+/* out[b] for b in [0, nb): gathered sums of table rows/columns, `group` permutations at a time. */
 #define MATRIX_KERNEL(NAME, TT, AT, ABS)                                                      \
     static void NAME(const TT *t, const void *perm, char pcode, Py_ssize_t nb, Py_ssize_t nq, \
-                     Py_ssize_t r, int half, double *out, AT *acc, int *p)                    \
+                     Py_ssize_t r, int half, double *out, AT *acc, int *p, Py_ssize_t group)  \
     {                                                                                         \
         Py_ssize_t rr = r * r;                                                                \
-        for (Py_ssize_t b0 = 0; b0 < nb; b0 += GROUP) {                                       \
-            Py_ssize_t g = nb - b0 < GROUP ? nb - b0 : GROUP;                                 \
+        for (Py_ssize_t b0 = 0; b0 < nb; b0 += group) {                                       \
+            Py_ssize_t g = nb - b0 < group ? nb - b0 : group;                                 \
             memset(acc, 0, (size_t)(g * rr) * sizeof(AT));                                    \
             for (Py_ssize_t q = 0; q < nq; q++) {                                             \
                 const TT *tq = t + q * rr;                                                    \
@@ -361,7 +371,10 @@ k_matrix_maxima(PyObject *self, PyObject *args)
         return NULL;
     }
     size_t acc_size = c.dcode == 'd' ? sizeof(double) : sizeof(int32_t);
-    void *acc = malloc((size_t)(GROUP * r * r) * acc_size);
+    Py_ssize_t group = (Py_ssize_t)(GROUP_BYTES / ((size_t)(r * r) * acc_size));
+    group = group < 1 ? 1 : (group > GROUP ? GROUP : group);
+    group = group > c.nb ? (c.nb > 0 ? c.nb : 1) : group;
+    void *acc = malloc((size_t)(group * r * r) * acc_size);
     int *p = (int *)malloc((size_t)r * sizeof(int));
     if (acc == NULL || p == NULL) {
         free(acc);
@@ -372,11 +385,11 @@ k_matrix_maxima(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     if (c.dcode == 'd') {
         matrix_f64((const double *)c.data.buf, c.perm.buf, c.pcode, c.nb, nq, r, half,
-                   (double *)c.out.buf, (double *)acc, p);
+                   (double *)c.out.buf, (double *)acc, p, group);
     }
     else {
         matrix_i8((const int8_t *)c.data.buf, c.perm.buf, c.pcode, c.nb, nq, r, half,
-                  (double *)c.out.buf, (int32_t *)acc, p);
+                  (double *)c.out.buf, (int32_t *)acc, p, group);
     }
     Py_END_ALLOW_THREADS
     free(acc);
@@ -387,30 +400,32 @@ k_matrix_maxima(PyObject *self, PyObject *args)
 
 /* ------------------------------------------------------------- order maxima */
 
-#define ORDER_KERNEL(NAME, KT)                                                                \
+/* AT: int16 sums when Q < 2**15 (|sum| <= Q; twice the SIMD lanes of int32), else int32. */
+#define ORDER_KERNEL(NAME, KT, AT)                                                            \
     static void NAME(const KT *keys, const void *perm, char pcode, Py_ssize_t nb,             \
-                     Py_ssize_t nq, Py_ssize_t r, double *out, int32_t *acc, int *p, int *y)  \
+                     Py_ssize_t nq, Py_ssize_t r, double *out, void *acc_, int *p, void *y_)  \
     {                                                                                         \
+        AT *acc = (AT *)acc_, *y = (AT *)y_;                                                  \
         for (Py_ssize_t b = 0; b < nb; b++) {                                                 \
-            memset(acc, 0, (size_t)(r * r) * sizeof(int32_t));                                \
+            memset(acc, 0, (size_t)(r * r) * sizeof(AT));                                     \
             for (Py_ssize_t q = 0; q < nq; q++) {                                             \
                 const KT *kq = keys + q * r;                                                  \
                 load_perm(perm, pcode, b * nq + q, r, p);                                     \
                 for (Py_ssize_t i = 0; i < r; i++) {                                          \
-                    y[i] = kq[p[i]];                                                          \
+                    y[i] = (AT)kq[p[i]];                                                      \
                 }                                                                             \
                 for (Py_ssize_t i = 0; i < r; i++) {                                          \
-                    int yi = y[i];                                                            \
-                    int32_t *ai = acc + i * r;                                                \
+                    AT yi = y[i];                                                             \
+                    AT *ai = acc + i * r;                                                     \
                     for (Py_ssize_t j = i + 1; j < r; j++) {                                  \
-                        ai[j] += (yi > y[j]) - (yi < y[j]);                                   \
+                        ai[j] += (AT)((yi > y[j]) - (yi < y[j]));                             \
                     }                                                                         \
                 }                                                                             \
             }                                                                                 \
             int32_t best = 0;                                                                 \
             for (Py_ssize_t i = 0; i < r; i++) {                                              \
                 for (Py_ssize_t j = i + 1; j < r; j++) {                                      \
-                    int32_t v = IABS(acc[i * r + j]);                                         \
+                    int32_t v = IABS((int32_t)acc[i * r + j]);                                \
                     if (v > best) {                                                           \
                         best = v;                                                             \
                     }                                                                         \
@@ -420,8 +435,10 @@ k_matrix_maxima(PyObject *self, PyObject *args)
         }                                                                                     \
     }
 
-ORDER_KERNEL(order_i8, int8_t)
-ORDER_KERNEL(order_i16, int16_t)
+ORDER_KERNEL(order_i8_s16, int8_t, int16_t)
+ORDER_KERNEL(order_i16_s16, int16_t, int16_t)
+ORDER_KERNEL(order_i8_s32, int8_t, int32_t)
+ORDER_KERNEL(order_i16_s32, int16_t, int32_t)
 
 static PyObject *
 k_order_maxima(PyObject *self, PyObject *args)
@@ -439,26 +456,36 @@ k_order_maxima(PyObject *self, PyObject *args)
     if (get_call(&c, keys, perm, out, nq, r, nq * r, "bh") < 0) {
         return NULL;
     }
-    int32_t *acc = (int32_t *)malloc((size_t)(r * r) * sizeof(int32_t));
-    int *p = (int *)malloc((size_t)(2 * r) * sizeof(int));
-    if (acc == NULL || p == NULL) {
+    int small = nq < 32768; /* keys are ranks < R and sums are bounded by Q */
+    if (small && r > 32767) {
+        small = 0;
+    }
+    size_t at = small ? sizeof(int16_t) : sizeof(int32_t);
+    void *acc = malloc((size_t)(r * r) * at);
+    void *y = malloc((size_t)r * at);
+    int *p = (int *)malloc((size_t)r * sizeof(int));
+    if (acc == NULL || p == NULL || y == NULL) {
         free(acc);
         free(p);
+        free(y);
         release(&c, 3);
         return PyErr_NoMemory();
     }
+    const void *k = c.data.buf;
+    double *o = (double *)c.out.buf;
     Py_BEGIN_ALLOW_THREADS
     if (c.dcode == 'b') {
-        order_i8((const int8_t *)c.data.buf, c.perm.buf, c.pcode, c.nb, nq, r,
-                 (double *)c.out.buf, acc, p, p + r);
+        (small ? order_i8_s16 : order_i8_s32)((const int8_t *)k, c.perm.buf, c.pcode, c.nb, nq,
+                                              r, o, acc, p, y);
     }
     else {
-        order_i16((const int16_t *)c.data.buf, c.perm.buf, c.pcode, c.nb, nq, r,
-                  (double *)c.out.buf, acc, p, p + r);
+        (small ? order_i16_s16 : order_i16_s32)((const int16_t *)k, c.perm.buf, c.pcode, c.nb,
+                                                nq, r, o, acc, p, y);
     }
     Py_END_ALLOW_THREADS
     free(acc);
     free(p);
+    free(y);
     release(&c, 3);
     Py_RETURN_NONE;
 }

@@ -650,7 +650,7 @@ def _hsd_matrix_maxima(
             kernels.matrix_maxima(table, perm, nq, r, half, out)
             return out
 
-        batch = batch or 16
+        batch = batch or 32  # the C kernel sums up to 32 permutations per pass over a query
         return np.concatenate(_map_batches(c_maxima, hsd_permutations(rng, permutations, nq, r,
                                                                       batch)))
     batch = batch or max(1, 2**17 // (r * r))
