@@ -13,7 +13,12 @@ For each, the per-query tables are computed once (``evaluate`` for metrics,
   orders; rrLP / RPP: gathered R x R matrices);
 
 and prints wall and CPU seconds (median of ``--repeats``; CPU time is the
-fairer figure on a busy machine) and discriminative power.
+fairer figure on a busy machine) and discriminative power. ``--kernels both``
+(the default) times every HSD twice in the same process, with the NumPy
+kernels (``IRPREF_KERNELS=numpy``) and with the C extension
+``irpref._kernels``, prints the ratio and checks that the p-values are
+identical; ``--hsd-measures`` picks the measures (default: all seven), and
+the bootstrap CI is timed on a metric and on a real-valued preference.
 
 ``--ab`` times the HSD kernels against the previous implementation (kept
 below as ``_reference_*``, the code before the per-query take/threads
@@ -26,13 +31,15 @@ Usage::
 
     python benchmarks/generate.py            # once, for the synthetic collection
     python benchmarks/bench_significance.py [--permutations 10000] [--repeats 1]
-        [--skip-synthetic] [--skip-dl19] [--data DIR]
+        [--skip-synthetic] [--skip-dl19] [--data DIR] [--kernels both|c|numpy]
+        [--hsd-measures AP sgnLP rrLP RPP]
     python benchmarks/bench_significance.py --ab [--permutations 1000] [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -173,6 +180,8 @@ def bench(name: str, qrels: Path, runs: list[Path], rel: int, args) -> None:
     _, t_vec, _ = _time(lambda: S.pair_tests(rr, "t", bootstrap=0), args.repeats)
     _, w_vec, _ = _time(lambda: S.pair_tests(rr, "wilcoxon", bootstrap=0), args.repeats)
     _, b_vec, _ = _time(lambda: S.bootstrap_ci(rr.values, 1000, seed=0), args.repeats)
+    real = next(pw for pw in pairwise if pw.kind == "real")
+    _, b_real, _ = _time(lambda: S.bootstrap_ci(real.values, 1000, seed=0), args.repeats)
 
     def loop():
         from scipy import stats
@@ -184,19 +193,46 @@ def bench(name: str, qrels: Path, runs: list[Path], rel: int, args) -> None:
     print(f"paired t, all pairs (RR):       {t_vec:8.3f} s   scipy loop per pair {t_loop:7.3f} s"
           f"  ({t_loop / t_vec:.0f}x)")
     print(f"wilcoxon, all pairs (RR):       {w_vec:8.3f} s")
-    print(f"bootstrap CI, 1000 resamples:   {b_vec:8.3f} s")
+    print(f"bootstrap CI, 1000 resamples:   {b_vec:8.3f} s (RR), {b_real:.3f} s ({real.measure}, "
+          f"{real.values.shape[0]} pairs x {real.values.shape[1]} queries)")
 
-    print(f"randomized Tukey HSD, {args.permutations} permutations, seed 1:")
-    print(f"  {'measure':10s} {'kind':7s} {'wall s':>8s} {'cpu s':>8s}  {'paired %':>8s}"
-          f"  {'hsd %':>6s}")
-    for pw in pairwise:
-        (p, _), secs, cpu = _time(lambda pw=pw: S.tukey_hsd(pw, args.permutations, seed=1),
-                                  args.repeats)
-        paired = S.pair_tests(pw, "paired", bootstrap=0)
-        dp_paired = 100 * float(np.mean(paired["p_adjusted"] < 0.05))
-        dp_hsd = 100 * float(np.mean(p < 0.05))
-        print(f"  {pw.measure:10s} {pw.kind:7s} {secs:8.2f} {cpu:8.2f}  {dp_paired:8.2f}"
-              f"  {dp_hsd:6.2f}")
+    modes = ["numpy", "c"] if args.kernels == "both" else [args.kernels]
+    chosen = [pw for pw in pairwise
+              if not args.hsd_measures or pw.measure.lower() in args.hsd_measures]
+    print(f"randomized Tukey HSD, {args.permutations} permutations, seed 1, "
+          f"{S._threads()} thread(s); kernels: {' vs '.join(modes)}")
+    head = "".join(f"  {m + ' wall':>11s} {m + ' cpu':>10s}" for m in modes)
+    ratio = f"  {'ratio':>6s} {'same p':>6s}" if len(modes) == 2 else ""
+    print(f"  {'measure':10s} {'kind':7s}{head}{ratio}  {'paired %':>8s}  {'hsd %':>6s}")
+    previous = os.environ.get(S.KERNELS_ENV)
+    try:
+        for pw in pairwise:
+            if pw not in chosen:
+                continue
+            cells, walls, ps = "", [], []
+            for mode in modes:
+                os.environ[S.KERNELS_ENV] = mode
+                (p, _), secs, cpu = _time(
+                    lambda pw=pw: S.tukey_hsd(pw, args.permutations, seed=1), args.repeats)
+                cells += f"  {secs:11.2f} {cpu:10.2f}"
+                walls.append(secs)
+                ps.append(p)
+            if len(modes) == 2:
+                same = np.array_equal(ps[0], ps[1])
+                cells += f"  {walls[0] / walls[1]:5.1f}x {'yes' if same else 'NO':>6s}"
+            paired = S.pair_tests(pw, "paired", bootstrap=0)
+            dp_paired = 100 * float(np.mean(paired["p_adjusted"] < 0.05))
+            dp_hsd = 100 * float(np.mean(ps[-1] < 0.05))
+            print(f"  {pw.measure:10s} {pw.kind:7s}{cells}  {dp_paired:8.2f}  {dp_hsd:6.2f}",
+                  flush=True)
+        if (r, pairwise[0].n_queries) == (100, 250):
+            print("  first measured (100 runs x 250 queries, before the NumPy rewrite): "
+                  + ", ".join(f"{k} {v:g} s" for k, v in BEFORE.items()))
+    finally:
+        if previous is None:
+            os.environ.pop(S.KERNELS_ENV, None)
+        else:
+            os.environ[S.KERNELS_ENV] = previous
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,6 +245,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ab", action="store_true", help="old vs new HSD kernels, interleaved")
     ap.add_argument("--queries", type=int, default=250)
     ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--kernels", choices=("both", "c", "numpy"), default="both",
+                    help="HSD kernels to time: NumPy and C side by side (default), or one")
+    ap.add_argument("--hsd-measures", nargs="+", type=str.lower, default=None,
+                    metavar="MEASURE", help="measures to run HSD on (default: all)")
     args = ap.parse_args(argv)
     if args.ab:
         ab(args)

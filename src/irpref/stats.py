@@ -452,13 +452,83 @@ def hsd_permutations(
 
     dtype = np.int16 if n_runs < 2**15 else np.int32
     base = np.arange(n_runs, dtype=dtype)
+    kernels = _kernels()
+    fast = kernels is not None and _c_permute_ok(rng, kernels)
     done = 0
     with progress.task(permutations, "randomized HSD", "perm") as bar:
         while done < permutations:
             b = min(batch, permutations - done)
-            yield rng.permuted(np.broadcast_to(base, (b, n_queries, n_runs)), axis=-1)
+            if fast:
+                perm = np.empty((b, n_queries, n_runs), dtype)
+                with rng.bit_generator.lock:
+                    kernels.permute(rng.bit_generator.capsule, perm, n_runs)
+            else:
+                perm = rng.permuted(np.broadcast_to(base, (b, n_queries, n_runs)), axis=-1)
+            yield perm
             done += b
             bar.update(b)
+
+
+# ----------------------------------------------------- optional C kernels
+
+KERNELS_ENV = "IRPREF_KERNELS"
+"""``numpy`` forces the NumPy kernels, ``c`` requires the C ones; unset or empty: C if built."""
+
+_PERMUTE_OK: dict[type, bool] = {}
+
+
+def _kernels():
+    """The C module ``irpref._kernels``, or None (not built, or ``IRPREF_KERNELS=numpy``).
+
+    Both paths give the same maxima bit for bit (same permutations, same
+    summation order and dtype); the C one runs the gather-accumulate-max loop
+    per permutation without temporaries, with the GIL released.
+    """
+    choice = os.environ.get(KERNELS_ENV, "").strip().lower()
+    if choice not in ("", "c", "numpy"):
+        raise ValueError(f"{KERNELS_ENV} must be 'c' or 'numpy', got {choice!r}")
+    if choice == "numpy":
+        return None
+    try:
+        from irpref import _kernels as kernels
+    except ImportError:
+        if choice == "c":
+            raise ImportError(f"{KERNELS_ENV}=c but the C extension irpref._kernels is not "
+                              "built (reinstall irpref with a C compiler)") from None
+        return None
+    return kernels
+
+
+def _c_permute_ok(rng: np.random.Generator, kernels) -> bool:
+    """Whether the C shuffle reproduces ``rng.permuted`` for this bit generator type.
+
+    Checked once per type on two clones of the generator's state (the C
+    shuffle follows NumPy's algorithm; a NumPy that changed it, or a bit
+    generator without the standard capsule, falls back to ``permuted``).
+    """
+    if type(rng) is not np.random.Generator:
+        return False
+    kind = type(rng.bit_generator)
+    ok = _PERMUTE_OK.get(kind)
+    if ok is None:
+        try:
+            state = rng.bit_generator.state
+            ours, theirs = kind(), kind()
+            ours.state = state
+            theirs.state = state
+            for dtype in (np.int16, np.int32):
+                shape = (2, 3, 37)
+                want = np.random.Generator(theirs).permuted(
+                    np.broadcast_to(np.arange(37, dtype=dtype), shape), axis=-1)
+                got = np.empty(shape, dtype)
+                kernels.permute(ours.capsule, got, 37)
+                ok = bool(np.array_equal(got, want)) and _same(ours.state, theirs.state)
+                if not ok:
+                    break
+        except Exception:  # no capsule / state, or anything unexpected: use NumPy
+            ok = False
+        _PERMUTE_OK[kind] = ok
+    return ok
 
 
 def tukey_hsd(
@@ -489,6 +559,11 @@ def tukey_hsd(
     runs (sgnLP, sgnLR: D[q, a, b] = sgn(k[q, a] - k[q, b])) permutes the keys
     k and compares them, O(Q R^2) on int8; any other matrix is gathered,
     O(Q R^2 / 2). ``exploit_order=False`` forces the generic gather (same result).
+
+    The permutations and these loops run in the optional C extension
+    ``irpref._kernels`` when it is built (``IRPREF_KERNELS=numpy`` forces the
+    NumPy kernels): same permutation stream, same summation order and dtype,
+    so the same maxima bit for bit and the same p-values for a seed.
     """
     if permutations < 1:
         raise ValueError(f"permutations must be >= 1, got {permutations}")
@@ -528,6 +603,18 @@ def _hsd_metric_maxima(
 ) -> np.ndarray:
     """Range of the permuted run means (Q, R) -> one maximum per permutation."""
     nq, r = x.shape
+    kernels = _kernels()
+    if kernels is not None:
+        xc = np.ascontiguousarray(x, dtype=np.float64)
+
+        def maxima(perm: np.ndarray) -> np.ndarray:
+            out = np.empty(len(perm))
+            kernels.metric_maxima(xc, perm, nq, r, out)
+            return out
+
+        batch = batch or max(1, 2**19 // (nq * r))
+        return np.concatenate(_map_batches(maxima, hsd_permutations(rng, permutations, nq, r,
+                                                                    batch)))
     batch = batch or max(1, 2**20 // (nq * r))
     qi = np.arange(nq)[None, :, None]
     return np.concatenate(_map_batches(
@@ -552,6 +639,20 @@ def _hsd_matrix_maxima(
     nq, r, _ = m.shape
     table = m.reshape(nq, r * r).astype(np.int8 if sign else np.float64)
     acc_type = np.int32 if sign else np.float64
+    kernels = _kernels()
+    if kernels is not None and (sign or np.isfinite(table).all()):
+        # an exactly antisymmetric table gives acc[j, i] == -acc[i, j] bit for bit (IEEE
+        # negation is exact) and a zero diagonal: the cells i < j hold the maximum
+        half = bool(np.array_equal(m, -m.transpose(0, 2, 1)))
+
+        def c_maxima(perm: np.ndarray) -> np.ndarray:
+            out = np.empty(len(perm))
+            kernels.matrix_maxima(table, perm, nq, r, half, out)
+            return out
+
+        batch = batch or 32  # the C kernel sums up to 32 permutations per pass over a query
+        return np.concatenate(_map_batches(c_maxima, hsd_permutations(rng, permutations, nq, r,
+                                                                      batch)))
     batch = batch or max(1, 2**17 // (r * r))
 
     def maxima(perm: np.ndarray) -> np.ndarray:
@@ -623,6 +724,18 @@ def _hsd_order_maxima(
 ) -> np.ndarray:
     """max over pairs of |sum_q sgn(k[q, pi_q(a)] - k[q, pi_q(b)])| per permutation."""
     nq, r = keys.shape
+    kernels = _kernels()
+    if kernels is not None:
+        kc = np.ascontiguousarray(keys)
+
+        def c_maxima(perm: np.ndarray) -> np.ndarray:
+            out = np.empty(len(perm))
+            kernels.order_maxima(kc, perm, nq, r, out)
+            return out
+
+        batch = batch or 16
+        return np.concatenate(_map_batches(c_maxima, hsd_permutations(rng, permutations, nq, r,
+                                                                      batch)))
     acc = np.int16 if nq < 2**15 else np.int32
     batch = batch or max(1, 2**22 // (nq * r * r))
     qi = np.arange(nq)[None, :, None]
@@ -635,6 +748,15 @@ def _hsd_order_maxima(
 
     batches = hsd_permutations(rng, permutations, nq, r, batch)
     return np.concatenate(_map_batches(maxima, batches)).astype(np.float64)
+
+
+def _same(x, y) -> bool:
+    """Equality of bit generator states (dicts of ints and arrays)."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        return x.keys() == y.keys() and all(_same(x[k], y[k]) for k in x)
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        return bool(np.array_equal(x, y))
+    return bool(x == y)
 
 
 def _complete_queries(pairwise: Pairwise) -> np.ndarray:
