@@ -109,7 +109,7 @@ def _sizes(text: str) -> list[int]:
 
 
 def _real(p: argparse.ArgumentParser, help: str, *, measures: bool = True,
-          aggregate: bool = False) -> None:
+          aggregate: bool = False, subtopics: bool = False) -> None:
     from irpref.cli.common import add_inputs
 
     add_inputs(p)
@@ -123,6 +123,11 @@ def _real(p: argparse.ArgumentParser, help: str, *, measures: bool = True,
     if aggregate:
         p.add_argument("--aggregate", choices=("winrate", "mc4", "borda"), default="winrate",
                        help="how preferences order the systems (metrics: mean; default winrate)")
+    if subtopics:
+        p.add_argument("--subtopics", metavar="FILE", default=None,
+                       help="ndeval-format subtopic qrels (topic subtopic docid grade) for "
+                       "MAP-IA, ERR-IA@k, S-recall@k, alpha-nDCG@k and ST-RPP; QRELS may be "
+                       "the same file (then collapsed: max grade over subtopics)")
     _add_format(p)
     p.set_defaults(meta_parser=p)
 
@@ -142,7 +147,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         _real(p, _SUB[name][1],
               measures=name not in ("suffix-agreement", "locality", "disaggregate",
                                     "asl-reorder"),
-              aggregate=name in ("agreement", "degrade", "subsample"))
+              aggregate=name in ("agreement", "degrade", "subsample"),
+              subtopics=name in ("ties", "agreement", "degrade", "subsample"))
         if name == "degrade":
             p.add_argument("--fractions", type=_fractions, default=[0.1, 0.3, 0.5, 0.7, 0.9],
                            help="fractions of each query's relevant labels to remove, in (0, 1) "
@@ -245,45 +251,55 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _judged(args):
+    """Judge the runs once; with ``--subtopics``, read them once (``args.sub``)
+    and use them collapsed as the qrels if QRELS names the same file."""
     from irpref.evaluate import judge_inputs
+    from irpref.measures.diversity import use_subtopics
     from irpref.meta.experiments import check_measures
 
     if args.rel < 1:
         raise UsageError(f"--rel {args.rel}: the relevance level must be >= 1")
+    subtopics = getattr(args, "subtopics", None)
     if getattr(args, "measures", None) is not None:
-        check_measures(args.measures)
+        check_measures(args.measures, subtopics=subtopics is not None)
     if getattr(args, "reference", None) is not None:
-        check_measures([args.reference])
-    return judge_inputs(args.qrels, args.runs, rel=args.rel, use_tag=args.tag_names)
+        check_measures([args.reference], subtopics=subtopics is not None)
+    qrels, args.sub = use_subtopics(args.qrels, subtopics)
+    return judge_inputs(qrels, args.runs, rel=args.rel, use_tag=args.tag_names)
 
 
 def _run_ties(args):
     from irpref.meta.experiments import tie_rates
 
-    return tie_rates(measures=args.measures, judged=_judged(args))
+    judged = _judged(args)
+    return tie_rates(measures=args.measures, judged=judged, subtopics=args.sub)
 
 
 def _run_agreement(args):
     from irpref.meta.experiments import agreement
 
-    return agreement(measures=args.measures, aggregate=args.aggregate, judged=_judged(args))
+    judged = _judged(args)
+    return agreement(measures=args.measures, aggregate=args.aggregate, judged=judged,
+                     subtopics=args.sub)
 
 
 def _run_degrade(args):
     from irpref.meta.experiments import degrade
 
+    judged = _judged(args)
     return degrade(measures=args.measures, fractions=args.fractions, samples=args.samples,
                    method=args.method, seed=args.seed, aggregate=args.aggregate,
-                   reference=args.reference, judged=_judged(args), power=args.power,
-                   alpha=args.alpha, test=args.test)
+                   reference=args.reference, judged=judged, power=args.power,
+                   alpha=args.alpha, test=args.test, subtopics=args.sub)
 
 
 def _run_subsample(args):
     from irpref.meta.experiments import subsample
 
+    judged = _judged(args)
     return subsample(measures=args.measures, sizes=args.sizes, samples=args.samples,
-                     seed=args.seed, aggregate=args.aggregate, judged=_judged(args),
-                     power=args.power, alpha=args.alpha, test=args.test)
+                     seed=args.seed, aggregate=args.aggregate, judged=judged,
+                     power=args.power, alpha=args.alpha, test=args.test, subtopics=args.sub)
 
 
 def _run_suffix(args):
