@@ -286,3 +286,25 @@ def test_degrade_reference_measure():
     own = degrade(qrels, runs, ["RR"], fractions=[0.3], samples=2, seed=1)
     # RR against reference RR is RR against itself
     assert t[t.measure == "RR"].agreement.iloc[0] == pytest.approx(own.agreement.iloc[0])
+
+
+def test_cli_recall_levels_equals_api(tmp_path):
+    """``irpref meta recall-levels``: lexiprecision Fig. 5 (default), Fig. 6
+    (``--needed``) and Fig. 3 (``--given-p1``), the API's tables in full precision."""
+    from irpref.meta.experiments import recall_level_needed, recall_level_ties, tie_given_p1
+
+    qrels, runs = _toy(4, n_q=8, n_docs=20)
+    qpath, paths = write_trec(tmp_path, qrels, runs)
+    for flags, fn, kw in (([], recall_level_ties, {"levels": 4}),
+                          (["--needed"], recall_level_needed, {}),
+                          (["--given-p1"], tie_given_p1, {})):
+        extra = flags or ["--levels", "4"]
+        r = _cli("recall-levels", qpath, *paths, *extra)
+        assert r.returncode == 0, r.stderr
+        lines = [ln.split("\t") for ln in r.stdout.splitlines()]
+        api = fn(qpath, paths, **kw)
+        assert lines[0] == list(api.columns)
+        got = np.array([[float(x) for x in ln] for ln in lines[1:]])
+        np.testing.assert_array_equal(got, api.to_numpy(np.float64))
+    r = _cli("recall-levels", qpath, *paths, "--needed", "--given-p1")
+    assert r.returncode == 2

@@ -36,8 +36,15 @@ _SUB = {
                      "RPP Fig. 5: offline interleaving (simulated users) vs measures"),
     "asl-reorder": ("_run_asl_reorder",
                     "ASL Table 2: MAP -> ASL reordering (tau, dValue, dSort); --share"),
+    "recall-levels": ("_run_recall_levels",
+                      "lexiprecision Fig. 5, 6, 3: ties of dRR_i per level, ECDF of i*, "
+                      "Pr(tie | p_1)"),
     "worst-case": ("_run_worst_case", "lexirecall Fig. 14: deterministic vs stochastic worst case"),
+    "worst-case-agreement": ("_run_worst_case_agreement",
+                             "lexirecall Table 2: agreement with the worst-off user"),
     "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
+    "rr-given-p1": ("_run_rr_given_p1",
+                    "lexiprecision Fig. 2: Pr(RR tie | p_1) of random rankings"),
 }
 
 
@@ -98,6 +105,20 @@ def _fractions(text: str) -> list[float]:
     return out
 
 
+def _sizes_named(option: str):
+    def parse(text: str) -> list[int]:
+        try:
+            out = [int(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{option} {text}: expected integers a,b,...") from None
+        if not out or any(k < 1 for k in out):
+            raise argparse.ArgumentTypeError(f"{option} {text}: every value must be >= 1")
+        return out
+
+    return parse
+
+
 def _sizes(text: str) -> list[int]:
     try:
         out = [int(x) for x in text.split(",") if x.strip()]
@@ -141,12 +162,12 @@ def _seeded(p: argparse.ArgumentParser, samples: int) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
     sub.required = True
-    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement", "locality",
-                 "disaggregate", "interleaving", "asl-reorder"):
+    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement",
+                 "recall-levels", "locality", "disaggregate", "interleaving", "asl-reorder"):
         p = sub.add_parser(name, help=_SUB[name][1], description=_SUB[name][1])
         _real(p, _SUB[name][1],
-              measures=name not in ("suffix-agreement", "locality", "disaggregate",
-                                    "asl-reorder"),
+              measures=name not in ("suffix-agreement", "recall-levels", "locality",
+                                    "disaggregate", "asl-reorder"),
               aggregate=name in ("agreement", "degrade", "subsample"),
               subtopics=name in ("ties", "agreement", "degrade", "subsample"))
         if name == "degrade":
@@ -163,6 +184,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--sizes", type=_sizes, default=[5, 10, 20, 30],
                            help="numbers of queries to sample (default 5,10,20,30)")
             _seeded(p, 50)
+        if name == "recall-levels":
+            p.add_argument("--levels", type=_positive_int("--levels"), default=20,
+                           help="ties of dRR_1..dRR_N (default 20)")
+            what = p.add_mutually_exclusive_group()
+            what.add_argument("--needed", action="store_true",
+                              help="instead: ECDF of i*, the first level where two rankings "
+                              "differ (Fig. 6): level, fraction")
+            what.add_argument("--given-p1", action="store_true",
+                              help="instead: empirical Pr(p'_1 = p_1 | p_1) (Fig. 3): "
+                              "p1, comparisons, probability")
         if name == "locality":
             p.add_argument("--levels", type=_positive_int("--levels"), default=8,
                            help="Pearson matrix of dRR_1..dRR_N (default 8)")
@@ -211,6 +242,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    default=None, metavar="METRIC", help="RR, AP, nDCG, RBP(p=...) (default RR)")
     p.add_argument("--m", type=_m_range, default=(1, 25), dest="m_range", metavar="A:B",
                    help="numbers of relevant items, a range a:b or one integer (default 1:25)")
+    _add_format(p)
+    p.set_defaults(meta_parser=p)
+
+    p = sub.add_parser("worst-case-agreement", help=_SUB["worst-case-agreement"][1],
+                       description="Lexirecall Table 2 (section 4.3): over K pairs of random "
+                       "complete rankings of n items with m relevant, how often a metric orders "
+                       "them as the worst-off user does (p_m < p'_m); a metric tie disagrees. "
+                       "'random' is a fair coin.")
+    p.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                   required=True, metavar="MEASURE",
+                   help="TSE, R@k, Rprec, AP, nDCG, RR, sgnLR, random")
+    p.add_argument("--n", type=_positive_int("--n"), required=True, help="items ranked")
+    p.add_argument("--m", type=_m_arg, default=(5, 50), dest="m_rel", metavar="M",
+                   help="relevant items: an integer, or a:b for m ~ U(a, b) (default 5:50)")
+    _seeded(p, 10_000)
+    _add_format(p)
+    p.set_defaults(meta_parser=p)
+
+    p = sub.add_parser("rr-given-p1", help=_SUB["rr-given-p1"][1],
+                       description="Pr(p'_1 = p_1 | p_1) = C(n - p_1, m - 1) / C(n, m): the chance "
+                       "that a uniformly random ranking ties RR with a ranking whose first "
+                       "relevant item is at p_1 (lexiprecision section 2, Fig. 2), in closed form "
+                       "and, with --simulate K, by Monte Carlo.")
+    p.add_argument("--n", type=_positive_int("--n"), required=True, help="items ranked")
+    p.add_argument("--m", type=_positive_int("--m"), required=True, dest="m_rel", metavar="M",
+                   help="relevant items")
+    p.add_argument("--p1", type=_sizes_named("--p1"), required=True, metavar="P,...",
+                   help="positions of the first relevant item, e.g. 1,2,5,10")
+    p.add_argument("--simulate", type=_positive_int("--simulate"), default=None, metavar="K",
+                   help="also estimate by K random rankings")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     _add_format(p)
     p.set_defaults(meta_parser=p)
 
@@ -308,6 +370,16 @@ def _run_suffix(args):
     return suffix_agreement(judged=_judged(args))
 
 
+def _run_recall_levels(args):
+    from irpref.meta.experiments import recall_level_needed, recall_level_ties, tie_given_p1
+
+    if args.needed:
+        return recall_level_needed(judged=_judged(args))
+    if args.given_p1:
+        return tie_given_p1(judged=_judged(args))
+    return recall_level_ties(levels=args.levels, judged=_judged(args))
+
+
 def _run_locality(args):
     from irpref.meta.experiments import recall_level_correlation, recall_level_regression
 
@@ -355,6 +427,29 @@ def _run_worst_case(args):
 
     lo, hi = args.m_range
     return worst_case_optimal(args.measures or ["RR"], range(lo, hi + 1))
+
+
+def _run_worst_case_agreement(args):
+    from irpref.meta.closed_forms import parse_tie_measure
+    from irpref.meta.simulate import worst_case_agreement
+
+    for name in args.measures:
+        if name not in ("random", "nDCG"):
+            parse_tie_measure(name)  # a UsageError names the measures it knows
+    hi = args.m_rel if isinstance(args.m_rel, int) else args.m_rel[1]
+    if hi > args.n:
+        raise UsageError(f"--m {hi}: m must be <= n={args.n}")
+    return worst_case_agreement(args.measures, args.n, args.m_rel, args.samples, seed=args.seed)
+
+
+def _run_rr_given_p1(args):
+    from irpref.meta.simulate import rr_tie_table
+
+    if args.m_rel > args.n:
+        raise UsageError(f"--m {args.m_rel}: m must be <= n={args.n}")
+    if max(args.p1) > args.n:
+        raise UsageError(f"--p1 {max(args.p1)}: p1 must be <= n={args.n}")
+    return rr_tie_table(args.n, args.m_rel, args.p1, simulate=args.simulate, seed=args.seed)
 
 
 def _run_tie_probability(args: argparse.Namespace) -> pd.DataFrame:
