@@ -308,3 +308,15 @@ def test_cli_recall_levels_equals_api(tmp_path):
         np.testing.assert_array_equal(got, api.to_numpy(np.float64))
     r = _cli("recall-levels", qpath, *paths, "--needed", "--given-p1")
     assert r.returncode == 2
+
+
+def test_readme_documents_every_meta_command():
+    """README's Meta-evaluation section gives every ``irpref meta`` subcommand an example."""
+    from pathlib import Path
+
+    from irpref.cli.meta import _SUB
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Meta-evaluation\n", 1)[1].split("\n## ", 1)[0]
+    for name in _SUB:
+        assert f"`irpref meta {name} " in section, name
