@@ -184,6 +184,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--sizes", type=_sizes, default=[5, 10, 20, 30],
                            help="numbers of queries to sample (default 5,10,20,30)")
             _seeded(p, 50)
+        if name == "agreement":
+            p.add_argument("--conditional", action="store_true",
+                           help="instead: lexirecall Fig. 8, for every ordered pair (a, b) "
+                           "the share of the comparisons b does not tie where a prefers the "
+                           "same run: measure_a, measure_b, comparisons, agreement")
         if name == "recall-levels":
             p.add_argument("--levels", type=_positive_int("--levels"), default=20,
                            help="ties of dRR_1..dRR_N (default 20)")
@@ -338,9 +343,11 @@ def _run_ties(args):
 
 
 def _run_agreement(args):
-    from irpref.meta.experiments import agreement
+    from irpref.meta.experiments import agreement, conditional_agreement
 
     judged = _judged(args)
+    if args.conditional:
+        return conditional_agreement(measures=args.measures, judged=judged, subtopics=args.sub)
     return agreement(measures=args.measures, aggregate=args.aggregate, judged=judged,
                      subtopics=args.sub)
 

@@ -86,6 +86,7 @@ __all__ = [
     "Pairwise",
     "agreement",
     "check_measures",
+    "conditional_agreement",
     "degrade",
     "degraded_grades",
     "degraded_subtopics",
@@ -371,6 +372,33 @@ def agreement(
                          "pearson": r, "kendall_tau": _tau(scores[x], scores[y])})
     return pd.DataFrame(rows, columns=["measure_a", "measure_b", "sign_agreement",
                                        "pearson", "kendall_tau"])
+
+
+def conditional_agreement(
+    qrels=None, runs=None, measures: Sequence[str] = ("sgnLR", "AP"), *, rel: int = 1,
+    judged: JudgedRankings | None = None, subtopics=None,
+) -> pd.DataFrame:
+    """``measure_a, measure_b, comparisons, agreement``: lexirecall (Diaz &
+    Mitra 2023) section 6.2.1, Fig. 8, for every ordered pair of measures:
+    over the comparisons that ``measure_b`` does not tie (``comparisons``),
+    the share where ``measure_a`` prefers the same run,
+    sum I(a >_b b and a >_a b) / sum I(a >_b b) (a tie of ``measure_a``
+    disagrees). Unlike ``sign_agreement`` of :func:`agreement`, ties of
+    ``measure_b`` are left out."""
+    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
+    pw = pairwise(judged, measures, subtopics=sub)
+    signs = {n: _sign(pw.values[n][pw.valid]) for n in pw.names}
+    rows = []
+    for x in pw.names:
+        for y in pw.names:
+            if x == y:
+                continue
+            k = signs[y] != 0
+            n = int(k.sum())
+            rows.append({"measure_a": x, "measure_b": y, "comparisons": n,
+                         "agreement": float(np.mean(signs[x][k] == signs[y][k]))
+                         if n else float("nan")})
+    return pd.DataFrame(rows, columns=["measure_a", "measure_b", "comparisons", "agreement"])
 
 
 # ------------------------------------------------------------------ degradation
