@@ -286,3 +286,70 @@ def test_degrade_reference_measure():
     own = degrade(qrels, runs, ["RR"], fractions=[0.3], samples=2, seed=1)
     # RR against reference RR is RR against itself
     assert t[t.measure == "RR"].agreement.iloc[0] == pytest.approx(own.agreement.iloc[0])
+
+
+def test_cli_recall_levels_equals_api(tmp_path):
+    """``irpref meta recall-levels``: lexiprecision Fig. 5 (default), Fig. 6
+    (``--needed``) and Fig. 3 (``--given-p1``), the API's tables in full precision."""
+    from irpref.meta.experiments import recall_level_needed, recall_level_ties, tie_given_p1
+
+    qrels, runs = _toy(4, n_q=8, n_docs=20)
+    qpath, paths = write_trec(tmp_path, qrels, runs)
+    for flags, fn, kw in (([], recall_level_ties, {"levels": 4}),
+                          (["--needed"], recall_level_needed, {}),
+                          (["--given-p1"], tie_given_p1, {})):
+        extra = flags or ["--levels", "4"]
+        r = _cli("recall-levels", qpath, *paths, *extra)
+        assert r.returncode == 0, r.stderr
+        lines = [ln.split("\t") for ln in r.stdout.splitlines()]
+        api = fn(qpath, paths, **kw)
+        assert lines[0] == list(api.columns)
+        got = np.array([[float(x) for x in ln] for ln in lines[1:]])
+        np.testing.assert_array_equal(got, api.to_numpy(np.float64))
+    r = _cli("recall-levels", qpath, *paths, "--needed", "--given-p1")
+    assert r.returncode == 2
+
+
+def test_readme_documents_every_meta_command():
+    """README's Meta-evaluation section gives every ``irpref meta`` subcommand an example."""
+    from pathlib import Path
+
+    from irpref.cli.meta import _SUB
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Meta-evaluation\n", 1)[1].split("\n## ", 1)[0]
+    for name in _SUB:
+        assert f"`irpref meta {name} " in section, name
+
+
+def test_conditional_agreement_equals_brute_force():
+    from irpref.meta.experiments import conditional_agreement
+
+    qrels, runs = _toy(5)
+    t = conditional_agreement(qrels, runs, ["sgnLR", "AP", "RR"]).set_index(
+        ["measure_a", "measure_b"])
+    assert len(t) == 6
+    d = {m: np.sign(np.where(np.abs(v) <= 1e-12, 0, v))
+         for m, v in ((m, _brute_pairs(qrels, runs, m)) for m in ("sgnLR", "AP", "RR"))}
+    for (a, b), row in t.iterrows():
+        k = d[b] != 0
+        assert row["comparisons"] == k.sum()
+        assert row["agreement"] == pytest.approx(np.mean(d[a][k] == d[b][k]), abs=1e-12)
+
+
+def test_cli_conditional_agreement_lexirecall_fig8_r1000(data_dir):
+    """Lexirecall section 6.2.1: with runs of depth <= 1000, whenever R@1000
+    differs lexirecall differs the same way (pessimistic imputation): the
+    Fig. 8 agreement of lexirecall given an R@1000 difference is exactly 1 on
+    DL 2019 passage (grade >= 1 and >= 2)."""
+    d = data_dir / "dl19-passage"
+    runs = sorted((d / "runs").glob("*.gz"))
+    for rel in ("1", "2"):
+        r = _cli("agreement", d / "qrels.txt", *runs, "-m", "sgnLR", "R@1000", "AP",
+                 "--rel", rel, "--conditional")
+        assert r.returncode == 0, r.stderr
+        lines = [ln.split("\t") for ln in r.stdout.splitlines()]
+        assert lines[0] == ["measure_a", "measure_b", "comparisons", "agreement"]
+        rows = {(a, b): (int(n), float(v)) for a, b, n, v in lines[1:]}
+        assert rows["sgnLR", "R@1000"][1] == 1.0 and rows["sgnLR", "R@1000"][0] > 10_000
+        assert 0.5 < rows["sgnLR", "AP"][1] < 1.0

@@ -116,3 +116,30 @@ def test_cli_power_columns(tmp_path):
     assert s.stdout.splitlines()[0].endswith("discriminative_power\tdiscriminative_power_sd")
     bad = cli("degrade", qpath, *paths, "-m", "AP", "--power", "--alpha", "2")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_lexirecall_fig11_anchors_on_dl19():
+    """Lexirecall Fig. 11 (experiments/lexirecall_fig11.py) prints no numbers;
+    its computation (meta pairwise -> paired test with Holm / randomized HSD)
+    must give the numbers the other papers print for the same data and test:
+    DL 2019 passage at grade >= 1, HSD (10,000 permutations, seed 0): RR 6.76
+    and nDCG 26.73 (RPP Table 3, deep-pass 2019); at grade >= 2, paired t
+    with Holm: RR 10.36 (lexiprecision Table 3)."""
+    from pathlib import Path
+
+    from irpref.meta.discriminative import discriminative_power
+    from irpref.meta.experiments import pairwise, power_percent, stats_pairwise
+
+    d = Path(__file__).parent / "data" / "dl19-passage"
+    runs = sorted((d / "runs").glob("*.gz"))
+    judged = judge_inputs(d / "qrels.txt", runs, rel=1)
+    pw = pairwise(judged, ["sgnLR", "RR", "nDCG"])
+    hsd = discriminative_power([stats_pairwise(pw, n) for n in pw.names], test="hsd",
+                               permutations=10_000, seed=0).set_index("measure")["percent"]
+    assert round(hsd["RR"], 2) == 6.76
+    assert round(hsd["nDCG"], 2) == 26.73
+    assert hsd["sgnLR"] > 30  # far above RR: the figure's lexirecall bar
+    paired = dict(zip(pw.names, power_percent(pw)))
+    assert paired["sgnLR"] > paired["RR"]
+    rr2 = power_percent(pairwise(judge_inputs(d / "qrels.txt", runs, rel=2), ["RR"]))[0]
+    assert round(rr2, 2) == 10.36

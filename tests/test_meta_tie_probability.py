@@ -206,3 +206,49 @@ def test_worst_case_agreement_lexirecall_table2():
             assert t.agreement["R@1000"] == 0.0  # R@1000 ties every complete ranking
     a = worst_case_agreement(["AP", "random"], 500, (5, 50), 2000, seed=3)
     assert a.equals(worst_case_agreement(["AP", "random"], 500, (5, 50), 2000, seed=3))
+
+
+def test_cli_worst_case_agreement_equals_api_and_is_seeded():
+    from irpref.meta.simulate import worst_case_agreement
+
+    args = ("worst-case-agreement", "-m", "TSE", "R@1000", "AP", "nDCG", "random",
+            "--n", "1000", "--m", "5:50", "--samples", "3000", "--seed", "4")
+    r = _cli(*args)
+    assert r.returncode == 0, r.stderr
+    lines = [ln.split("\t") for ln in r.stdout.splitlines()]
+    assert lines[0] == ["measure", "n", "m", "tied", "agreement", "agreement_se"]
+    api = worst_case_agreement(["TSE", "R@1000", "AP", "nDCG", "random"], 1000, (5, 50), 3000,
+                               seed=4)
+    assert [float(ln[4]) for ln in lines[1:]] == api["agreement"].tolist()
+    assert lines[1][:3] == ["TSE", "1000", "5:50"] and float(lines[1][4]) == 1.0
+    assert _cli(*args).stdout == r.stdout
+    bad = _cli("worst-case-agreement", "-m", "XX", "--n", "100")
+    assert bad.returncode == 2 and "unknown measure" in bad.stderr
+
+
+def test_rr_given_p1_table_closed_form_and_monte_carlo():
+    """Lexiprecision Fig. 2: closed form = enumeration for small n, m; Monte
+    Carlo within 3 standard errors; same seed, same table (API and CLI)."""
+    from irpref.meta.simulate import rr_tie_table
+
+    n, m = 7, 3
+    subsets = list(itertools.combinations(range(1, n + 1), m))
+    t = rr_tie_table(n, m, range(1, n + 1))
+    for p1, cf in zip(t["p1"], t["closed_form"]):
+        assert cf == pytest.approx(sum(s[0] == p1 for s in subsets) / len(subsets), abs=1e-12)
+    sim = rr_tie_table(1000, 10, [1, 2, 5, 20], simulate=20_000, seed=1)
+    for row in sim.itertuples():
+        assert abs(row.simulated - row.closed_form) <= 3 * max(row.simulated_se, 1e-4)
+    assert sim.equals(rr_tie_table(1000, 10, [1, 2, 5, 20], simulate=20_000, seed=1))
+    r = _cli("rr-given-p1", "--n", "1000", "--m", "10", "--p1", "1,2,5,20", "--simulate",
+             "20000", "--seed", "1")
+    assert r.returncode == 0, r.stderr
+    lines = [ln.split("\t") for ln in r.stdout.splitlines()]
+    assert lines[0] == ["p1", "n", "m", "closed_form", "simulated", "simulated_se"]
+    assert [float(ln[4]) for ln in lines[1:]] == sim["simulated"].tolist()
+    assert [float(ln[3]) for ln in lines[1:]] == sim["closed_form"].tolist()
+    for bad in (["--p1", "0"], ["--p1", "2000"], ["--m", "2000", "--p1", "1"]):
+        args = ["--n", "1000", "--m", "10", *bad] if bad[0] == "--p1" else \
+            ["--n", "1000", *bad]
+        r = _cli("rr-given-p1", *args)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, args

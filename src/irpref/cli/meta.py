@@ -36,8 +36,15 @@ _SUB = {
                      "RPP Fig. 5: offline interleaving (simulated users) vs measures"),
     "asl-reorder": ("_run_asl_reorder",
                     "ASL Table 2: MAP -> ASL reordering (tau, dValue, dSort); --share"),
+    "recall-levels": ("_run_recall_levels",
+                      "lexiprecision Fig. 5, 6, 3: ties of dRR_i per level, ECDF of i*, "
+                      "Pr(tie | p_1)"),
     "worst-case": ("_run_worst_case", "lexirecall Fig. 14: deterministic vs stochastic worst case"),
+    "worst-case-agreement": ("_run_worst_case_agreement",
+                             "lexirecall Table 2: agreement with the worst-off user"),
     "tie-probability": ("_run_tie_probability", "tie probabilities of random rankings"),
+    "rr-given-p1": ("_run_rr_given_p1",
+                    "lexiprecision Fig. 2: Pr(RR tie | p_1) of random rankings"),
 }
 
 
@@ -98,6 +105,20 @@ def _fractions(text: str) -> list[float]:
     return out
 
 
+def _sizes_named(option: str):
+    def parse(text: str) -> list[int]:
+        try:
+            out = [int(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{option} {text}: expected integers a,b,...") from None
+        if not out or any(k < 1 for k in out):
+            raise argparse.ArgumentTypeError(f"{option} {text}: every value must be >= 1")
+        return out
+
+    return parse
+
+
 def _sizes(text: str) -> list[int]:
     try:
         out = [int(x) for x in text.split(",") if x.strip()]
@@ -109,7 +130,7 @@ def _sizes(text: str) -> list[int]:
 
 
 def _real(p: argparse.ArgumentParser, help: str, *, measures: bool = True,
-          aggregate: bool = False) -> None:
+          aggregate: bool = False, subtopics: bool = False) -> None:
     from irpref.cli.common import add_inputs
 
     add_inputs(p)
@@ -123,6 +144,11 @@ def _real(p: argparse.ArgumentParser, help: str, *, measures: bool = True,
     if aggregate:
         p.add_argument("--aggregate", choices=("winrate", "mc4", "borda"), default="winrate",
                        help="how preferences order the systems (metrics: mean; default winrate)")
+    if subtopics:
+        p.add_argument("--subtopics", metavar="FILE", default=None,
+                       help="ndeval-format subtopic qrels (topic subtopic docid grade) for "
+                       "MAP-IA, ERR-IA@k, S-recall@k, alpha-nDCG@k and ST-RPP; QRELS may be "
+                       "the same file (then collapsed: max grade over subtopics)")
     _add_format(p)
     p.set_defaults(meta_parser=p)
 
@@ -136,13 +162,14 @@ def _seeded(p: argparse.ArgumentParser, samples: int) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
     sub.required = True
-    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement", "locality",
-                 "disaggregate", "interleaving", "asl-reorder"):
+    for name in ("ties", "agreement", "degrade", "subsample", "suffix-agreement",
+                 "recall-levels", "locality", "disaggregate", "interleaving", "asl-reorder"):
         p = sub.add_parser(name, help=_SUB[name][1], description=_SUB[name][1])
         _real(p, _SUB[name][1],
-              measures=name not in ("suffix-agreement", "locality", "disaggregate",
-                                    "asl-reorder"),
-              aggregate=name in ("agreement", "degrade", "subsample"))
+              measures=name not in ("suffix-agreement", "recall-levels", "locality",
+                                    "disaggregate", "asl-reorder"),
+              aggregate=name in ("agreement", "degrade", "subsample"),
+              subtopics=name in ("ties", "agreement", "degrade", "subsample"))
         if name == "degrade":
             p.add_argument("--fractions", type=_fractions, default=[0.1, 0.3, 0.5, 0.7, 0.9],
                            help="fractions of each query's relevant labels to remove, in (0, 1) "
@@ -157,6 +184,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--sizes", type=_sizes, default=[5, 10, 20, 30],
                            help="numbers of queries to sample (default 5,10,20,30)")
             _seeded(p, 50)
+        if name == "agreement":
+            p.add_argument("--conditional", action="store_true",
+                           help="instead: lexirecall Fig. 8, for every ordered pair (a, b) "
+                           "the share of the comparisons b does not tie where a prefers the "
+                           "same run: measure_a, measure_b, comparisons, agreement")
+        if name == "recall-levels":
+            p.add_argument("--levels", type=_positive_int("--levels"), default=20,
+                           help="ties of dRR_1..dRR_N (default 20)")
+            what = p.add_mutually_exclusive_group()
+            what.add_argument("--needed", action="store_true",
+                              help="instead: ECDF of i*, the first level where two rankings "
+                              "differ (Fig. 6): level, fraction")
+            what.add_argument("--given-p1", action="store_true",
+                              help="instead: empirical Pr(p'_1 = p_1 | p_1) (Fig. 3): "
+                              "p1, comparisons, probability")
         if name == "locality":
             p.add_argument("--levels", type=_positive_int("--levels"), default=8,
                            help="Pearson matrix of dRR_1..dRR_N (default 8)")
@@ -208,6 +250,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_format(p)
     p.set_defaults(meta_parser=p)
 
+    p = sub.add_parser("worst-case-agreement", help=_SUB["worst-case-agreement"][1],
+                       description="Lexirecall Table 2 (section 4.3): over K pairs of random "
+                       "complete rankings of n items with m relevant, how often a metric orders "
+                       "them as the worst-off user does (p_m < p'_m); a metric tie disagrees. "
+                       "'random' is a fair coin.")
+    p.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                   required=True, metavar="MEASURE",
+                   help="TSE, R@k, Rprec, AP, nDCG, RR, sgnLR, random")
+    p.add_argument("--n", type=_positive_int("--n"), required=True, help="items ranked")
+    p.add_argument("--m", type=_m_arg, default=(5, 50), dest="m_rel", metavar="M",
+                   help="relevant items: an integer, or a:b for m ~ U(a, b) (default 5:50)")
+    _seeded(p, 10_000)
+    _add_format(p)
+    p.set_defaults(meta_parser=p)
+
+    p = sub.add_parser("rr-given-p1", help=_SUB["rr-given-p1"][1],
+                       description="Pr(p'_1 = p_1 | p_1) = C(n - p_1, m - 1) / C(n, m): the chance "
+                       "that a uniformly random ranking ties RR with a ranking whose first "
+                       "relevant item is at p_1 (lexiprecision section 2, Fig. 2), in closed form "
+                       "and, with --simulate K, by Monte Carlo.")
+    p.add_argument("--n", type=_positive_int("--n"), required=True, help="items ranked")
+    p.add_argument("--m", type=_positive_int("--m"), required=True, dest="m_rel", metavar="M",
+                   help="relevant items")
+    p.add_argument("--p1", type=_sizes_named("--p1"), required=True, metavar="P,...",
+                   help="positions of the first relevant item, e.g. 1,2,5,10")
+    p.add_argument("--simulate", type=_positive_int("--simulate"), default=None, metavar="K",
+                   help="also estimate by K random rankings")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_format(p)
+    p.set_defaults(meta_parser=p)
+
     p = sub.add_parser(
         "tie-probability",
         help=_SUB["tie-probability"][1],
@@ -245,51 +318,73 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _judged(args):
+    """Judge the runs once; with ``--subtopics``, read them once (``args.sub``)
+    and use them collapsed as the qrels if QRELS names the same file."""
     from irpref.evaluate import judge_inputs
+    from irpref.measures.diversity import use_subtopics
     from irpref.meta.experiments import check_measures
 
     if args.rel < 1:
         raise UsageError(f"--rel {args.rel}: the relevance level must be >= 1")
+    subtopics = getattr(args, "subtopics", None)
     if getattr(args, "measures", None) is not None:
-        check_measures(args.measures)
+        check_measures(args.measures, subtopics=subtopics is not None)
     if getattr(args, "reference", None) is not None:
-        check_measures([args.reference])
-    return judge_inputs(args.qrels, args.runs, rel=args.rel, use_tag=args.tag_names)
+        check_measures([args.reference], subtopics=subtopics is not None)
+    qrels, args.sub = use_subtopics(args.qrels, subtopics)
+    return judge_inputs(qrels, args.runs, rel=args.rel, use_tag=args.tag_names)
 
 
 def _run_ties(args):
     from irpref.meta.experiments import tie_rates
 
-    return tie_rates(measures=args.measures, judged=_judged(args))
+    judged = _judged(args)
+    return tie_rates(measures=args.measures, judged=judged, subtopics=args.sub)
 
 
 def _run_agreement(args):
-    from irpref.meta.experiments import agreement
+    from irpref.meta.experiments import agreement, conditional_agreement
 
-    return agreement(measures=args.measures, aggregate=args.aggregate, judged=_judged(args))
+    judged = _judged(args)
+    if args.conditional:
+        return conditional_agreement(measures=args.measures, judged=judged, subtopics=args.sub)
+    return agreement(measures=args.measures, aggregate=args.aggregate, judged=judged,
+                     subtopics=args.sub)
 
 
 def _run_degrade(args):
     from irpref.meta.experiments import degrade
 
+    judged = _judged(args)
     return degrade(measures=args.measures, fractions=args.fractions, samples=args.samples,
                    method=args.method, seed=args.seed, aggregate=args.aggregate,
-                   reference=args.reference, judged=_judged(args), power=args.power,
-                   alpha=args.alpha, test=args.test)
+                   reference=args.reference, judged=judged, power=args.power,
+                   alpha=args.alpha, test=args.test, subtopics=args.sub)
 
 
 def _run_subsample(args):
     from irpref.meta.experiments import subsample
 
+    judged = _judged(args)
     return subsample(measures=args.measures, sizes=args.sizes, samples=args.samples,
-                     seed=args.seed, aggregate=args.aggregate, judged=_judged(args),
-                     power=args.power, alpha=args.alpha, test=args.test)
+                     seed=args.seed, aggregate=args.aggregate, judged=judged,
+                     power=args.power, alpha=args.alpha, test=args.test, subtopics=args.sub)
 
 
 def _run_suffix(args):
     from irpref.meta.experiments import suffix_agreement
 
     return suffix_agreement(judged=_judged(args))
+
+
+def _run_recall_levels(args):
+    from irpref.meta.experiments import recall_level_needed, recall_level_ties, tie_given_p1
+
+    if args.needed:
+        return recall_level_needed(judged=_judged(args))
+    if args.given_p1:
+        return tie_given_p1(judged=_judged(args))
+    return recall_level_ties(levels=args.levels, judged=_judged(args))
 
 
 def _run_locality(args):
@@ -339,6 +434,29 @@ def _run_worst_case(args):
 
     lo, hi = args.m_range
     return worst_case_optimal(args.measures or ["RR"], range(lo, hi + 1))
+
+
+def _run_worst_case_agreement(args):
+    from irpref.meta.closed_forms import parse_tie_measure
+    from irpref.meta.simulate import worst_case_agreement
+
+    for name in args.measures:
+        if name not in ("random", "nDCG"):
+            parse_tie_measure(name)  # a UsageError names the measures it knows
+    hi = args.m_rel if isinstance(args.m_rel, int) else args.m_rel[1]
+    if hi > args.n:
+        raise UsageError(f"--m {hi}: m must be <= n={args.n}")
+    return worst_case_agreement(args.measures, args.n, args.m_rel, args.samples, seed=args.seed)
+
+
+def _run_rr_given_p1(args):
+    from irpref.meta.simulate import rr_tie_table
+
+    if args.m_rel > args.n:
+        raise UsageError(f"--m {args.m_rel}: m must be <= n={args.n}")
+    if max(args.p1) > args.n:
+        raise UsageError(f"--p1 {max(args.p1)}: p1 must be <= n={args.n}")
+    return rr_tie_table(args.n, args.m_rel, args.p1, simulate=args.simulate, seed=args.seed)
 
 
 def _run_tie_probability(args: argparse.Namespace) -> pd.DataFrame:

@@ -1,9 +1,11 @@
 """Meta-evaluation: discriminative power, ties, degradation, orientation.
 
 Experiments (loaded on first use): ``tie_probability``, ``rr_tie_given_p1``
-(closed forms), ``random_rankings``, ``simulate_ties``, ``tie_table``
-(Monte Carlo), ``tie_rates``, ``agreement``, ``degrade``, ``subsample``,
-``suffix_agreement``, ``recall_level_ties``,
+(closed forms), ``random_rankings``, ``simulate_ties``, ``tie_table``,
+``rr_tie_table`` (Monte Carlo beside the closed form),
+``worst_case_agreement`` (lexirecall Table 2), ``tie_rates``, ``agreement``,
+``conditional_agreement`` (lexirecall Fig. 8),
+``degrade``, ``subsample``, ``suffix_agreement``, ``recall_level_ties``,
 ``recall_level_needed``, ``tie_given_p1``, ``recall_level_correlation``,
 ``recall_level_regression``, ``disaggregated_by_level``,
 ``disaggregated_ecdf``, ``offline_interleaving``, ``interleaving_agreement``,
@@ -21,6 +23,7 @@ _LAZY = {
     "random_rankings": "simulate",
     "simulate_ties": "simulate",
     "tie_table": "simulate",
+    "rr_tie_table": "simulate",
     "worst_case_agreement": "simulate",
     "worst_case_optimal": "stochastic",
     "offline_interleaving": "interleaving",
@@ -31,6 +34,7 @@ _LAZY = {
     "asl_effective_share": "asl_reorder",
     "tie_rates": "experiments",
     "agreement": "experiments",
+    "conditional_agreement": "experiments",
     "degrade": "experiments",
     "subsample": "experiments",
     "suffix_agreement": "experiments",

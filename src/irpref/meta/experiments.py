@@ -45,6 +45,19 @@ rationals in another order).
   ECDF of i*), :func:`tie_given_p1` (Fig. 3): lexiprecision's recall-level
   analyses on real runs; :func:`recall_level_correlation` and
   :func:`recall_level_regression`: locality of δRR_i (Fig. 7a, 7b).
+- Intent-aware baselines (RPP section 5.5, Tables 2b-4b): with
+  ``subtopics=`` (ndeval-format subtopic qrels; CLI ``--subtopics FILE``)
+  :func:`tie_rates`, :func:`agreement`, :func:`degrade` and :func:`subsample`
+  take the diversity metrics ``MAP-IA``, ``ERR-IA@20``, ``S-recall@20``
+  (ndeval's strec; S-recall needs its cut-off), ``alpha-nDCG@k`` and the
+  preference ``ST-RPP``, with the values ``irpref evaluate/compare
+  --subtopics`` give. ``qrels=None`` (or the same file) uses the subtopic
+  qrels collapsed (max grade over subtopics) for every other measure.
+  Degradation removes *documents*, as RPP section 6.2 removes "labeled
+  items": a query's relevant items are its documents with a relevant grade in
+  the (collapsed) qrels; a removed document loses its qrels grade and every
+  one of its subtopic judgments (grade 0); every other (document, subtopic)
+  judgment stays exactly (:func:`degraded_subtopics`).
 - :func:`suffix_agreement`: lexiprecision Table 1. Over comparisons with
   ``δRR_1 != 0``, the percent whose sign is predicted by the suffix
   ``p_{2:m}`` alone: by RR of the suffix (``δRR_2``, method ``RR``) and by
@@ -65,6 +78,7 @@ from irpref import aggregate, progress
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.hashing import PairIndex
+from irpref.io.subtopics import SubtopicQrels
 from irpref.judged import JudgedRankings
 
 __all__ = [
@@ -72,8 +86,10 @@ __all__ = [
     "Pairwise",
     "agreement",
     "check_measures",
+    "conditional_agreement",
     "degrade",
     "degraded_grades",
+    "degraded_subtopics",
     "pairwise",
     "power_percent",
     "stats_pairwise",
@@ -145,14 +161,32 @@ def _kind(name: str) -> str:
     return "metric"
 
 
-def check_measures(measures: Sequence[str]) -> dict[str, str]:
-    """Parse every name first (before any file is read): name -> kind."""
+def check_measures(measures: Sequence[str], subtopics: bool | None = None) -> dict[str, str]:
+    """Parse every name first (before any file is read): name -> kind. With
+    ``subtopics=False``, a measure that reads subtopic qrels (MAP-IA, ERR-IA@k,
+    S-recall@k, alpha-nDCG@k, ST-RPP) is a :class:`UsageError`."""
     names = [str(m) for m in measures]
     if not names:
         raise UsageError("no measures given")
     if len(set(names)) != len(names):
         raise UsageError(f"a measure is given twice: {' '.join(names)}")
-    return {n: _kind(n) for n in names}
+    kinds = {n: _kind(n) for n in names}
+    if subtopics is False:
+        for n, kind in kinds.items():
+            if _needs_subtopics(n, kind):
+                raise UsageError(f"{n} needs subtopic qrels: pass --subtopics FILE "
+                                 "(Python: subtopics=...)")
+    return kinds
+
+
+def _needs_subtopics(name: str, kind: str) -> bool:
+    from irpref.measures import parse_measure
+    from irpref.measures.diversity import needs_subtopics
+    from irpref.preferences import parse_preference
+
+    if kind == "preference":
+        return bool(parse_preference(name).family.needs_subtopics)
+    return needs_subtopics(parse_measure(name))
 
 
 def _lower_is_better(measure) -> bool:
@@ -169,14 +203,19 @@ def _check_aggregate(agg: str) -> str:
 
 
 def pairwise(
-    judged: JudgedRankings, measures: Sequence[str], *, aggregate: str = "winrate"
+    judged: JudgedRankings, measures: Sequence[str], *, aggregate: str = "winrate",
+    subtopics: SubtopicQrels | None = None,
 ) -> Pairwise:
-    """Every measure's per-(run pair, query) values on ``judged`` (see module docstring)."""
+    """Every measure's per-(run pair, query) values on ``judged`` (see module
+    docstring); ``subtopics`` feeds the diversity metrics and ST-RPP."""
     from irpref.measures import parse_measure
+    from irpref.measures.diversity import attach_subtopics
     from irpref.preferences import preference_matrices
 
     aggregate = _check_aggregate(aggregate)
     kinds = check_measures(measures)
+    if subtopics is not None:
+        attach_subtopics(judged, subtopics)
     names = list(kinds)
     if judged.n_runs < 2:
         raise UsageError("meta-evaluation needs at least two runs")
@@ -190,7 +229,7 @@ def pairwise(
     values, per_query = {}, {}
     prefs = [n for n in names if kinds[n] == "preference"]
     if prefs:
-        comp = preference_matrices(judged, prefs)
+        comp = preference_matrices(judged, prefs, subtopics=subtopics)
         for n in prefs:
             pos = pd.Index(comp.queries[n]).get_indexer(queries)
             mats = np.zeros((len(queries), r, r))
@@ -281,12 +320,25 @@ def _judge(qrels, runs, judged, rel, measures=None):
     return judge_inputs(qrels, runs, rel=rel)
 
 
+def _judge_sub(qrels, runs, judged, rel, measures, subtopics):
+    """``(judged, subtopic qrels or None)``: every name checked first; the
+    subtopic qrels read once (and collapsed as the qrels if ``qrels`` is None
+    or the same file)."""
+    from irpref.measures.diversity import use_subtopics
+
+    # a judged collection may carry subtopic qrels already (evaluate attached them)
+    check_measures(measures, subtopics=subtopics is not None or judged is not None)
+    qrels, sub = use_subtopics(qrels, subtopics)
+    return _judge(qrels, runs, judged, rel), sub
+
+
 def tie_rates(
     qrels=None, runs=None, measures: Sequence[str] = ("RR", "sgnLP"), *, rel: int = 1,
-    judged: JudgedRankings | None = None,
+    judged: JudgedRankings | None = None, subtopics=None,
 ) -> pd.DataFrame:
     """``measure, percent_tied``: percent of (run pair, query) comparisons tied."""
-    pw = pairwise(_judge(qrels, runs, judged, rel, measures), measures)
+    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
+    pw = pairwise(judged, measures, subtopics=sub)
     return pd.DataFrame({
         "measure": pw.names,
         "percent_tied": [_percent_tied(pw, n) for n in pw.names],
@@ -300,11 +352,12 @@ def _percent_tied(pw: Pairwise, name: str) -> float:
 
 def agreement(
     qrels=None, runs=None, measures: Sequence[str] = ("RR", "sgnLP"), *, rel: int = 1,
-    aggregate: str = "winrate", judged: JudgedRankings | None = None,
+    aggregate: str = "winrate", judged: JudgedRankings | None = None, subtopics=None,
 ) -> pd.DataFrame:
     """``measure_a, measure_b, sign_agreement, pearson, kendall_tau`` for every
     pair of measures (input order, a before b)."""
-    pw = pairwise(_judge(qrels, runs, judged, rel, measures), measures, aggregate=aggregate)
+    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
+    pw = pairwise(judged, measures, aggregate=aggregate, subtopics=sub)
     rows = []
     scores = {n: pw.scores(n) for n in pw.names}
     for i, x in enumerate(pw.names):
@@ -319,6 +372,33 @@ def agreement(
                          "pearson": r, "kendall_tau": _tau(scores[x], scores[y])})
     return pd.DataFrame(rows, columns=["measure_a", "measure_b", "sign_agreement",
                                        "pearson", "kendall_tau"])
+
+
+def conditional_agreement(
+    qrels=None, runs=None, measures: Sequence[str] = ("sgnLR", "AP"), *, rel: int = 1,
+    judged: JudgedRankings | None = None, subtopics=None,
+) -> pd.DataFrame:
+    """``measure_a, measure_b, comparisons, agreement``: lexirecall (Diaz &
+    Mitra 2023) section 6.2.1, Fig. 8, for every ordered pair of measures:
+    over the comparisons that ``measure_b`` does not tie (``comparisons``),
+    the share where ``measure_a`` prefers the same run,
+    sum I(a >_b b and a >_a b) / sum I(a >_b b) (a tie of ``measure_a``
+    disagrees). Unlike ``sign_agreement`` of :func:`agreement`, ties of
+    ``measure_b`` are left out."""
+    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
+    pw = pairwise(judged, measures, subtopics=sub)
+    signs = {n: _sign(pw.values[n][pw.valid]) for n in pw.names}
+    rows = []
+    for x in pw.names:
+        for y in pw.names:
+            if x == y:
+                continue
+            k = signs[y] != 0
+            n = int(k.sum())
+            rows.append({"measure_a": x, "measure_b": y, "comparisons": n,
+                         "agreement": float(np.mean(signs[x][k] == signs[y][k]))
+                         if n else float("nan")})
+    return pd.DataFrame(rows, columns=["measure_a", "measure_b", "comparisons", "agreement"])
 
 
 # ------------------------------------------------------------------ degradation
@@ -386,6 +466,38 @@ def degraded_grades(
     return dataclasses.replace(judged, grade=grade, qrels_grade=qgrade)
 
 
+def _subtopic_keys(judged: JudgedRankings, sub: SubtopicQrels) -> np.ndarray:
+    """(len(sub),) key ``query * n_docs + document code`` of every subtopic
+    judgment on ``judged``'s numbering (-1 where the query or document is unknown)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    q = pc.index_in(sub.query, value_set=pa.array(list(judged.queries), pa.string()))
+    d = pc.index_in(sub.doc, value_set=judged.docs)
+    q = q.fill_null(-1).to_numpy().astype(np.int64)
+    d = d.fill_null(-1).to_numpy().astype(np.int64)
+    return np.where((q >= 0) & (d >= 0), q * max(judged.n_docs, 1) + d, -1)
+
+
+def degraded_subtopics(
+    judged: JudgedRankings, degraded: JudgedRankings, sub: SubtopicQrels,
+    keys: np.ndarray | None = None,
+) -> SubtopicQrels:
+    """``sub`` with grade 0 for every (document, subtopic) judgment of the
+    documents :func:`degraded_grades` removed (``degraded`` from ``judged``):
+    degradation removes whole documents, as RPP section 6.2 removes labelled
+    items; every other judgment keeps its grade exactly. ``keys``: the
+    :func:`_subtopic_keys` of ``sub`` (computed if omitted)."""
+    removed = np.flatnonzero(judged.qrels_grade != degraded.qrels_grade)
+    if keys is None:
+        keys = _subtopic_keys(judged, sub)
+    gone = (judged.qrels_query[removed].astype(np.int64) * max(judged.n_docs, 1)
+            + judged.qrels_doc[removed].astype(np.int64))
+    drop = np.isin(keys, gone) & (keys >= 0)
+    grade = np.where(drop, 0, sub.grade).astype(sub.grade.dtype)
+    return dataclasses.replace(sub, grade=grade)
+
+
 def _parse_fractions(fractions) -> list[float]:
     out = [float(f) for f in fractions]
     if not out:
@@ -407,7 +519,7 @@ def degrade(
     fractions: Sequence[float] = (0.1, 0.3, 0.5, 0.7, 0.9), samples: int = 10,
     method: str = "uniform", seed: int | None = 0, rel: int = 1, aggregate: str = "winrate",
     reference: str | None = None, judged: JudgedRankings | None = None,
-    power: bool = False, alpha: float = 0.05, test: str = "paired",
+    power: bool = False, alpha: float = 0.05, test: str = "paired", subtopics=None,
 ) -> pd.DataFrame:
     """``measure, fraction, percent_tied, agreement, kendall_tau`` (means over
     ``samples``) and ``*_sd`` (sample standard deviations, ddof=1; 0 for one
@@ -418,26 +530,32 @@ def degrade(
     Agreement and tau are with each measure's own complete-label comparisons
     and ordering, or with those of ``reference`` on complete labels (e.g.
     ``reference="RR"``: lexiprecision Fig. 8a, agreement with δRR_1 on full data).
+    With ``subtopics``, a removed document loses every subtopic judgment too
+    (:func:`degraded_subtopics`).
     """
     fractions = _parse_fractions(fractions)
     samples = _check_samples(samples)
     _check_power(alpha, test)
     if method not in ("uniform", "frequency"):
         raise UsageError(f"method={method!r}: must be uniform or frequency")
-    judged = _judge(qrels, runs, judged, rel, measures)
+    if reference is not None:
+        check_measures([reference], subtopics=subtopics is not None or judged is not None)
+    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
     names = list(check_measures(measures))
     full = pairwise(judged, names + ([reference] if reference and reference not in names
-                                     else []), aggregate=aggregate)
+                                     else []), aggregate=aggregate, subtopics=sub)
     full_sign = {n: _sign(full.values[reference or n][full.valid]) for n in names}
     full_scores = {n: full.scores(reference or n) for n in names}
     ix = _relevant_index(judged)
+    sub_keys = _subtopic_keys(judged, sub) if sub is not None else None
     rng = np.random.default_rng(seed)
     res = np.empty((len(fractions), samples, len(names), 4))
     res[..., 3] = np.nan
     steps = [(fi, f, s) for fi, f in enumerate(fractions) for s in range(samples)]
     for fi, f, s in progress.track(steps, len(steps), "degrade", "sample"):
-        pw = pairwise(degraded_grades(judged, f, rng, method=method, index=ix),
-                      names, aggregate=aggregate)
+        low = degraded_grades(judged, f, rng, method=method, index=ix)
+        low_sub = degraded_subtopics(judged, low, sub, sub_keys) if sub is not None else None
+        pw = pairwise(low, names, aggregate=aggregate, subtopics=low_sub)
         if power:
             res[fi, s, :, 3] = power_percent(pw, alpha=alpha, test=test)
         for mi, n in enumerate(names):
@@ -471,7 +589,7 @@ def subsample(
     qrels=None, runs=None, measures: Sequence[str] = ("RR", "sgnLP"), *,
     sizes: Sequence[int] = (5, 10, 20, 30), samples: int = 50, seed: int | None = 0,
     rel: int = 1, aggregate: str = "winrate", judged: JudgedRankings | None = None,
-    power: bool = False, alpha: float = 0.05, test: str = "paired",
+    power: bool = False, alpha: float = 0.05, test: str = "paired", subtopics=None,
 ) -> pd.DataFrame:
     """``measure, size, kendall_tau, kendall_tau_sd``: tau between the ordering
     on ``size`` queries drawn without replacement and the ordering on all.
@@ -482,7 +600,8 @@ def subsample(
     if not sizes or any(k < 1 for k in sizes):
         raise UsageError(f"sizes={sizes}: every size must be >= 1")
     samples = _check_samples(samples)
-    pw = pairwise(_judge(qrels, runs, judged, rel, measures), measures, aggregate=aggregate)
+    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
+    pw = pairwise(judged, measures, aggregate=aggregate, subtopics=sub)
     nq = len(pw.queries)
     if max(sizes) > nq:
         raise UsageError(f"size {max(sizes)} exceeds the {nq} queries with a relevant item")

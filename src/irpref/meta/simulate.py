@@ -26,11 +26,17 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
-from irpref.meta.closed_forms import TieMeasure, parse_tie_measure, tie_probability
+from irpref.meta.closed_forms import (
+    TieMeasure,
+    parse_tie_measure,
+    rr_tie_given_p1,
+    tie_probability,
+)
 
 __all__ = [
     "RandomRankings",
     "random_rankings",
+    "rr_tie_table",
     "simulate_ties",
     "tie_table",
     "tied",
@@ -255,3 +261,30 @@ def worst_case_agreement(
             "agreement_se": float(np.sqrt(p * (1 - p) / max(agree.size, 1))),
         })
     return pd.DataFrame(rows)
+
+
+def rr_tie_table(
+    n: int, m: int, p1: Sequence[int], *, simulate: int | None = None, seed: int | None = 0
+) -> pd.DataFrame:
+    """Lexiprecision (Diaz 2023) section 2, Fig. 2: ``p1, n, m, closed_form,
+    simulated, simulated_se``. ``closed_form`` is Pr(p'_1 = p_1 | p_1) =
+    C(n - p_1, m - 1) / C(n, m), the chance that a uniformly random ranking
+    ties RR with a ranking whose first relevant item is at ``p_1``; with
+    ``simulate`` K, the share of K seeded random rankings whose first relevant
+    item is at p_1 (one set of rankings for every p_1) and its standard error."""
+    p1 = np.asarray([int(x) for x in p1], dtype=np.int64)
+    if p1.size == 0:
+        raise UsageError("no p1 given")
+    if np.any(p1 < 1) or np.any(p1 > n):
+        raise UsageError(f"p1 must be in [1, n={n}]")
+    if simulate is not None and simulate < 1:
+        raise UsageError(f"simulate={simulate}: samples must be >= 1")
+    closed = rr_tie_given_p1(p1, n, m)
+    sim = np.full(p1.size, np.nan)
+    se = np.full(p1.size, np.nan)
+    if simulate:
+        first = random_rankings(n, m, simulate, seed=seed).b[:, 0]
+        sim = (first[None, :] == p1[:, None]).mean(axis=1)
+        se = np.sqrt(sim * (1 - sim) / simulate)
+    return pd.DataFrame({"p1": p1, "n": int(n), "m": int(m), "closed_form": closed,
+                         "simulated": sim, "simulated_se": se})
