@@ -1,8 +1,11 @@
-"""Build the optional C extension irpref._kernels (the HSD inner loops).
+"""Build the optional C extensions (everything else is in pyproject.toml).
 
-Everything else is declared in pyproject.toml. The extension is optional: if
-it fails to compile, the install goes on and irpref.stats uses its NumPy
-kernels, which give the same numbers.
+- ``irpref._kernels``: the randomized Tukey HSD inner loops (irpref.stats);
+- ``irpref._strings``: hashing, numbering and sorting of document ids of any
+  shape (irpref.judged).
+
+Both are optional: if they fail to compile, the install goes on and irpref
+uses its NumPy / Arrow code paths, which give the same numbers.
 """
 
 from setuptools import Extension, setup
@@ -14,6 +17,12 @@ setup(
             sources=["src/irpref/_kernels.c"],
             extra_compile_args=["-O3"],
             optional=True,
-        )
+        ),
+        Extension(
+            "irpref._strings",
+            sources=["src/irpref/_strings.c"],
+            extra_compile_args=["-O3"],
+            optional=True,
+        ),
     ]
 )

@@ -32,6 +32,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irpref.hashing import PairIndex, mix, string_buffers
+
+try:  # optional C helpers (setup.py); without them Arrow numbers the strings
+    from irpref import _strings
+except ImportError:  # pragma: no cover - depends on the build
+    _strings = None
 from irpref.io.trec import Qrels, Run, _check_unique_pairs, _read_bytes
 
 __all__ = [
@@ -339,9 +344,81 @@ def _document_ids(
         (None, None) if any(a.null_count for a in arrays) else _packed_keys_decoder(arrays)
     )
     if keys is None or not len(keys):
-        codes, strings = _sorted_codes(pa.chunked_array(arrays, type=pa.string()))
+        numbered = None if any(a.null_count for a in arrays) else _numbered_strings(arrays, blocks)
+        if numbered is None:
+            numbered = _sorted_codes(pa.chunked_array(arrays, type=pa.string()))
+        codes, strings = numbered
         return DocumentIds(codes.astype(np.uint64), strings.take, dense=strings)
     return DocumentIds(keys, decode, blocks)
+
+
+def _numbered_strings(
+    arrays: Sequence[pa.Array], blocks: Callable[[], np.ndarray | None] | None = None
+) -> tuple[np.ndarray, pa.Array] | None:
+    """What :func:`_sorted_codes` returns (codes of the strings of all ``arrays``,
+    numbered in byte order, and the sorted distinct strings), by the C helpers.
+
+    Every string is hashed to 64 bits, the hashes are numbered by an open
+    addressing table (rows visited query block by query block, see
+    :func:`_query_blocks`, so recurring documents stay in cache), and every
+    string is then compared byte for byte with the first string of its
+    number: numbers are trusted only when no two distinct strings share a
+    hash. The distinct strings are sorted by an 8-byte radix order. ``None``
+    without the C helpers or when two strings collide (the caller then asks
+    Arrow, exact either way).
+    """
+    if _strings is None:
+        return None
+    parts = [string_buffers(a, widen=False) for a in arrays]
+    sizes = [len(o) - 1 for o, _ in parts]
+    starts = np.cumsum([0, *sizes])
+    total = int(starts[-1])
+    hashes = np.empty(total, np.uint64)
+
+    def hash_part(k: int) -> None:
+        _strings.hash64(*parts[k], hashes[starts[k] : starts[k + 1]])
+
+    _in_threads(hash_part, range(len(parts)), weight=sizes)
+    ranges = blocks() if blocks is not None else None
+    if ranges is None:
+        ranges = np.array([[0, total]], np.int64)
+    codes = np.empty(total, np.int32)
+    first = np.frombuffer(
+        _strings.number64(hashes, np.ascontiguousarray(ranges, np.int64), codes), np.int64
+    )
+    hashes = None  # free it
+    # the first string of every number, in number order
+    part = np.searchsorted(starts, first, side="right") - 1
+    grouped = np.argsort(part, kind="stable")
+    pieces = [
+        arrays[k].take(pa.array(first[grouped[lo:hi]] - starts[k]))
+        for k, lo, hi in zip(*_runs_of(part[grouped]))
+    ]
+    inverse = np.empty(len(first), np.int64)
+    inverse[grouped] = np.arange(len(first))
+    firsts = pa.concat_arrays(pieces).take(pa.array(inverse)) if pieces else pa.array([], "string")
+    ref = string_buffers(firsts, widen=False)
+
+    def collides(k: int) -> bool:
+        return _strings.first_mismatch(*parts[k], *ref, codes[starts[k] : starts[k + 1]]) >= 0
+
+    if any(_in_threads(collides, range(len(parts)), weight=sizes)):
+        return None
+    order = np.empty(len(first), np.int64)
+    _strings.sort_strings(*ref, order)
+    rank = np.empty(len(order), np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank[codes], firsts.take(pa.array(order))
+
+
+def _runs_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(value, start, stop) of every run of equal values of a sorted array."""
+    if not len(values):
+        return values, values, values
+    cut = np.flatnonzero(values[1:] != values[:-1]) + 1
+    lo = np.concatenate([[0], cut])
+    hi = np.concatenate([cut, [len(values)]])
+    return values[lo], lo, hi
 
 
 def _distinct_keys(keys: np.ndarray, blocks: np.ndarray | None = None) -> np.ndarray:

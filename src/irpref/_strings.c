@@ -1,0 +1,522 @@
+/* irpref._strings: two passes over Arrow string arrays that Arrow's Python
+ * API lacks, used to number document ids of any shape (irpref.judged).
+ *
+ *   hash64(offsets, data, out)          out[i] = 64-bit hash of string i
+ *   first_mismatch(offsets, data, ref_offsets, ref_data, index)
+ *                                       first i whose string differs from
+ *                                       reference string index[i], or -1
+ *
+ * Arrays are passed through the buffer protocol: offsets are int32 (Arrow
+ * string) or int64 (large_string), `index` int64, `out` uint64. Both
+ * functions release the GIL, so callers run them on several threads. The
+ * hash only has to spread strings well: equal hashes are never trusted,
+ * every string is compared with its reference byte for byte.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    Py_buffer view;
+    int wide; /* offsets are int64 */
+} Offsets;
+
+static int get_offsets(PyObject *obj, Offsets *o) {
+    if (PyObject_GetBuffer(obj, &o->view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (o->view.itemsize == 4)
+        o->wide = 0;
+    else if (o->view.itemsize == 8)
+        o->wide = 1;
+    else {
+        PyBuffer_Release(&o->view);
+        PyErr_SetString(PyExc_TypeError, "offsets must be int32 or int64");
+        return -1;
+    }
+    if (o->view.len / o->view.itemsize < 1) {
+        PyBuffer_Release(&o->view);
+        PyErr_SetString(PyExc_ValueError, "offsets must hold at least one entry");
+        return -1;
+    }
+    return 0;
+}
+
+static inline int64_t offset_at(const Offsets *o, Py_ssize_t i) {
+    return o->wide ? ((const int64_t *)o->view.buf)[i] : ((const int32_t *)o->view.buf)[i];
+}
+
+static inline uint64_t load64(const unsigned char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static inline uint64_t mix64(uint64_t h) { /* murmur3's finalizer */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline uint64_t hash_bytes(const unsigned char *p, int64_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+    while (n >= 8) {
+        h = (h ^ load64(p)) * 0x100000001b3ULL;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0) {
+        uint64_t w = 0;
+        memcpy(&w, p, (size_t)n);
+        h = (h ^ w) * 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    return mix64(h);
+}
+
+static int check_range(const Offsets *o, Py_ssize_t data_len) {
+    Py_ssize_t n = o->view.len / o->view.itemsize;
+    int64_t first = offset_at(o, 0), last = offset_at(o, n - 1);
+    if (first < 0 || last < first || last > data_len) {
+        PyErr_SetString(PyExc_ValueError, "offsets out of the data's range");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *hash64(PyObject *self, PyObject *args) {
+    PyObject *off_obj, *data_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &off_obj, &data_obj, &out_obj))
+        return NULL;
+    Offsets off;
+    Py_buffer data, out;
+    if (get_offsets(off_obj, &off) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&off.view);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&off.view);
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    Py_ssize_t n = off.view.len / off.view.itemsize - 1;
+    PyObject *result = NULL;
+    if (out.len != n * 8)
+        PyErr_SetString(PyExc_ValueError, "out must hold one uint64 per string");
+    else if (check_range(&off, data.len) == 0) {
+        const unsigned char *base = (const unsigned char *)data.buf;
+        uint64_t *h = (uint64_t *)out.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t a = offset_at(&off, i), b = offset_at(&off, i + 1);
+            h[i] = hash_bytes(base + a, b - a);
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    PyBuffer_Release(&off.view);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyObject *first_mismatch(PyObject *self, PyObject *args) {
+    PyObject *off_obj, *data_obj, *roff_obj, *rdata_obj, *index_obj;
+    if (!PyArg_ParseTuple(args, "OOOOO", &off_obj, &data_obj, &roff_obj, &rdata_obj, &index_obj))
+        return NULL;
+    Offsets off, roff;
+    Py_buffer data, rdata, index;
+    if (get_offsets(off_obj, &off) < 0)
+        return NULL;
+    if (get_offsets(roff_obj, &roff) < 0) {
+        PyBuffer_Release(&off.view);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&off.view);
+        PyBuffer_Release(&roff.view);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(rdata_obj, &rdata, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&off.view);
+        PyBuffer_Release(&roff.view);
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(index_obj, &index, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&off.view);
+        PyBuffer_Release(&roff.view);
+        PyBuffer_Release(&data);
+        PyBuffer_Release(&rdata);
+        return NULL;
+    }
+    Py_ssize_t n = off.view.len / off.view.itemsize - 1;
+    Py_ssize_t nref = roff.view.len / roff.view.itemsize - 1;
+    PyObject *result = NULL;
+    if ((index.itemsize != 8 && index.itemsize != 4) || index.len != n * index.itemsize)
+        PyErr_SetString(PyExc_ValueError, "index must hold one int32 or int64 per string");
+    else if (check_range(&off, data.len) == 0 && check_range(&roff, rdata.len) == 0) {
+        const unsigned char *base = (const unsigned char *)data.buf;
+        const unsigned char *rbase = (const unsigned char *)rdata.buf;
+        const int64_t *ix64 = (const int64_t *)index.buf;
+        const int32_t *ix32 = (const int32_t *)index.buf;
+        int narrow = index.itemsize == 4;
+        Py_ssize_t found = -1;
+        int bad_index = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t j = narrow ? ix32[i] : ix64[i];
+            if (j < 0 || j >= nref) {
+                bad_index = 1;
+                found = i;
+                break;
+            }
+            int64_t a = offset_at(&off, i), b = offset_at(&off, i + 1);
+            int64_t ra = offset_at(&roff, j), rb = offset_at(&roff, j + 1);
+            if (b - a != rb - ra || memcmp(base + a, rbase + ra, (size_t)(b - a)) != 0) {
+                found = i;
+                break;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (bad_index)
+            PyErr_SetString(PyExc_IndexError, "index out of the reference's range");
+        else
+            result = PyLong_FromSsize_t(found);
+    }
+    PyBuffer_Release(&off.view);
+    PyBuffer_Release(&roff.view);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&rdata);
+    PyBuffer_Release(&index);
+    return result;
+}
+
+
+/* ---- number64: dense codes of 64-bit keys, first-occurrence order ---- */
+
+typedef struct {
+    uint64_t *keys;
+    int32_t *codes; /* code + 1; 0 marks an empty slot */
+    uint64_t mask;
+} Table;
+
+static int table_init(Table *t, uint64_t slots) {
+    t->keys = (uint64_t *)malloc(slots * sizeof(uint64_t));
+    t->codes = (int32_t *)calloc(slots, sizeof(int32_t));
+    t->mask = slots - 1;
+    return (t->keys && t->codes) ? 0 : -1;
+}
+
+static void table_free(Table *t) {
+    free(t->keys);
+    free(t->codes);
+}
+
+static inline uint64_t slot_of(uint64_t key) { return mix64(key); }
+
+static int table_grow(Table *t) {
+    Table bigger;
+    if (table_init(&bigger, (t->mask + 1) * 2) < 0) {
+        table_free(&bigger);
+        return -1;
+    }
+    for (uint64_t s = 0; s <= t->mask; s++) {
+        if (!t->codes[s])
+            continue;
+        uint64_t i = slot_of(t->keys[s]) & bigger.mask;
+        while (bigger.codes[i])
+            i = (i + 1) & bigger.mask;
+        bigger.keys[i] = t->keys[s];
+        bigger.codes[i] = t->codes[s];
+    }
+    table_free(t);
+    *t = bigger;
+    return 0;
+}
+
+static PyObject *number64(PyObject *self, PyObject *args) {
+    PyObject *keys_obj, *ranges_obj, *codes_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &keys_obj, &ranges_obj, &codes_obj))
+        return NULL;
+    Py_buffer keys, ranges, codes;
+    if (PyObject_GetBuffer(keys_obj, &keys, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(ranges_obj, &ranges, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&keys);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&keys);
+        PyBuffer_Release(&ranges);
+        return NULL;
+    }
+    Py_ssize_t n = keys.len / 8, nr = ranges.len / 16;
+    PyObject *result = NULL;
+    int64_t *first = NULL;
+    if (keys.itemsize != 8 || ranges.itemsize != 8 || codes.itemsize != 4 || codes.len != n * 4) {
+        PyErr_SetString(PyExc_ValueError, "keys uint64 (n,), ranges int64 (B, 2), codes int32 (n,)");
+        goto done;
+    }
+    const int64_t *rg = (const int64_t *)ranges.buf;
+    int64_t covered = 0;
+    for (Py_ssize_t b = 0; b < nr; b++) {
+        if (rg[2 * b] < 0 || rg[2 * b + 1] < rg[2 * b] || rg[2 * b + 1] > n) {
+            PyErr_SetString(PyExc_ValueError, "a row range lies outside the keys");
+            goto done;
+        }
+        covered += rg[2 * b + 1] - rg[2 * b];
+    }
+    if (covered != n) {
+        PyErr_SetString(PyExc_ValueError, "the row ranges must cover every key once");
+        goto done;
+    }
+    const uint64_t *k = (const uint64_t *)keys.buf;
+    int32_t *out = (int32_t *)codes.buf;
+    Table t;
+    int64_t distinct = 0, capacity = 1 << 16;
+    int failed = 0;
+    first = (int64_t *)malloc((size_t)capacity * sizeof(int64_t));
+    if (!first || table_init(&t, 1 << 17) < 0) {
+        free(first);
+        first = NULL;
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t b = 0; b < nr && !failed; b++) {
+        for (int64_t row = rg[2 * b]; row < rg[2 * b + 1]; row++) {
+            uint64_t key = k[row];
+            uint64_t i = slot_of(key) & t.mask;
+            int32_t c;
+            while ((c = t.codes[i]) && t.keys[i] != key)
+                i = (i + 1) & t.mask;
+            if (!c) {
+                if (distinct >= INT32_MAX - 1) {
+                    failed = 1;
+                    break;
+                }
+                if (distinct == capacity) {
+                    int64_t *grown = (int64_t *)realloc(first, (size_t)capacity * 2 * sizeof(int64_t));
+                    if (!grown) {
+                        failed = 1;
+                        break;
+                    }
+                    first = grown;
+                    capacity *= 2;
+                }
+                first[distinct] = row;
+                c = (int32_t)(++distinct);
+                t.keys[i] = key;
+                t.codes[i] = c;
+                if ((uint64_t)distinct * 2 > t.mask && table_grow(&t) < 0) {
+                    failed = 1;
+                    break;
+                }
+            }
+            out[row] = c - 1;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    table_free(&t);
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize((const char *)first, (Py_ssize_t)(distinct * sizeof(int64_t)));
+done:
+    free(first);
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&ranges);
+    PyBuffer_Release(&codes);
+    return result;
+}
+
+/* ---- sort_strings: indices of strings in byte order (memcmp, then length) ----
+ * Most-significant-digit radix order with 8-byte digits: the strings are
+ * sorted by bytes [d, d + 8) read as one big-endian integer (zero-padded),
+ * then every group of equal digits by the next 8 bytes, and so on. Zero
+ * padding orders a string before its extensions only when no string holds
+ * a NUL byte; with a NUL anywhere a plain memcmp sort is used instead.
+ */
+
+typedef struct {
+    uint64_t word; /* the current digit */
+    const unsigned char *ptr;
+    int64_t len;
+    int64_t index;
+} Str;
+
+static int compare_word(const void *a, const void *b) {
+    const Str *x = (const Str *)a, *y = (const Str *)b;
+    if (x->word != y->word)
+        return x->word < y->word ? -1 : 1;
+    return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+static int compare_bytes(const void *a, const void *b) {
+    const Str *x = (const Str *)a, *y = (const Str *)b;
+    int64_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->ptr, y->ptr, (size_t)n);
+    if (c)
+        return c;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+/* stable LSD radix sort of items by word, 16 bits a pass (large groups) */
+static int radix_by_word(Str *items, int64_t n) {
+    Str *tmp = (Str *)malloc((size_t)n * sizeof(Str));
+    size_t *count = (size_t *)malloc(65536 * sizeof(size_t));
+    if (!tmp || !count) {
+        free(tmp);
+        free(count);
+        return -1;
+    }
+    Str *src = items, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, 65536 * sizeof(size_t));
+        for (int64_t i = 0; i < n; i++)
+            count[(src[i].word >> shift) & 0xffff]++;
+        if (count[(src[0].word >> shift) & 0xffff] == (size_t)n)
+            continue; /* one digit value: this pass would not move anything */
+        size_t total = 0;
+        for (int v = 0; v < 65536; v++) {
+            size_t c = count[v];
+            count[v] = total;
+            total += c;
+        }
+        for (int64_t i = 0; i < n; i++)
+            dst[count[(src[i].word >> shift) & 0xffff]++] = src[i];
+        Str *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != items)
+        memcpy(items, src, (size_t)n * sizeof(Str));
+    free(tmp);
+    free(count);
+    return 0;
+}
+
+static inline uint64_t digit_at(const Str *s, int64_t d) {
+    uint64_t w = 0;
+    for (int64_t j = 0; j < 8; j++) {
+        int64_t p = d + j;
+        w = (w << 8) | (p < s->len ? s->ptr[p] : 0);
+    }
+    return w;
+}
+
+static void sort_digits(Str *items, int64_t n, int64_t d) {
+    while (n > 1) {
+        int ended = 1;
+        for (int64_t i = 0; i < n; i++) {
+            items[i].word = digit_at(&items[i], d);
+            if (items[i].len > d + 8)
+                ended = 0;
+        }
+        /* items are in index order within the group, so a stable sort by
+           word alone gives (word, index) order, as compare_word does */
+        if (n < 4096 || radix_by_word(items, n) < 0)
+            qsort(items, (size_t)n, sizeof(Str), compare_word);
+        if (ended) /* equal digits here mean equal strings: index order */
+            return;
+        /* recurse into every group of equal digits but the last, loop on it */
+        int64_t start = 0;
+        for (int64_t i = 1; i < n; i++) {
+            if (items[i].word != items[start].word) {
+                if (i - start > 1)
+                    sort_digits(items + start, i - start, d + 8);
+                start = i;
+            }
+        }
+        items += start;
+        n -= start;
+        d += 8;
+    }
+}
+
+static PyObject *sort_strings(PyObject *self, PyObject *args) {
+    PyObject *off_obj, *data_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &off_obj, &data_obj, &out_obj))
+        return NULL;
+    Offsets off;
+    Py_buffer data, out;
+    if (get_offsets(off_obj, &off) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&off.view);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&off.view);
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    Py_ssize_t n = off.view.len / off.view.itemsize - 1;
+    PyObject *result = NULL;
+    if (out.itemsize != 8 || out.len != n * 8)
+        PyErr_SetString(PyExc_ValueError, "out must hold one int64 per string");
+    else if (check_range(&off, data.len) == 0) {
+        Str *items = (Str *)malloc((size_t)(n > 0 ? n : 1) * sizeof(Str));
+        if (!items)
+            PyErr_NoMemory();
+        else {
+            const unsigned char *base = (const unsigned char *)data.buf;
+            int64_t *order = (int64_t *)out.buf;
+            int has_nul = n > 0 && memchr(base + offset_at(&off, 0), 0,
+                                 (size_t)(offset_at(&off, n) - offset_at(&off, 0))) != NULL;
+            Py_BEGIN_ALLOW_THREADS
+            for (Py_ssize_t i = 0; i < n; i++) {
+                int64_t a = offset_at(&off, i);
+                items[i].ptr = base + a;
+                items[i].len = offset_at(&off, i + 1) - a;
+                items[i].index = i;
+            }
+            if (has_nul)
+                qsort(items, (size_t)n, sizeof(Str), compare_bytes);
+            else
+                sort_digits(items, n, 0);
+            for (Py_ssize_t i = 0; i < n; i++)
+                order[i] = items[i].index;
+            Py_END_ALLOW_THREADS
+            free(items);
+            result = Py_None;
+            Py_INCREF(result);
+        }
+    }
+    PyBuffer_Release(&off.view);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"hash64", hash64, METH_VARARGS,
+     "hash64(offsets, data, out): out[i] = 64-bit hash of string i (GIL released)."},
+    {"first_mismatch", first_mismatch, METH_VARARGS,
+     "first_mismatch(offsets, data, ref_offsets, ref_data, index): first i whose string\n"
+     "differs from reference string index[i], or -1 (GIL released)."},
+    {"number64", number64, METH_VARARGS,
+     "number64(keys, ranges, codes) -> bytes: codes[i] = dense code of keys[i], numbered in\n"
+     "order of first occurrence over the row ranges (B, 2); returns the first row of every\n"
+     "code as int64 bytes (GIL released)."},
+    {"sort_strings", sort_strings, METH_VARARGS,
+     "sort_strings(offsets, data, out): out = indices of the strings in byte order,\n"
+     "ties by index (GIL released)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_strings", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__strings(void) { return PyModule_Create(&module); }
