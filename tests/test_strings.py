@@ -13,7 +13,11 @@ from hypothesis import strategies as st
 from irpref import judged
 from irpref.hashing import string_buffers
 
-_strings = pytest.importorskip("irpref._strings", reason="C helpers not built")
+try:
+    from irpref import _strings
+except ImportError as exc:  # optional for users; the test suite insists on it
+    pytest.fail(f"irpref._strings is not built ({exc}); reinstall with a C compiler",
+                pytrace=False)
 
 ids = st.lists(
     st.one_of(
