@@ -7,6 +7,7 @@ of the one-line message or the exact output value.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -264,6 +265,23 @@ def test_internal_error_one_line_and_debug(files, monkeypatch):
     assert "Traceback" in debug.stderr and debug.returncode == 1
 
 
+def _wait_until_reading(proc: subprocess.Popen, folder, timeout: float = 60) -> None:
+    """Wait until ``proc`` has a file of ``folder`` open: past Python's start-up
+    and imports, inside the command (on a loaded machine start-up alone can
+    take seconds). Without /proc, wait a fixed 1.5 s."""
+    fds = f"/proc/{proc.pid}/fd"
+    if not os.path.isdir(fds):
+        time.sleep(1.5)
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            if any(os.readlink(os.path.join(fds, fd)).startswith(str(folder))
+                   for fd in os.listdir(fds)):
+                return
+        time.sleep(0.02)
+
+
 def test_ctrl_c_is_130_and_one_line(tmp_path):
     import numpy as np
 
@@ -281,7 +299,7 @@ def test_ctrl_c_is_130_and_one_line(tmp_path):
     proc = subprocess.Popen(["irpref", COMP, str(tmp_path / "qrels"), *runs, "--per-query",
                              "--format", "tsv"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    _wait_until_reading(proc, tmp_path)
     if proc.poll() is not None:
         pytest.skip("finished before the interrupt")
     proc.send_signal(signal.SIGINT)
