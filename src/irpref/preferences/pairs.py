@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irpref.io.subtopics import SubtopicQrels
-from irpref.judged import JudgedRankings, matching_rows
+from irpref.judged import JudgedRankings, LayoutError, matching_rows
 from irpref.preferences.lexicographic import (
     SENTINEL,
     lexicographic_ranks,
@@ -380,6 +380,11 @@ def preference_matrices(
         raise ValueError("preferences compare one ranking per run: use ties='docid' or 'input'")
     if judged.n_runs == 0:
         raise ValueError("compare needs at least one run")
+    if judged.compact:
+        for p in prefs:
+            if not p.family.compact:
+                raise LayoutError(f"{p} needs every retrieved item; these judged rankings "
+                                  "are compact: judge with layout='full'")
     for p in prefs:
         if p.rel(judged.rel) < 1:
             raise ValueError(f"{p}: the relevance level must be >= 1, not {p.rel(judged.rel)}")
