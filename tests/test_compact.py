@@ -294,3 +294,55 @@ def test_compact_refuses_what_it_lacks(data_dir):
         parse_measure("Unj@10").compute(compact)
     with pytest.raises(ValueError, match="layout"):
         judge_inputs(qrels, runs[:1], layout="sparse")
+
+
+# ---------------------------------------------------------------- saved files
+
+
+def test_saved_compact_file_round_trip(data_dir, tmp_path):
+    from irpref.judged import JudgedRankings
+
+    qrels, runs = _real(data_dir, "robust03")
+    for ties in ("docid", "expected"):
+        compact = judge_inputs(qrels, runs, ties=ties, layout="compact", count_docs=True)
+        out = tmp_path / f"{ties}.parquet"
+        compact.save(out, qrels=qrels, runs=runs)
+        back = JudgedRankings.load(out, ties=ties)
+        assert back.compact and back.n_docs == compact.n_docs
+        full = judge_inputs(qrels, runs, ties=ties)
+        ms = [m for m in _parsed() if reads_compact(m, ties)
+              and (ties != "expected" or m.family.expected is not None)]
+        check_all(full, back, ms)
+
+
+def test_cli_judge_layouts(data_dir, tmp_path):
+    import os
+    import subprocess
+
+    qrels, runs = _real(data_dir, "robust03")
+    runs = runs[:3]
+
+    def cli(*args):
+        return subprocess.run(["irpref", *map(str, args)], capture_output=True, text=True,
+                              env={**os.environ, "COLUMNS": "200"})
+
+    small, big = tmp_path / "c.parquet", tmp_path / "f.parquet"
+    assert cli("judge", qrels, *runs, "-o", small, "--layout", "compact").returncode == 0
+    assert cli("judge", qrels, *runs, "-o", big).returncode == 0
+    assert small.stat().st_size < big.stat().st_size
+    for cmd, extra in [("evaluate", ["-m", "AP", "P@10", "ASL(missing=corpus)", "--per-query",
+                                     "--format", "tsv"]),
+                       ("compare", ["-m", "sgnLP", "RPP", "--format", "tsv"]),
+                       ("significance", ["-m", "AP", "rrLP", "--seed", "1", "--format", "tsv"])]:
+        direct = cli(cmd, qrels, *runs, *extra)
+        assert direct.returncode == 0, direct.stderr
+        for saved in (small, big):
+            r = cli(cmd, saved, *extra)
+            assert r.returncode == 0, r.stderr
+            assert r.stdout == direct.stdout, (cmd, saved)
+    for cmd, extra in [("evaluate", ["-m", "Unj@10"]), ("ties", ["-m", "AP"])]:
+        r = cli(cmd, small, *extra)
+        assert r.returncode == 2 and r.stdout == ""
+        assert "--layout full" in r.stderr
+    r = cli("compare", small, "-m", "ST-RPP")
+    assert r.returncode != 0 and r.stdout == "" and "Traceback" not in r.stderr
