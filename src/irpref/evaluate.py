@@ -88,12 +88,31 @@ def judge_inputs(
             docs = merge_docs(docs, b.docs)
             b = b._replace(docs=None)
         blocks.append(b)
+        _release_memory()
     if warn and unjudged:
         warnings.warn(_unjudged_message(unjudged), stacklevel=2)
-    return concat_blocks(
+    judged = concat_blocks(
         blocks, qrels, rel=rel, ties=ties, depth=depth, corpus_size=corpus_size,
         distinct_docs=len(docs) if docs is not None else None,
     )
+    del blocks
+    _release_memory()
+    return judged
+
+
+def _release_memory() -> None:
+    """Hand the memory freed by a judged block back to the system: Arrow's
+    pool and (glibc) malloc keep freed pages for reuse otherwise, so the
+    resident size would grow with the blocks read, not with the largest."""
+    import ctypes
+
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        pass
 
 
 def _run_blocks(runs, use_tag: bool, size: int):
