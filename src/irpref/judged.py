@@ -15,6 +15,16 @@ Grades follow trec_eval (form_res_rels.c): a retrieved document absent from
 the qrels has grade :data:`NONPOOL`; a negative qrels grade means "in the
 pool, unjudged" for trec_eval's judged-only measures and simply non-relevant
 for every other measure. An item is relevant when ``grade >= rel``.
+
+Two layouts hold the same rankings. The *full* one (:func:`judge`) keeps every
+retrieved item. The *compact* one (:func:`judge_block` on a few runs at a
+time, :func:`concat_blocks`; ``judge_inputs(..., layout="compact")``) keeps
+only the items the qrels mention (any grade) with their explicit ``rank``,
+per segment the number retrieved (:attr:`JudgedRankings.num_ret`) and, under
+``ties="expected"``, each item's tie group (:meth:`JudgedRankings.tie_group`):
+what every measure and preference declaring it reads
+(``Family.compact``), with the same numbers. Asking compact rankings for
+what only the full layout holds raises :class:`LayoutError`.
 """
 
 from __future__ import annotations
