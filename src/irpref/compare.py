@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from irpref.evaluate import judge_inputs
+from irpref.evaluate import judge_inputs, layout_for
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
 from irpref.judged import JudgedRankings
 from irpref.measures.base import parse_labelled
@@ -66,7 +66,9 @@ def compare_matrices(
         else:
             raise ValueError("ST-RPP needs subtopic judgments: pass subtopics=...")
     if judged is None:
-        judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, use_tag=use_tag)
+        layout, _ = layout_for(preferences=prefs, ties=ties, subtopics=sub)
+        judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, use_tag=use_tag,
+                              layout=layout)
     return preference_matrices(judged, prefs, subtopics=sub)
 
 

@@ -15,6 +15,16 @@ Grades follow trec_eval (form_res_rels.c): a retrieved document absent from
 the qrels has grade :data:`NONPOOL`; a negative qrels grade means "in the
 pool, unjudged" for trec_eval's judged-only measures and simply non-relevant
 for every other measure. An item is relevant when ``grade >= rel``.
+
+Two layouts hold the same rankings. The *full* one (:func:`judge`) keeps every
+retrieved item. The *compact* one (:func:`judge_block` on a few runs at a
+time, :func:`concat_blocks`; ``judge_inputs(..., layout="compact")``) keeps
+only the items the qrels mention (any grade) with their explicit ``rank``,
+per segment the number retrieved (:attr:`JudgedRankings.num_ret`) and, under
+``ties="expected"``, each item's tie group (:meth:`JudgedRankings.tie_group`):
+what every measure and preference declaring it reads
+(``Family.compact``), with the same numbers. Asking compact rankings for
+what only the full layout holds raises :class:`LayoutError`.
 """
 
 from __future__ import annotations
@@ -40,7 +50,9 @@ except ImportError:  # pragma: no cover - depends on the build
 from irpref.io.trec import Qrels, Run, _check_unique_pairs, _read_bytes
 
 __all__ = [
+    "LAYOUTS",
     "NONPOOL",
+    "LayoutError",
     "TIES",
     "Collection",
     "DocumentIds",
@@ -49,6 +61,15 @@ __all__ = [
     "intern",
     "judge",
 ]
+
+class LayoutError(ValueError):
+    """A computation asked compact judged rankings for something only the
+    full layout holds (unjudged items, their documents, tie groups)."""
+
+
+LAYOUTS = ("full", "compact")
+"""Layouts of :class:`JudgedRankings`: every retrieved item, or only those
+the qrels mention (see :func:`judge_block`)."""
 
 NONPOOL = np.iinfo(np.int32).min
 """Grade of a retrieved document that the qrels do not mention."""
@@ -764,13 +785,19 @@ def _rank_order_general(
 _TIE_BLOCK = 1 << 18  # items per block of the tie sort (cut at segment starts)
 
 
-def _join_grades(coll: Collection, query: np.ndarray, doc_key: np.ndarray) -> np.ndarray:
+def _join_grades(
+    coll: Collection, query: np.ndarray, doc_key: np.ndarray, rows: bool = False
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Grade of every (query, document key) item in the qrels, :data:`NONPOOL`
     if absent: one probe of a hash table of the judged pairs (small: it stays
-    in cache) per item, block by block on a pool of threads."""
+    in cache) per item, block by block on a pool of threads. ``rows=True``:
+    also the qrels row of each item (int32, -1 if absent)."""
     if len(doc_key) == 0 or len(coll.qrels_doc_key) == 0:
-        return np.full(len(doc_key), NONPOOL, np.int32)
+        grade = np.full(len(doc_key), NONPOOL, np.int32)
+        return (grade, np.full(len(doc_key), -1, np.int32)) if rows else grade
     grade = np.empty(len(doc_key), np.int32)  # written block by block, in parallel
+    row_type = np.int32 if len(coll.qrels_doc_key) < 2**31 else np.int64
+    where = np.empty(len(doc_key), row_type) if rows else None
     qrels_q = np.repeat(np.arange(coll.n_queries), np.diff(coll.qrels_offsets))
     index = PairIndex(qrels_q, coll.qrels_doc_key)
     # blocks of 2**18 items: the temporaries stay in cache (no page faults)
@@ -783,9 +810,11 @@ def _join_grades(coll: Collection, query: np.ndarray, doc_key: np.ndarray) -> np
         out = grade[lo:hi]
         out[:] = NONPOOL
         out[found] = coll.qrels_grade[row[found]]
+        if where is not None:
+            where[lo:hi] = row
 
     _in_threads(join, range(0, len(doc_key), block), weight=[len(doc_key)])
-    return grade
+    return (grade, where) if rows else grade
 
 
 class Items(NamedTuple):
@@ -829,6 +858,27 @@ class JudgedRankings(_Documents):
     ties: str = "docid"
     depth: int | None = None
     corpus_size: int | None = None  # documents in the corpus, if known (--corpus-size)
+    # ---- the compact layout (layout="compact", see judge_block) -----------
+    # items are only those the qrels mention (any grade): their rank is
+    # explicit, the number retrieved is per segment, unjudged items are gone
+    layout: str = "full"  # "full" | "compact"
+    item_rank: np.ndarray | None = None  # int64 0-based rank per item (compact)
+    seg_num_ret: np.ndarray | None = None  # (S,) int64 number retrieved (compact)
+    tie_first: np.ndarray | None = None  # int64 rank of the item's tie group start
+    tie_size: np.ndarray | None = None  # int64 size of the item's tie group
+    distinct_docs: int | None = None  # documents in the qrels and all runs (compact)
+
+    @property
+    def compact(self) -> bool:
+        """True for the compact layout (only items the qrels mention)."""
+        return self.layout == "compact"
+
+    def _full_only(self, what: str) -> None:
+        if self.layout != "full":
+            raise LayoutError(
+                f"{what} needs every retrieved item (the full layout); these judged "
+                "rankings are compact (only the items the qrels mention)"
+            )
 
     # ---- shape -----------------------------------------------------------
     @property
@@ -845,12 +895,32 @@ class JudgedRankings(_Documents):
 
     @property
     def n_items(self) -> int:
-        return len(self.score)
+        """Items in the item arrays (compact layout: only those the qrels mention)."""
+        return len(self.grade)
 
     @cached_property
     def doc(self) -> np.ndarray:
         """Dense document code of each item (int32; codes ascend with the ids)."""
+        self._full_only("dense document codes of the retrieved items")
         return self.doc_ids.codes(self.doc_key)
+
+    @property
+    def n_docs(self) -> int:
+        """Distinct documents in the qrels and all runs (before any depth cut)."""
+        if self.layout == "full":
+            return len(self.doc_ids)
+        if self.distinct_docs is None:
+            raise LayoutError(
+                "the number of distinct documents was not counted for these compact "
+                "judged rankings (judge them with count_docs=True, or pass corpus_size)"
+            )
+        return self.distinct_docs
+
+    @property
+    def docs(self) -> pa.Array:
+        """Every document named anywhere, by dense code (byte order)."""
+        self._full_only("the strings of every retrieved document")
+        return self.doc_ids.strings
 
     # ---- per item --------------------------------------------------------
     @cached_property
@@ -861,7 +931,15 @@ class JudgedRankings(_Documents):
     @cached_property
     def rank(self) -> np.ndarray:
         """0-based rank of each item within its segment (int64)."""
+        if self.item_rank is not None:
+            return self.item_rank
         return np.arange(self.n_items, dtype=np.int64) - self.offsets[:-1][self.segment]
+
+    def rank_of(self, index: np.ndarray, segment: np.ndarray) -> np.ndarray:
+        """0-based rank of the items ``index`` (of segments ``segment``)."""
+        if self.item_rank is not None:
+            return self.item_rank[index]
+        return index - self.offsets[:-1][segment]
 
     @cached_property
     def query_of_item(self) -> np.ndarray:
@@ -896,7 +974,7 @@ class JudgedRankings(_Documents):
                 segment[starts[1:]] = np.diff(nonempty)
                 segment[0] = nonempty[0]
                 np.cumsum(segment, out=segment)
-            rank = index - self.offsets[:-1][segment]
+            rank = self.rank_of(index, segment)
             cached = self._items_cache[level] = Items(index, offsets, segment, rank)
         return cached
 
@@ -912,8 +990,10 @@ class JudgedRankings(_Documents):
         the end, is True too).
 
         A tie group is a maximal run of equal scores within a segment; with
-        depth cut-offs only retrieved (kept) items belong to groups.
+        depth cut-offs only retrieved (kept) items belong to groups. Full
+        layout only (the compact one keeps :meth:`tie_group` per item).
         """
+        self._full_only("tie groups over every item")
         starts = np.ones(self.n_items + 1, bool)
         if self.n_items:
             np.not_equal(self.score[1:], self.score[:-1], out=starts[1:-1])
@@ -930,11 +1010,36 @@ class JudgedRankings(_Documents):
         """Segment id of each tie group."""
         return self.segment[self.tie_offsets[:-1]]
 
+    def tie_group(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(0-based rank of the first item, size) of the tie group holding each
+        item of ``index`` (ascending item indices), in both layouts."""
+        if self.layout == "compact":
+            if self.tie_first is None:
+                raise LayoutError("tie groups are kept in compact judged rankings only "
+                                  "under ties='expected'")
+            return self.tie_first[index], self.tie_size[index]
+        bounds = self.tie_offsets
+        # most items are untied (a group of their own): binary search the others
+        is_start = self.tie_start
+        first, end = index.copy(), index + 1
+        tied = np.flatnonzero(~(is_start[index] & is_start[index + 1]))
+        gid = np.searchsorted(bounds, index[tied], side="right") - 1
+        first[tied], end[tied] = bounds[gid], bounds[gid + 1]
+        seg = np.searchsorted(self.offsets, index, side="right") - 1
+        return first - self.offsets[seg], end - first
+
     # ---- per segment / per query -----------------------------------------
+    @cached_property
+    def n_retrieved(self) -> np.ndarray:
+        """(S,) number of retrieved items of each segment (after the depth cut)."""
+        if self.seg_num_ret is not None:
+            return self.seg_num_ret
+        return np.diff(self.offsets)
+
     @cached_property
     def num_ret(self) -> np.ndarray:
         """(R, Q) number of retrieved items (after the depth cut)."""
-        return np.diff(self.offsets).reshape(self.n_runs, self.n_queries)
+        return self.n_retrieved.reshape(self.n_runs, self.n_queries)
 
     def segment_sum(self, values: np.ndarray) -> np.ndarray:
         """(R, Q) sum of a per-item array within each segment."""
@@ -996,6 +1101,32 @@ def judge(
     groups in ``coll`` itself instead of a copy (for a collection judged
     once: afterwards it no longer keeps file order among tied documents, so
     ``ties="input"`` would see docid order)."""
+    offsets, doc, score, query, present = _ranked(coll, ties, depth, in_place)
+    grade = _join_grades(coll, query, doc)
+    return JudgedRankings(
+        run_names=list(coll.run_names),
+        queries=coll.queries,
+        offsets=offsets,
+        doc_key=doc,
+        score=score,
+        grade=grade,
+        present=present,
+        qrels_offsets=coll.qrels_offsets,
+        qrels_doc_key=coll.qrels_doc_key,
+        qrels_grade=coll.qrels_grade,
+        doc_ids=coll.doc_ids,
+        rel=rel,
+        ties=ties,
+        depth=depth,
+        corpus_size=corpus_size,
+    )
+
+
+def _ranked(
+    coll: Collection, ties: str, depth: int | None, in_place: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every run ranked (``ties``) and cut at ``depth``: segment offsets and
+    the documents, scores and query codes of the items; ``present`` (R, Q)."""
     if ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     if depth is not None and depth < 1:
@@ -1018,24 +1149,119 @@ def judge(
         doc, score, query = doc[keep], score[keep], query[keep]
         offsets = np.zeros(len(counts) + 1, np.int64)
         np.cumsum(kept, out=offsets[1:])
-    grade = _join_grades(coll, query, doc)
+    return offsets, doc, score, query, present
+
+
+class CompactBlock(NamedTuple):
+    """Some runs judged and reduced to what the compact layout keeps (see
+    :func:`judge_compact`): per segment the number retrieved; per item the
+    qrels mention, its rank, grade, qrels row and (``ties="expected"``) tie group."""
+
+    run_names: list[str]
+    present: np.ndarray  # (R_b, Q) bool
+    num_ret: np.ndarray  # (R_b * Q,) int64
+    counts: np.ndarray  # (R_b * Q,) int64 kept items per segment
+    rank: np.ndarray  # int64 per kept item
+    grade: np.ndarray  # int32
+    row: np.ndarray  # int32/int64: row of the (query, document) in the sorted qrels
+    tie_first: np.ndarray | None  # int64 rank of the first item of the item's tie group
+    tie_size: np.ndarray | None  # int64 size of that group (unjudged members counted)
+    docs: pa.Array | None  # distinct document ids of the qrels and runs (count_docs)
+
+
+def judge_block(
+    coll: Collection, *, ties: str = "docid", depth: int | None = None, count_docs: bool = False
+) -> CompactBlock:
+    """:func:`judge` ``coll`` and keep only what the compact layout needs:
+    the items the qrels mention (any grade), with their rank, grade, qrels
+    row and tie group, and per segment the number retrieved. The ranking is
+    the one :func:`judge` computes (same tie-break, same depth cut), so every
+    kept item has the rank it has in the full layout."""
+    offsets, doc, score, query, present = _ranked(coll, ties, depth, in_place=True)
+    grade, row = _join_grades(coll, query, doc, rows=True)
+    keep = np.flatnonzero(row >= 0)
+    num_ret = np.diff(offsets)
+    counts = np.diff(np.searchsorted(keep, offsets))
+    seg = np.repeat(np.arange(len(num_ret), dtype=np.int64), counts)
+    rank = keep - offsets[:-1][seg]
+    tie_first = tie_size = None
+    if ties == "expected":
+        starts = np.ones(len(score) + 1, bool)
+        if len(score):
+            np.not_equal(score[1:], score[:-1], out=starts[1:-1])
+            starts[offsets[:-1][num_ret > 0]] = True
+        bounds = np.flatnonzero(starts)
+        g = np.searchsorted(bounds, keep, side="right") - 1
+        tie_first = bounds[g] - offsets[:-1][seg]
+        tie_size = bounds[g + 1] - bounds[g]
+    docs = coll.doc_ids.strings if count_docs else None
+    return CompactBlock(
+        run_names=list(coll.run_names), present=present, num_ret=num_ret, counts=counts,
+        rank=rank, grade=grade[keep], row=row[keep], tie_first=tie_first, tie_size=tie_size,
+        docs=docs,
+    )
+
+
+def concat_blocks(
+    blocks: Sequence[CompactBlock],
+    qrels: Qrels,
+    *,
+    rel: int = 1,
+    ties: str = "docid",
+    depth: int | None = None,
+    corpus_size: int | None = None,
+    distinct_docs: int | None = None,
+) -> JudgedRankings:
+    """The compact :class:`JudgedRankings` of all ``blocks`` (in order)."""
+    qrels_coll = intern(qrels, [])
+    names = [n for b in blocks for n in b.run_names]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"run names must be distinct; repeated: {', '.join(dup)}")
+    n_q = qrels_coll.n_queries
+    counts = np.concatenate([b.counts for b in blocks]) if blocks else np.zeros(0, np.int64)
+    offsets = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+
+    def cat(field: str, dtype) -> np.ndarray:
+        parts = [getattr(b, field) for b in blocks]
+        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+
+    row = cat("row", np.int64)
+    expected = ties == "expected"
     return JudgedRankings(
-        run_names=list(coll.run_names),
-        queries=coll.queries,
+        run_names=names,
+        queries=qrels_coll.queries,
         offsets=offsets,
-        doc_key=doc,
-        score=score,
-        grade=grade,
-        present=present,
-        qrels_offsets=coll.qrels_offsets,
-        qrels_doc_key=coll.qrels_doc_key,
-        qrels_grade=coll.qrels_grade,
-        doc_ids=coll.doc_ids,
+        doc_key=qrels_coll.qrels_doc_key[row],
+        score=np.zeros(0, np.float64),
+        grade=cat("grade", np.int32),
+        present=np.concatenate([b.present for b in blocks]) if blocks
+        else np.zeros((0, n_q), bool),
+        qrels_offsets=qrels_coll.qrels_offsets,
+        qrels_doc_key=qrels_coll.qrels_doc_key,
+        qrels_grade=qrels_coll.qrels_grade,
+        doc_ids=qrels_coll.doc_ids,
         rel=rel,
         ties=ties,
         depth=depth,
         corpus_size=corpus_size,
+        layout="compact",
+        item_rank=cat("rank", np.int64),
+        seg_num_ret=cat("num_ret", np.int64),
+        tie_first=cat("tie_first", np.int64) if expected else None,
+        tie_size=cat("tie_size", np.int64) if expected else None,
+        distinct_docs=distinct_docs,
     )
+
+
+def merge_docs(docs: pa.Array | None, more: pa.Array) -> pa.Array:
+    """The distinct strings of ``docs`` and ``more`` (for counting documents
+    block by block)."""
+    more = more.cast(pa.large_string())
+    if docs is None:
+        return more
+    return pc.unique(pa.chunked_array([docs, more], pa.large_string()))
 
 
 def _save(self: JudgedRankings, path, **inputs) -> None:

@@ -37,7 +37,7 @@ from irpref.errors import InputError, UsageError
 
 __all__ = ["FORMAT", "StaleCacheError", "is_judged_file", "load", "save"]
 
-FORMAT = "irpref.judged/1"
+FORMAT = "irpref.judged/2"
 """Format tag stored in the file's metadata (key ``irpref``)."""
 
 OPTIONS = ("rel", "depth", "ties", "corpus_size", "use_tag")

@@ -210,13 +210,45 @@ def add_missing(parser: argparse.ArgumentParser) -> None:
                              "(trec_eval -c)")
 
 
-def judge_args(args: argparse.Namespace, ties: str | None = None) -> JudgedRankings:
+def judge_args(
+    args: argparse.Namespace,
+    ties: str | None = None,
+    *,
+    measures=(),
+    preferences=(),
+    subtopics=None,
+    layout: str | None = None,
+) -> JudgedRankings:
     """Read, intern and judge the inputs named by the shared arguments
-    (``ties`` overrides ``--ties``), or load the file saved by ``irpref judge``."""
+    (``ties`` overrides ``--ties``), or load the file saved by ``irpref judge``.
+
+    The layout is the compact one when every one of ``measures`` and
+    ``preferences`` reads it (:func:`irpref.evaluate.layout_for`; none given:
+    the full layout) unless ``layout`` says; a saved compact file asked for
+    a measure that needs the full layout is refused (exit 2)."""
+    from irpref.evaluate import layout_for
     from irpref.store import is_judged_file, load_for_args
 
+    ties = ties or args.ties
+    corpus_size = getattr(args, "corpus_size", None)
+    count_docs = False
+    needs_full = layout == "full"
+    if layout is None:
+        layout, count_docs = layout_for(measures, preferences, ties=ties,
+                                        corpus_size=corpus_size, subtopics=subtopics)
     if is_judged_file(args.qrels):
-        return load_for_args(args, ties)
+        judged = load_for_args(args, ties)
+        if judged.compact and (needs_full or (layout == "full" and (measures or preferences))):
+            what = " ".join(map(str, [*measures, *preferences])) or "this command"
+            raise UsageError(
+                f"{args.qrels} holds compact judged rankings (only the items the qrels "
+                f"mention); {what} needs every retrieved item: re-run irpref judge "
+                "--layout full"
+            )
+        if judged.compact and count_docs and judged.distinct_docs is None:
+            raise UsageError(f"{args.qrels}: {' '.join(map(str, measures))} need the number "
+                             "of distinct documents: pass --corpus-size N")
+        return judged
     if not args.runs:
         raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref judge)")
     return judge_inputs(
@@ -224,9 +256,11 @@ def judge_args(args: argparse.Namespace, ties: str | None = None) -> JudgedRanki
         args.runs,
         rel=args.rel,
         depth=args.depth,
-        ties=ties or args.ties,
+        ties=ties,
         use_tag=args.tag_names,
-        corpus_size=args.corpus_size,
+        corpus_size=corpus_size,
+        layout=layout,
+        count_docs=count_docs or (layout == "compact" and not measures and not preferences),
     )
 
 

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         results = evaluate_args(args, measures)
     else:
         args.qrels, sub = use_subtopics(args.qrels, args.subtopics)
-        judged = judge_args(args)
+        judged = judge_args(args, measures=measures, subtopics=sub)
         results = evaluate(
             None, None, measures, missing=args.missing, judged=judged, subtopics=sub
         )

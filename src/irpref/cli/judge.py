@@ -13,6 +13,13 @@ from irpref.errors import UsageError
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs(parser)
     add_judging(parser)
+    parser.add_argument("--layout", choices=("full", "compact"), default="full",
+                        help="full (default): every retrieved item, read by every command; "
+                             "compact: only the retrieved items the qrels mention (a "
+                             "fraction of the size), read by evaluate, compare and "
+                             "significance for every measure and preference except Unj, "
+                             "RBPResid, nDCGRel, RnDCG, the diversity measures, ST-RPP and "
+                             "the tie-aware recall-level ones (refused for those)")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="Parquet file to write; give it in place of QRELS RUN... to "
                              "evaluate, compare, significance and ties (with the same "
@@ -25,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     if is_judged_file(args.qrels):
         raise UsageError(f"{args.qrels} is already a saved judged file: judge QRELS RUN...")
     start = time.perf_counter()
-    judged = judge_args(args)
+    judged = judge_args(args, layout=args.layout)
     save(judged, args.output, qrels=args.qrels, runs=args.runs, use_tag=args.tag_names)
     print(f"{args.output}: {judged.n_runs} runs x {judged.n_queries} queries, "
           f"{judged.n_items} judged items ({time.perf_counter() - start:.1f} s)",

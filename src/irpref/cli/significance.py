@@ -98,7 +98,7 @@ def measure_tables(args: argparse.Namespace) -> list[pd.DataFrame]:
             if not _is_preference(m):
                 raise UsageError(str(metric_error)) from None
             preferences.append(m)
-    judged = judge_args(args)
+    judged = judge_args(args, measures=metrics, preferences=preferences)
     tables = []
     if metrics:
         tables.append(evaluate(None, None, metrics, missing=args.missing, judged=judged))

@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
 
     measures = args.measures or DEFAULT_MEASURES
     as_usage(lambda: parse_measures(measures))  # refused before any input is read (exit 2)
-    judged = judge_args(args, ties="docid")
+    judged = judge_args(args, ties="docid", layout="full")
     report = ties_report(measures=measures, missing=args.missing, judged=judged)
     text = io.StringIO() if args.format == "table" else None
     with open_output(args.output) as out, pd.option_context(

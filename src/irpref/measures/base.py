@@ -160,6 +160,11 @@ class Family:
     aggregate: Callable[[np.ndarray], float] | None = None  # default: arithmetic mean
     expected: Kernel | None = None  # kernel for ties="expected"
     description: str = ""
+    # the kernels that read the compact layout of JudgedRankings (only the
+    # items the qrels mention: explicit ranks, per-segment counts, tie groups
+    # per item), declared by the module that wrote them (declare_compact)
+    compact: bool = False  # the docid/input kernel
+    compact_expected: bool = False  # the ties="expected" kernel
 
     def kernel_for(self, ties: str) -> Kernel:
         if ties == "expected":
@@ -185,6 +190,29 @@ def register(name: str, **info: Any) -> Callable[[Kernel], Kernel]:
         return kernel
 
     return wrap
+
+
+def declare_compact(*names: str, expected: bool = False) -> None:
+    """Declare that the kernels of the families ``names`` (with ``expected``:
+    their tie-aware kernel, not the other) read the compact layout exactly
+    as the full one (tests/test_compact.py checks every declared family)."""
+    for name in names:
+        if expected:
+            REGISTRY[name].compact_expected = True
+        else:
+            REGISTRY[name].compact = True
+
+
+def reads_compact(measure: Measure, ties: str) -> bool:
+    """True when ``measure``'s kernel for ``ties`` reads the compact layout."""
+    fam = measure.family
+    return fam.compact_expected if ties == "expected" else fam.compact
+
+
+def reads_n_docs(measure: Measure) -> bool:
+    """True when ``measure`` may fall back on the number of distinct documents
+    (``JudgedRankings.n_docs``) for the corpus size."""
+    return measure.name == "ASL" and measure.get("missing") == "corpus"
 
 
 def attach_kernel(name: str, ties: str = "expected") -> Callable[[Kernel], Kernel]:
@@ -230,6 +258,14 @@ class Measure:
 
     def compute(self, judged: JudgedRankings) -> np.ndarray:
         """(R, Q) per-query values under ``judged.ties``."""
+        if judged.layout != "full" and not reads_compact(self, judged.ties):
+            from irpref.judged import LayoutError
+
+            raise LayoutError(
+                f"{self} (ties={judged.ties}) needs every retrieved item; these judged "
+                "rankings are compact (only the items the qrels mention): judge with "
+                "layout='full'"
+            )
         values = self.family.kernel_for(judged.ties)(judged, self)
         return np.asarray(values, dtype=np.float64).reshape(judged.n_runs, judged.n_queries)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures.base import Measure, Param, register, rel_param
+from irpref.measures.base import Measure, Param, declare_compact, register, rel_param
 
 REL = {"rel": rel_param()}
 
@@ -258,7 +258,12 @@ def rank_biased_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 def power_table(p: float, judged: JudgedRankings) -> np.ndarray:
     """``p**i`` for every rank i (plus one), multiplied out one rank at a time
     as trec_eval's m_rbp.c does, so RBP sums are bit-identical."""
-    n = int(np.diff(judged.offsets).max(initial=0)) + 1
+    n = int(judged.n_retrieved.max(initial=0)) + 1
     table = np.full(n, float(p))
     table[0] = 1.0
     return np.multiply.accumulate(table)
+
+
+# every kernel above reads ranks, grades, counts and relevant items only
+declare_compact("NumRet", "NumRel", "NumRelRet", "P", "R", "AP", "RR", "nDCG", "Success",
+                "Rprec", "RBP")

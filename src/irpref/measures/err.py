@@ -32,7 +32,7 @@ import numpy as np
 
 from irpref.errors import UsageError
 from irpref.judged import NONPOOL, JudgedRankings
-from irpref.measures.base import Measure, Param, attach_kernel, register
+from irpref.measures.base import Measure, Param, attach_kernel, declare_compact, register
 from irpref.measures.classic import REL
 from irpref.measures.tie_aware import TieGroups, expected_marked
 
@@ -122,3 +122,8 @@ def expected_judged_at_k(judged: JudgedRankings, m: Measure) -> np.ndarray:
     (McSherry & Najork 2008, section 2.1, with "judged" for "relevant")."""
     groups = TieGroups(judged, np.flatnonzero(_judged_items(judged)))
     return expected_marked(judged, groups, m.cutoff) / m.cutoff
+
+
+# ERR and Judged@k read the items the qrels mention only (ranks, grades)
+declare_compact("ERR", "Judged")
+declare_compact("Judged", expected=True)  # TieGroups + expected_marked: both layouts

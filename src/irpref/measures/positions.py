@@ -109,7 +109,7 @@ def relevant_positions(
     if cutoff is not None:
         rel_item = rel_item & (judged.rank < cutoff)
     m_ret = np.bincount(judged.segment[rel_item], minlength=n_seg)
-    n_ret = np.diff(judged.offsets)
+    n_ret = judged.n_retrieved
     if cutoff is not None:
         n_ret = np.minimum(n_ret, cutoff)
     m = np.tile(judged.num_rel(rel), judged.n_runs)

@@ -42,7 +42,14 @@ from typing import Any
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures.base import Measure, Param, attach_kernel, register, rel_param
+from irpref.measures.base import (
+    Measure,
+    Param,
+    attach_kernel,
+    declare_compact,
+    register,
+    rel_param,
+)
 from irpref.measures.positions import (
     IMPUTATIONS,
     RelevantPositions,
@@ -426,3 +433,8 @@ def recall_error_expected(judged: JudgedRankings, m: Measure) -> np.ndarray:
     seg, start, size, r = _relevant_groups(judged, m.rel(judged))
     tied = np.bincount(seg, weights=r * (start + (size + 1.0) / 2.0), minlength=len(pos.m))
     return _recall_error(pos, imputed + tied, judged)
+
+
+# the docid/input kernels read relevant_positions only (ranks, counts); the
+# tie-aware ones read positions.tie_groups, which needs every item
+declare_compact("RL", "RL-AP", "RL-RR", "RL-nDCG", "RL-RBP", "TSE", "SL1", "SL3", "RE")

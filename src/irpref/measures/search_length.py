@@ -36,7 +36,14 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures.base import Measure, Param, attach_kernel, register, rel_param
+from irpref.measures.base import (
+    Measure,
+    Param,
+    attach_kernel,
+    declare_compact,
+    register,
+    rel_param,
+)
 from irpref.measures.positions import (
     RelevantPositions,
     relevant_positions,
@@ -134,3 +141,8 @@ def atomized_search_length_expected(judged: JudgedRankings, m: Measure) -> np.nd
         value = (unretrieved + tied) / pos.m
     value[pos.m == 0] = np.nan
     return value.reshape(judged.n_runs, judged.n_queries)
+
+
+# the docid/input kernels read relevant_positions only (ranks, counts); the
+# tie-aware ones read positions.tie_groups, which needs every item
+declare_compact("ASL")

@@ -54,7 +54,7 @@ import numpy as np
 
 from irpref.judged import JudgedRankings
 from irpref.measures import classic, trec_extra  # noqa: F401  (register before attaching)
-from irpref.measures.base import REGISTRY, Measure, attach_kernel, register
+from irpref.measures.base import REGISTRY, Measure, attach_kernel, declare_compact, register
 from irpref.measures.classic import REL, _discount, _safe_div, gains, ideal_dcg
 
 __all__ = ["TieGroups", "first_irrelevant_fraction", "tie_groups"]
@@ -66,10 +66,12 @@ class TieGroups:
     Marked items are the relevant ones (``grade >= rel``) or, for nDCG, those
     with a positive gain; a kernel whose terms vanish in every other group
     visits only these. Arrays, one entry per such group in item order:
-    ``start`` (first item), ``size`` n_i, ``segment``, ``start_rank`` t_i
-    (0-based), ``count`` r_i (marked items in the group), ``before`` R_i
-    (marked items earlier in the segment), ``weight`` (sum of the marked
-    items' weights, if given). ``marked`` holds the marked items' indices.
+    ``size`` n_i, ``segment``, ``start_rank`` t_i (0-based), ``count`` r_i
+    (marked items in the group), ``before`` R_i (marked items earlier in the
+    segment), ``weight`` (sum of the marked items' weights, if given).
+    ``marked`` holds the marked items' indices. Computed from each marked
+    item's segment, rank and tie group (:meth:`JudgedRankings.tie_group`), so
+    both layouts give the same groups.
     """
 
     def __init__(
@@ -82,41 +84,27 @@ class TieGroups:
     @cached_property
     def _groups(self) -> dict[str, np.ndarray | None]:
         judged, idx = self.judged, self.marked
-        bounds = judged.tie_offsets
-        # the group of each marked item: most are untied (a group of their own),
-        # so only the others need a binary search among the group bounds
-        is_start = judged.tie_start
-        tied = np.flatnonzero(~(is_start[idx] & is_start[idx + 1]))
-        gid = np.searchsorted(bounds, idx[tied], side="right") - 1
-        start_of, end_of = idx.copy(), idx + 1
-        start_of[tied], end_of[tied] = bounds[gid], bounds[gid + 1]
+        seg = judged.segment[idx]
+        first_rank, size = judged.tie_group(idx)
         new = np.ones(len(idx), bool)
-        new[1:] = start_of[1:] != start_of[:-1]
+        new[1:] = (seg[1:] != seg[:-1]) | (first_rank[1:] != first_rank[:-1])
         first = np.flatnonzero(new)
-        start = start_of[first]
-        segment = np.searchsorted(judged.offsets, start, side="right") - 1
-        seg_start = judged.offsets[segment]
+        segment = seg[first]
         return {
-            "start": start,
-            "size": end_of[first] - start,
+            "size": size[first],
             "count": np.diff(np.append(first, len(idx))),
             "segment": segment,
-            "start_rank": start - seg_start,
-            "before": first - np.searchsorted(idx, seg_start),
+            "start_rank": first_rank[first],
+            "before": first - np.searchsorted(idx, judged.offsets[segment]),
             "weight": None if self._weight is None else np.add.reduceat(self._weight, first),
         }
 
-    start = property(lambda self: self._groups["start"])
     size = property(lambda self: self._groups["size"])
     count = property(lambda self: self._groups["count"])
     segment = property(lambda self: self._groups["segment"])
     start_rank = property(lambda self: self._groups["start_rank"])
     before = property(lambda self: self._groups["before"])
     weight = property(lambda self: self._groups["weight"])
-
-    def marked_between(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """Number of marked items with index in [lo, hi)."""
-        return np.searchsorted(self.marked, hi) - np.searchsorted(self.marked, lo)
 
     def expand(self, cutoff: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Every position of the groups: (group index, 1-based rank j), j <= ``cutoff``."""
@@ -185,24 +173,34 @@ def expected_marked(
     judged: JudgedRankings, g: TieGroups, cutoff: np.ndarray | int | None
 ) -> np.ndarray:
     """(R, Q) expected number of marked items in the top k: R_c + (k - t_c) r_c / n_c,
-    V_c the group holding rank k (McSherry & Najork 2008, section 2.1).
+    V_c the group holding rank k (McSherry & Najork 2008, section 2.1); when V_c
+    holds no marked item that is the number of marked items above rank k.
 
     ``cutoff`` may be a (Q,) array of per-query cut-offs (None: everything).
     """
-    length = np.diff(judged.offsets)
+    length = judged.n_retrieved
     if cutoff is not None:
         per_seg = np.tile(cutoff, judged.n_runs) if np.ndim(cutoff) else cutoff
         length = np.minimum(length, per_seg)
     seg = np.flatnonzero(length > 0)
-    seg_start = judged.offsets[seg]
-    end = seg_start + length[seg]  # one past the item at rank k
-    bounds = judged.tie_offsets
-    c = np.searchsorted(bounds, end - 1, side="right") - 1  # V_c holds rank k
-    c_start, c_end = bounds[c], bounds[c + 1]
-    before = g.marked_between(seg_start, c_start)  # R_c
-    inside = g.marked_between(c_start, c_end)  # r_c
+    k = length[seg].astype(np.int64)
+    # (segment, rank) of the marked items and (segment, first rank) of their
+    # groups as one ascending key each
+    width = np.int64(judged.n_retrieved.max(initial=0)) + 1
+    m_seg = judged.segment[g.marked]
+    m_key = m_seg * width + judged.rank_of(g.marked, m_seg)
+    g_key = g.segment * width + g.start_rank
+    last = seg * width + (k - 1)  # rank k, 0-based k - 1
+    above = np.searchsorted(m_key, last, side="right") - np.searchsorted(m_key, seg * width)
+    c = np.searchsorted(g_key, last, side="right") - 1  # the last marked group from rank k up
+    hit = c >= 0
+    hit[hit] = (g.segment[c[hit]] == seg[hit]) & (
+        g.start_rank[c[hit]] + g.size[c[hit]] > k[hit] - 1
+    )
     out = np.zeros(judged.n_segments)
-    out[seg] = before + (end - c_start) * inside / (c_end - c_start)
+    out[seg] = above
+    c, s, kk = c[hit], seg[hit], k[hit]
+    out[s] = g.before[c] + (kk - g.start_rank[c]) * g.count[c] / g.size[c]
     return out.reshape(judged.n_runs, judged.n_queries)
 
 
@@ -404,3 +402,14 @@ if "Unj" in REGISTRY:
     def expected_unjudged(judged: JudgedRankings, m: Measure) -> np.ndarray:
         """E[Unj@k]: the argument of McSherry & Najork 2008, 2.1, for unjudged items."""
         return expected_marked(judged, tie_groups(judged, "unjudged"), m.cutoff) / m.cutoff
+
+
+# F1 reads counts only; the kernels above read tie groups through TieGroups and
+# expected_marked, which work from each item's rank and tie group in either
+# layout (not "unjudged": the compact layout does not keep unjudged items)
+declare_compact("F1")
+declare_compact(
+    "NumRelRet", "P", "R", "F1", "AP", "RR", "Success", "Rprec", "RBP", "nDCG", "DCG",
+    "gRBP", "RelP", expected=True,
+)
+declare_compact(*(n for n in ORDER_FREE if REGISTRY[n].compact), expected=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import NONPOOL, JudgedRankings
-from irpref.measures.base import Measure, Param, register
+from irpref.measures.base import Measure, Param, declare_compact, register
 from irpref.measures.classic import (
     REL,
     _safe_div,
@@ -717,3 +717,14 @@ def rbp_residual(judged: JudgedRankings, m: Measure) -> np.ndarray:
     s = judged.segment_sum(np.where(unj, table[judged.rank], 0.0))
     tail = table[judged.num_ret]
     return np.where(judged.segment_count(unj) > 0, tail + (1.0 - p) * s, 0.0)
+
+
+# kernels whose per-item terms vanish on items the qrels do not mention (so the
+# compact layout, which drops those, gives the same sums) and that read ranks
+# and counts explicitly; Unj, RBPResid (unjudged items count), nDCGRel and
+# RnDCG (DCG read at arbitrary ranks) need the full layout
+declare_compact(
+    "Bpref", "GMBpref", "infAP", "GMAP", "YAAP", "IPrec", "IPrecAvg", "RprecMult", "SetP",
+    "SetR", "SetRelP", "SetAP", "SetF", "Utility", "NumNonRelJudgedRet", "NumQ", "RelP",
+    "DCG", "IDCG", "BinG", "G", "gRBP",
+)

@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irpref.io.subtopics import SubtopicQrels
-from irpref.judged import JudgedRankings, matching_rows
+from irpref.judged import JudgedRankings, LayoutError, matching_rows
 from irpref.preferences.lexicographic import (
     SENTINEL,
     lexicographic_ranks,
@@ -113,18 +113,25 @@ def _finish(
 ) -> Populations:
     """Sort items by (population ordered by L, run, rank) and compute p(g) ∝ m_g."""
     n_pops = len(pop_query)
-    count = np.bincount(pop * n_runs + run, minlength=n_pops * n_runs).reshape(n_pops, n_runs)
+    # (temporaries made in place and dropped early: these arrays have one
+    # entry per relevant item and population, the largest of compare)
+    key = pop * n_runs
+    key += run
+    count = np.bincount(key, minlength=n_pops * n_runs).reshape(n_pops, n_runs)
     depth = count.max(axis=1, initial=0)
     perm = np.lexsort((pop_query, depth))  # by L, then query
     new_id = np.empty(n_pops, np.int64)
     new_id[perm] = np.arange(n_pops)
-    key = new_id[pop] * n_runs + run
+    np.take(new_id, pop, out=key)
+    key *= n_runs
+    key += run
     order = np.argsort(key, kind="stable")  # items arrive in rank order per segment
-    key = key[order]
     count = count[perm]
     starts = np.zeros(n_pops * n_runs + 1, np.int64)
     np.cumsum(count.ravel(), out=starts[1:])
-    level = np.arange(len(key), dtype=np.int64) - starts[key]
+    level = np.arange(len(key), dtype=np.int64)
+    level -= starts[key[order]]
+    del key
     item_offsets = starts[:: n_runs].copy()
     query = pop_query[perm]
     m = pop_m[perm]
@@ -180,10 +187,15 @@ def graded_populations(judged: JudgedRankings, rel: int) -> Populations:
     pop_m = (suffix[np.arange(len(keys))] - suffix[nxt]).astype(np.float64)
     q, r, pos, grade = _relevant_items(judged, rel)
     c = np.searchsorted(keys, q * span + (grade - rel), side="right") - first[q]
+    del grade
     idx = np.repeat(np.arange(len(q)), c)
-    within = np.arange(len(idx)) - np.repeat(np.cumsum(c) - c, c)
-    pop = first[q][idx] + within
-    return _finish(judged.n_runs, pop, r[idx], pos[idx], pop_query, pop_m)
+    pop = np.arange(len(idx))
+    pop -= np.repeat(np.cumsum(c) - c, c)  # position within the item's populations
+    pop += first[q][idx]
+    del q, c
+    run, position = r[idx], pos[idx]
+    del r, pos, idx
+    return _finish(judged.n_runs, pop, run, position, pop_query, pop_m)
 
 
 def subtopic_populations(judged: JudgedRankings, sub: SubtopicQrels, rel: int) -> Populations:
@@ -405,6 +417,11 @@ def preference_matrices(
         raise ValueError("preferences compare one ranking per run: use ties='docid' or 'input'")
     if judged.n_runs == 0:
         raise ValueError("compare needs at least one run")
+    if judged.compact:
+        for p in prefs:
+            if not p.family.compact:
+                raise LayoutError(f"{p} needs every retrieved item; these judged rankings "
+                                  "are compact: judge with layout='full'")
     for p in prefs:
         if p.rel(judged.rel) < 1:
             raise ValueError(f"{p}: the relevance level must be >= 1, not {p.rel(judged.rel)}")
@@ -439,8 +456,12 @@ def preference_matrices(
                 cache[kind, rel] = subtopic_populations(judged, subtopics, rel)
         return cache[kind, rel]
 
+    todo = list(jobs)
     for (kind, rel), plist in jobs.items():
+        todo.remove((kind, rel))
         pops = populations(kind, rel)
+        for key in [k for k in cache if k not in todo]:  # not needed again: free it
+            del cache[key]
         kept = np.unique(pops.query)  # queries with a relevant item, sorted
         local = np.searchsorted(kept, pops.query)
         lex = {p.name for p in plist if p.name in ("sgnLP", "rrLP", "sgnLR")}

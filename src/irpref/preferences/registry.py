@@ -58,6 +58,14 @@ class PrefFamily:
     description: str = ""
     needs_subtopics: bool = False
 
+    @property
+    def compact(self) -> bool:
+        """True when the engine computes it from the compact layout of
+        :class:`~irpref.judged.JudgedRankings` (ranks and grades of the judged
+        items: binary and graded populations); ST-RPP joins retrieved
+        documents with subtopic judgments and needs the full layout."""
+        return not self.needs_subtopics
+
 
 _REL = rel_param("relevance level: grade >= rel is relevant (default: compare's rel)")
 _P = Param(str, "uniform", "p(i), the distribution of recall requirements", WEIGHTINGS)
