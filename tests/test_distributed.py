@@ -202,3 +202,17 @@ def test_compare_client_refuses_st_rpp(client, tmp_path):
     qrels, runs = _random_collection(tmp_path, 11, runs=2)
     with pytest.raises(ValueError, match="ST-RPP"):
         irpref.compare(qrels, runs, ["ST-RPP"], client=client)
+
+
+def test_a_measure_counting_every_run_documents_is_refused_per_run_tasks():
+    """ASL(missing=corpus) without a corpus size counts the documents of all
+    runs: one run per task would give each run another corpus size."""
+    from irpref.errors import UsageError
+
+    qrels, runs = str(examples.qrels_path()), [str(p) for p in examples.run_paths()]
+    with pytest.raises(UsageError, match="--corpus-size"):
+        D.evaluate(qrels, runs, ["AP", "ASL(missing=corpus)"], client=object())
+    proc = subprocess.run(["irpref", "evaluate", qrels, *runs, "-m", "ASL(missing=corpus)",
+                           "--dask", "local:1"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "--corpus-size" in proc.stderr
+    assert "Traceback" not in proc.stderr

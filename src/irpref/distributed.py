@@ -131,6 +131,26 @@ def _evaluate_one(qrels, run, measures, kwargs) -> pd.DataFrame:
     return irpref.evaluate(qrels, [run], measures, **kwargs)
 
 
+def _refuse_collection_wide(measures, corpus_size) -> None:
+    """A task sees one run file: a measure whose value depends on every run
+    (the corpus size counted over all runs' documents, ASL(missing=corpus)
+    without --corpus-size) would get another number on each worker."""
+    from irpref.errors import UsageError
+    from irpref.measures import Measure, parse_measure
+    from irpref.measures.base import reads_n_docs
+
+    if corpus_size is not None:
+        return
+    for m in measures:
+        if isinstance(m, str | Measure) and reads_n_docs(
+            m if isinstance(m, Measure) else parse_measure(m)
+        ):
+            raise UsageError(
+                f"{m}: counts the documents of all runs as the corpus size, which one run "
+                "per task cannot; give --corpus-size N with --dask"
+            )
+
+
 def evaluate(qrels, runs: Sequence, measures, *, client, **kwargs) -> pd.DataFrame:
     """:func:`irpref.evaluate` with one Dask task per run (same table, same values)."""
     import irpref
@@ -142,6 +162,7 @@ def evaluate(qrels, runs: Sequence, measures, *, client, **kwargs) -> pd.DataFra
         kwargs["subtopics"] = _absolute(kwargs["subtopics"])
     if not runs:
         return irpref.evaluate(qrels, runs, measures, **kwargs)
+    _refuse_collection_wide(measures, kwargs.get("corpus_size"))
     futures = client.map(_evaluate_one, [qrels] * len(runs), runs,
                          [measures] * len(runs), [kwargs] * len(runs), pure=False)
     parts = client.gather(futures)
@@ -204,6 +225,7 @@ def evaluate_args(args, measures) -> pd.DataFrame:
         raise UsageError("--dask names runs by file name: --tag-names is not supported")
     if not args.runs:
         raise UsageError("no RUN file given")
+    _refuse_collection_wide(measures, args.corpus_size)  # before starting a cluster
     client = client_for(args.dask)
     try:
         return evaluate(args.qrels, args.runs, measures, client=client, rel=args.rel,
