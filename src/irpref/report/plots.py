@@ -205,7 +205,7 @@ def _difference_heatmap(data: pd.DataFrame, runs: list[str], baseline: str,
         v = groups.get(r, np.empty(0))
         m[i, :len(v)] = v
     lim = float(np.nanmax(np.abs(m))) if np.isfinite(m).any() else 1.0
-    fig, ax = plt.subplots(figsize=(8, 0.16 * len(order) + 1.6))
+    fig, ax = plt.subplots(figsize=(8, 0.13 * len(order) + 1.6))
     image = ax.imshow(m, cmap="cividis", vmin=-(lim or 1), vmax=lim or 1, aspect="auto",
                       interpolation="nearest")
     ax.set_yticks(np.arange(len(order)), [labels[r] for r in order], fontsize=7)
@@ -265,7 +265,7 @@ def _boxes(ax, values: list[np.ndarray], names: list[str], labels: dict[str, str
 def _box_figure(n: int):
     plt = _plt()
     if n > MANY:
-        return plt.subplots(figsize=(7, 0.16 * n + 1.4))
+        return plt.subplots(figsize=(7, 0.13 * n + 1.6))
     return plt.subplots(figsize=(max(4, 0.7 * n + 2), 4))
 
 
@@ -333,14 +333,14 @@ def preference_heatmap(results: pd.DataFrame, measure: str | None = None,
     runs = list(data.index)
     labels = abbreviate(runs)
     n = len(runs)
-    size = min(max(4, 0.45 * n + 2.5), 30) if n <= MANY * 2 else min(0.18 * n + 2.5, 20)
+    size = min(max(4, 0.45 * n + 2.5), 30) if n <= MANY * 2 else min(0.13 * n + 2.5, 16)
     fig, ax = plt.subplots(figsize=(size + 1, size))
     m = data.to_numpy(np.float64)
     lim = float(np.nanmax(np.abs(m))) if m.size else 1.0
     image = ax.imshow(m, cmap="cividis", vmin=-(lim or 1), vmax=lim or 1,
                       aspect="auto" if n > MANY else "equal", interpolation="nearest")
     short = [labels[r] for r in runs]
-    fs = 7 if n <= 60 else 6.5 if n <= 110 else 5
+    fs = 7 if n <= 60 else 6 if n <= 110 else 5
     ax.set_xticks(np.arange(n), short, rotation=60 if n <= MANY else 90,
                   ha="right" if n <= MANY else "center", fontsize=fs)
     ax.set_yticks(np.arange(n), short, fontsize=fs)
@@ -548,13 +548,13 @@ def significance_matrix(table: pd.DataFrame, measure: str | None = None,
     runs = list(data.index)
     labels = abbreviate(runs)
     n = len(runs)
-    size = min(max(4, 0.18 * n + 2.5), 20)
+    size = min(max(4, 0.13 * n + 2.5), 16)
     fig, ax = plt.subplots(figsize=(size + 2.2, size))
     colours = ["#9a9a9a", "#ffffff", "#1f1f1f"]
     ax.imshow(data.to_numpy() + 1, cmap=ListedColormap(colours), vmin=0, vmax=2,
               interpolation="nearest", aspect="auto" if n > MANY else "equal")
     short = [labels[r] for r in runs]
-    fs = 7 if n <= 60 else 6.5 if n <= 110 else 5
+    fs = 7 if n <= 60 else 6 if n <= 110 else 5
     ax.set_xticks(np.arange(n), short, rotation=90, fontsize=fs)
     ax.set_yticks(np.arange(n), short, fontsize=fs)
     ax.set_xlabel("run b")
