@@ -179,3 +179,87 @@ def test_search_length_change():
     counts = sum(p.get_height() for p in fig.axes[0].patches)
     assert counts == int((data["delta"] != 0).sum())
     _png(fig)
+
+
+# ------------------------------------------------------- many runs (> plots.MANY)
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory):
+    """20 synthetic runs (some with long names): evaluate and compare tables."""
+    from synthetic_runs import write_collection
+
+    qrels, runs, names = write_collection(tmp_path_factory.mktemp("many"), n_runs=20,
+                                          n_queries=8, n_docs=20, seed=1)
+    results = irpref.evaluate(qrels, [str(r) for r in runs], ["AP", "P@10"])
+    return results, names
+
+
+def test_difference_heatmap_cells_are_the_sorted_differences(many):
+    results, names = many
+    base = names[0]
+    fig = plots.differences(results, base, "AP")
+    data = fig.irpref_data
+    pd.testing.assert_frame_equal(data, plots.difference_data(results, base, "AP"))
+    image = fig.axes[0].images[0].get_array()
+    labels = plots.abbreviate([base, *[n for n in names if n != base]])
+    rows = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert len(rows) == len(names) - 1 and len(fig.axes) == 2  # one heatmap + colour bar
+    for i, label in enumerate(rows):
+        run = next(r for r, s in labels.items() if s == label)
+        want = data.loc[data["run"] == run, "difference"].to_numpy()  # sorted descending
+        np.testing.assert_allclose(np.asarray(image[i])[:len(want)], want)
+    means = [data.loc[data["run"] == next(r for r, s in labels.items() if s == lab),
+                      "difference"].mean() for lab in rows]
+    assert means == sorted(means, reverse=True)  # best mean difference on top
+    _png(fig)
+
+
+def test_many_runs_distributions_are_compact_rows(many):
+    results, names = many
+    fig = plots.distributions(results, "AP")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        plots.abbreviate(names)[n] for n in pd.unique(results["run"])]
+    means = ax.collections[-1].get_offsets()[:, 0]  # the mean diamonds
+    want = results[results["measure"] == "AP"].groupby("run", sort=False)["value"].mean()
+    np.testing.assert_allclose(means, want.to_numpy())
+    assert ax.get_legend() is not None and ax.get_title()
+    _png(fig)
+
+
+def test_many_runs_tie_effects_scatter(many):
+    results, _ = many
+    runs = pd.unique(results["run"])
+    data = pd.DataFrame({"run": np.repeat(runs, 2), "measure": ["AP", "P@10"] * len(runs),
+                         "docid": np.linspace(0.2, 0.8, 2 * len(runs))})
+    data["expected"] = data["docid"] - 0.01
+    data["difference"] = data["docid"] - data["expected"]
+    fig = plots.tie_effects(data)
+    points = fig.axes[0].collections[0].get_offsets()
+    part = data[data["measure"] == "AP"]
+    np.testing.assert_allclose(points[:, 0], part["expected"])
+    np.testing.assert_allclose(points[:, 1], part["docid"])
+    _png(fig)
+
+
+def test_significance_matrix_cells_equal_the_tests(many):
+    results, _ = many
+    sig = irpref.significance(results, test="paired", correction="holm", bootstrap=0)
+    fig = plots.significance_matrix(sig, "AP", alpha=0.05)
+    m = fig.irpref_data
+    part = sig[sig["measure"] == "AP"]
+    for rec in part.itertuples(index=False):
+        want = np.sign(rec.mean) if rec.p_adjusted < 0.05 and rec.mean != 0 else 0.0
+        assert m.loc[rec.run_a, rec.run_b] == want and m.loc[rec.run_b, rec.run_a] == -want
+    assert (np.diag(m.to_numpy()) == 0).all() and np.abs(m.to_numpy()).sum() > 0
+    np.testing.assert_array_equal(fig.axes[0].images[0].get_array(), m.to_numpy() + 1)
+    assert fig.axes[0].get_legend() is not None
+    _png(fig)
+
+
+def test_labels_fit_their_width_and_pass_through_again():
+    names = [f"a_long_trec_run_name_number_{i}_of_the_track" for i in range(120)]
+    labels = plots.abbreviate(names)
+    assert all(len(v) <= 12 for v in labels.values()) and len(set(labels.values())) == 120
+    again = plots.abbreviate(list(labels.values()))
+    assert all(k == v for k, v in again.items())  # a figure of labels adds no second key

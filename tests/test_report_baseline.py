@@ -171,3 +171,47 @@ def test_escaping():
     assert "&lt;y&gt;" in render(values, "html")
     md = render(values, "markdown")
     assert r"<y>\|" in md and "| **0.5000** |" in md
+
+
+# ------------------------------------------------ the CLI: every option together
+
+def _cli(*args: str):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = shutil.which("irpref") or str(Path(sys.executable).parent / "irpref")
+    return subprocess.run([exe, "evaluate", str(QRELS), *RUNS, "--rel", "2", *args],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("test,correction,alpha", [("wilcoxon", "bh", "0.1"),
+                                                   ("sign", "none", "0.2"),
+                                                   ("t", "bonferroni", "0.01")])
+def test_cli_baseline_with_ci_test_correction_alpha(results, test, correction, alpha):
+    import json
+
+    r = _cli("-m", "AP", "P@10", "--baseline", BASE, "--test", test, "--correction", correction,
+             "--alpha", alpha, "--ci", "t", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    got = pd.DataFrame(json.loads(r.stdout))
+    want = baseline_table(results, BASE, test=test, correction=correction, alpha=float(alpha))
+    ci = mean_ci(results, method="t")
+    assert list(got["run"]) == list(want["run"])
+    np.testing.assert_allclose(got["p_adjusted"].astype(float), want["p_adjusted"])
+    assert list(got["significant"]) == list(want["significant"])
+    np.testing.assert_allclose(got["ci_low"], ci["ci_low"])
+    np.testing.assert_allclose(got["ci_high"], ci["ci_high"])
+    table = _cli("-m", "AP", "--baseline", BASE, "--test", test, "--correction", correction,
+                 "--alpha", alpha, "--ci")
+    assert table.returncode == 0
+    assert "ci_low" in table.stdout and f"{correction} correction" in table.stdout
+    assert f"alpha = {float(alpha):g}" in table.stdout.splitlines()[-1]  # legend under table
+
+
+def test_cli_latex_with_ci_has_a_second_table():
+    r = _cli("-m", "AP", "--baseline", BASE, "--ci", "bootstrap", "--bootstrap", "200",
+             "--format", "latex")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count(r"\toprule") == 2 and "CI (bootstrap)" in r.stdout

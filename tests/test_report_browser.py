@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from synthetic_runs import write_collection
 
 pytestmark = pytest.mark.browser
 
@@ -73,6 +74,26 @@ def report(tmp_path_factory):
     return out, names
 
 
+def _shot(browser, width: int = 1200) -> np.ndarray:
+    """Full-page screenshot (grey levels) after sizing the window to the page."""
+    from PIL import Image
+
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(width, min(height + 150, 16000))
+    browser.execute_script("window.scrollTo(0, 0)")
+    shot = Image.open(io.BytesIO(browser.get_screenshot_as_png())).convert("L")
+    return np.asarray(shot, dtype=np.float64)
+
+
+def _remote_requests(browser) -> tuple[list[str], list[str]]:
+    urls = []
+    for entry in browser.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg["method"] == "Network.requestWillBeSent":
+            urls.append(msg["params"]["request"]["url"])
+    return urls, [u for u in urls if not u.startswith(("file:", "data:", "chrome:", "about:"))]
+
+
 def test_report_renders_in_headless_chromium(browser, report):
     from PIL import Image
     from selenium.webdriver.common.by import By
@@ -100,13 +121,8 @@ def test_report_renders_in_headless_chromium(browser, report):
         assert img.size["width"] > 50 and img.size["height"] > 50
 
     # every request was local, none went to the network
-    urls = []
-    for entry in browser.get_log("performance"):
-        msg = json.loads(entry["message"])["message"]
-        if msg["method"] == "Network.requestWillBeSent":
-            urls.append(msg["params"]["request"]["url"])
+    urls, remote = _remote_requests(browser)
     assert path.as_uri() in urls
-    remote = [u for u in urls if not u.startswith(("file:", "data:", "chrome:", "about:"))]
     assert not remote, remote
 
     # full-page screenshot: not blank
@@ -119,4 +135,91 @@ def test_report_renders_in_headless_chromium(browser, report):
     assert pixels.shape[0] > 2000
     assert pixels.std() > 20, "the screenshot is (nearly) blank"
     # content all the way down: the lower half is not blank either
+    assert pixels[pixels.shape[0] // 2:].std() > 10
+
+
+# ------------------------------------------------------------------ 100 runs
+
+@pytest.fixture(scope="module")
+def report100(tmp_path_factory):
+    """100 seeded synthetic runs x 20 queries x 50 documents, a third of them with
+    TREC-like names of 30-60 characters (``tests/synthetic_runs.py``)."""
+    import time
+
+    data = tmp_path_factory.mktemp("runs100")
+    qrels, runs, names = write_collection(data, n_runs=100, n_queries=20, n_docs=50, seed=0)
+    out = data / "report.html"
+    start = time.perf_counter()
+    proc = subprocess.run([_irpref(), "report", str(qrels), *map(str, runs), "--baseline",
+                           names[3], "-o", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip() == f"wrote {out}"  # no warning
+    return out, names, time.perf_counter() - start
+
+
+def test_report_of_100_runs_is_readable(browser, report100):
+    import time
+
+    from selenium.webdriver.common.by import By
+
+    path, names, _ = report100
+    assert path.stat().st_size < 8e6  # a report to mail around, not a data dump
+    browser.set_window_size(1200, 900)
+    start = time.perf_counter()
+    browser.get(path.as_uri())
+    assert browser.execute_script("return document.readyState") == "complete"
+    assert time.perf_counter() - start < 10  # opens in seconds
+    # the big parts are folded: the page opens short enough to scan
+    folded = browser.execute_script(
+        "return [...document.querySelectorAll('details')].filter(d => !d.open).length")
+    assert folded >= 10
+    closed_height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+
+    headings = browser.find_elements(By.TAG_NAME, "h2")
+    assert [h.text for h in headings] == SECTIONS
+    for h in headings:
+        assert h.is_displayed()
+        what = h.find_element(By.XPATH, "following-sibling::p[1]")
+        assert what.is_displayed() and len(what.text) > 60  # the one-sentence description
+    # every run name is visible in a table cell (summary table, key)
+    cells = browser.execute_script(
+        "return [...document.querySelectorAll('td')].map(c => c.textContent)")
+    for name in names:
+        assert name in cells, name
+    summary = browser.find_element(By.CSS_SELECTOR, "#summary table")
+    rows = summary.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert len(rows) == 100
+    for row in (rows[0], rows[-1]):  # the long table scrolls in its box; the rows show
+        browser.execute_script("arguments[0].scrollIntoView()", row)
+        assert row.is_displayed()
+    # a key maps every abbreviated label used in the figures to its run
+    key = browser.execute_script(
+        "const t = [...document.querySelectorAll('details')].find(d => "
+        "d.querySelector('summary').textContent.startsWith('Run labels'));"
+        "return [...t.querySelectorAll('tbody tr')].map(r => [...r.cells].map(c => c.textContent))")
+    long_names = [n for n in names if len(n) > 12]
+    assert sorted(run for _, run in key) == sorted(long_names)
+    assert all(len(label) <= 12 for label, _ in key)
+
+    images = browser.find_elements(By.TAG_NAME, "img")
+    assert 15 <= len(images) <= 60
+    for img in images:
+        browser.execute_script("arguments[0].scrollIntoView()", img)
+        assert img.is_displayed(), img.get_attribute("alt")
+        assert browser.execute_script(
+            "return arguments[0].complete && arguments[0].naturalWidth", img) > 0
+        assert img.size["width"] > 100 and img.size["height"] > 100
+        # no figure is a strip: readable without zooming
+        w, h = browser.execute_script(
+            "return [arguments[0].naturalWidth, arguments[0].naturalHeight]", img)
+        assert w <= 2200 and h <= 2200 and max(w, h) / min(w, h) < 4, (img.get_attribute("alt"),
+                                                                       w, h)
+
+    urls, remote = _remote_requests(browser)
+    assert path.as_uri() in urls and not remote, remote
+
+    pixels = _shot(browser)
+    assert pixels.shape[0] > closed_height
+    assert pixels.std() > 20, "the screenshot is (nearly) blank"
     assert pixels[pixels.shape[0] // 2:].std() > 10

@@ -93,6 +93,8 @@ def mc4(scores: np.ndarray, *, teleport: float = 0.05) -> np.ndarray:
     power = chain
     for _ in range(64):
         nxt = power @ power
+        # rounding drifts the row sums as (1 + eps)^(2^k): keep the rows stochastic
+        nxt /= nxt.sum(axis=1, keepdims=True)
         if np.abs(nxt - power).max() < 1e-15:
             power = nxt
             break

@@ -1,7 +1,8 @@
 """``irpref evaluate`` options for a baseline view and paper formats.
 
 ``--baseline RUN [--test paired|t|wilcoxon|sign] [--correction holm|bonferroni|bh|none]
-[--alpha 0.05] [--ci [t|bootstrap]]`` and the layout of ``--format markdown|latex|html``
+[--alpha 0.05] [--ci [t|bootstrap]] [--bootstrap N]`` and the layout of
+``--format markdown|latex|html``
 (the choices are :data:`irpref.report.tables.FORMATS`).
 The subcommand calls :func:`add_arguments` from its own ``add_arguments`` and
 returns :func:`write` from ``run`` when :func:`wanted` (see
@@ -18,6 +19,8 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
+from irpref import params
+from irpref.cli.common import checked
 from irpref.errors import UsageError
 from irpref.report.tables import PAPER_FORMATS
 
@@ -33,11 +36,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="test against the baseline (default paired = Student's t)")
     g.add_argument("--correction", choices=CORRECTIONS, default="holm",
                    help="multiple-comparison correction over the runs (default holm)")
-    g.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    g.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
+                   help="significance level (0.05)")
     g.add_argument("--ci", nargs="?", const="t", choices=("t", "bootstrap"),
                    help="confidence interval of each mean: t (default) or bootstrap")
-    g.add_argument("--confidence", type=float, default=0.95, help="CI level (0.95)")
-    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    g.add_argument("--confidence", **checked(params.check_probability), default=0.95,
+                   help="CI level (0.95)")
+    g.add_argument("--bootstrap", **checked(params.check_positive_int), default=1000,
+                   metavar="N", help="resamples of the bootstrap CI (1000)")
+    g.add_argument("--seed", **checked(params.check_seed), default=0, help="bootstrap seed (0)")
 
 
 def wanted(args: argparse.Namespace) -> bool:
@@ -65,7 +72,8 @@ def table_of(args: argparse.Namespace, results: pd.DataFrame) -> pd.DataFrame:
     else:
         table = mean_ci(results)[["run", "measure", "mean"]]
     if args.ci:
-        ci = mean_ci(results, method=args.ci, confidence=args.confidence, seed=args.seed)
+        ci = mean_ci(results, method=args.ci, confidence=args.confidence,
+                     resamples=args.bootstrap, seed=args.seed)
         table = table.merge(ci[["run", "measure", "ci_low", "ci_high"]], on=["run", "measure"],
                             how="left", sort=False)
     return table

@@ -25,7 +25,7 @@ from irpref.cli.common import (
 from irpref.compare import compare_matrices
 from irpref.judged import TIES
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
-from irpref.report.tables import write_table
+from irpref.report.tables import natural_key, write_table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,18 +87,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_readable(comp, teleport: float, out) -> None:
-    runs = comp.runs
+    """Per preference: the mean matrix and the system orderings, runs in natural
+    order (``run2`` before ``run10``, as every terminal table)."""
+    perm = sorted(range(len(comp.runs)), key=lambda i: natural_key(comp.runs[i]))
+    runs = [comp.runs[i] for i in perm]
     labels = [f"{i + 1:>{len(str(len(runs)))}} {name}" for i, name in enumerate(runs)]
     cols = [str(i + 1) for i in range(len(runs))]
     opts = ("display.max_rows", None, "display.max_columns", None, "display.width", 10_000)
     for name in comp.names:
-        values = comp.values[name]
+        values = comp.values[name][:, perm][:, :, perm]
         kind = PREFERENCES[comp.preferences[comp.names.index(name)].name].kind
         out.write(
             f"== {name} ({kind}): mean over {len(values)} queries; row run preferred to "
             f"column run when > 0 ==\n"
         )
-        mat = pd.DataFrame(comp.mean(name), index=labels, columns=cols)
+        mean = comp.mean(name)[perm][:, perm] + 0.0  # + 0.0: no "-0.0000" for a tie
+        mat = pd.DataFrame(mean, index=labels, columns=cols)
         with pd.option_context(*opts, "display.float_format", lambda v: f"{v:+.4f}"):
             out.write(mat.to_string() + "\n")
         if len(values) == 0:

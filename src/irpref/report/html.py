@@ -38,6 +38,7 @@ class Block:
     png: bytes = b""
     children: list[Block] = field(default_factory=list)
     open: bool = True
+    wide: bool = False  # a big figure shown at its natural size in a scrolling box
 
 
 @dataclass
@@ -55,6 +56,7 @@ class Report:
     measures: list[str]
     baseline: str
     sections: list[Section]
+    labels: dict[str, str] = field(default_factory=dict)  # run -> label in the figures
 
 
 def _png(fig) -> bytes:
@@ -138,8 +140,27 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
         raise UsageError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
     bar.update()
     sections: list[Section] = []
+    many = len(names) > plots.MANY  # compact layouts, folded tables
+    labels = plots.abbreviate(names)  # one set of short names for every figure
+
+    def short(frame: pd.DataFrame, *cols: str) -> pd.DataFrame:
+        """``frame`` with run names replaced by their labels (figures only)."""
+        out = frame.copy()
+        for col in cols:
+            out[col] = out[col].astype(str).map(labels)
+        return out
+
+    short_results = short(results, "run")
+    base = labels[baseline]
 
     summary = baseline_summary(results, baseline, alpha)
+    means = _summary_table(summary, baseline)
+    caption = "Means"
+    if many:  # best first by the first measure, a rank to scan by
+        first = summary[summary["measure"] == measures[0]].set_index("run")["mean"]
+        means = means.iloc[np.argsort(-first.loc[means["run"]].to_numpy(), kind="stable")]
+        means.insert(0, "rank", np.arange(1, len(means) + 1))
+        caption = f"Means, best {measures[0]} first"
     stats = summary[summary["run"] != baseline][
         ["measure", "run", "diff", "wins", "losses", "ties", "p", "p_holm", "significant"]]
     sections.append(Section(
@@ -147,23 +168,25 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
         f"Mean of each measure per run; ▲/▼ marks a run significantly better/worse than the "
         f"baseline {baseline} (paired t test, Holm-corrected over the runs, alpha = {alpha:g}), "
         "reported as Sakai recommends (Statistical reform in IR?, SIGIR Forum 2014).",
-        [Block("table", "Means", table=_summary_table(summary, baseline)),
-         Block("details", "Differences, wins/losses/ties and p-values", open=len(names) <= 15,
+        [Block("table", caption, table=means.reset_index(drop=True)),
+         Block("details", "Differences, wins/losses/ties and p-values", open=not many,
                children=[Block("table", table=stats.reset_index(drop=True))])]))
 
     bar.update()
     per_query = []
     for m in measures:
         figs = []
-        others = [r for r in names if r != baseline]
-        for start in range(0, len(others), CHUNK):
-            part = results[results["run"].isin([baseline, *others[start:start + CHUNK]])]
+        others = [labels[r] for r in names if r != baseline]
+        step = len(others) if many else CHUNK  # many runs: one heatmap of all of them
+        for start in range(0, len(others), max(step, 1)):
+            chosen = [base, *others[start:start + step]]
+            part = short_results[short_results["run"].isin(chosen)]
             figs.append(Block("figure", f"{m}: differences to {baseline} "
-                              f"(runs {start + 1}-{min(start + CHUNK, len(others))})",
-                              png=_png(plots.differences(part, baseline, m))))
+                              f"(runs {start + 1}-{min(start + step, len(others))})",
+                              png=_png(plots.differences(part, base, m))))
         figs.append(Block("figure", f"{m}: per-query distributions",
-                          png=_png(plots.distributions(results, m))))
-        per_query.append(Block("details", m, children=figs, open=len(names) <= 15))
+                          png=_png(plots.distributions(short_results, m))))
+        per_query.append(Block("details", m, children=figs, open=not many))
     sections.append(Section(
         "per-query", "Per-query views",
         "Sorted per-query differences to the baseline and the distribution of per-query "
@@ -173,13 +196,17 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
     prefs = compare(None, None, list(preferences), judged=judged)
     pref_blocks = []
     for p in preferences:
-        fig = plots.preference_heatmap(prefs, p)
-        order = fig.irpref_data.attrs["ordering"]
+        fig = plots.preference_heatmap(short(prefs, "run_a", "run_b"), p)
+        full = {v: k for k, v in labels.items()}
+        order = [full[r] for r in fig.irpref_data.attrs["ordering"]]
+        ordering = Block("table", f"{p} system ordering (mean win rate)", table=pd.DataFrame(
+            {"rank": np.arange(1, len(order) + 1), "label": [labels[r] for r in order],
+             "run": order}))
         pref_blocks.append(Block("details", f"{p}: preference matrix and system ordering",
-                                 open=len(names) <= 15, children=[
-            Block("figure", f"{p} mean preferences", png=_png(fig)),
-            Block("table", f"{p} system ordering (mean win rate)",
-                  table=pd.DataFrame({"rank": np.arange(1, len(order) + 1), "run": order}))]))
+                                 open=not many, children=[
+            Block("figure", f"{p} mean preferences", png=_png(fig), wide=many),
+            Block("details", f"{p} system ordering", open=not many, children=[ordering])
+            if many else ordering]))
     sections.append(Section(
         "preferences", "Preferences and system orderings",
         "Mean per-query preferences between runs, rows over columns, and the ordering by mean "
@@ -192,6 +219,17 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
                                           alpha=alpha)
         sig = significance([results, prefs], test="paired", correction="holm", bootstrap=0)
         sig_view = sig[["measure", "test", "run_a", "run_b", "mean", "p", "p_adjusted"]]
+        if many:  # 4950 pairs per measure: a matrix per measure, not a table
+            pairs = [Block("details", f"{m}: which pairs differ", open=False, children=[
+                Block("figure", f"{m}: significant differences", wide=True,
+                      png=_png(plots.significance_matrix(short(sig, "run_a", "run_b"), m,
+                                                         alpha)))])
+                for m in pd.unique(sig["measure"])]
+            pairs.append(Block("text", f"The table of all {len(sig)} pairs (mean = a - b): "
+                               "irpref significance QRELS RUN... --test paired."))
+        else:
+            pairs = [Block("details", "All pairs (mean = a - b)", open=False,
+                           children=[Block("table", table=sig_view.reset_index(drop=True))])]
         sections.append(Section(
             "significance", "Significance and discriminative power",
             "Share of run pairs each measure separates at alpha = "
@@ -199,9 +237,7 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
             "(Sakai, SIGIR 2006; as in Diaz, SIGIR 2023, Table 3).",
             [Block("figure", "Discriminative power",
                    png=_png(plots.discriminative_bars(power))),
-             Block("table", "Discriminative power", table=power),
-             Block("details", "All pairs (mean = a - b)", open=False,
-                   children=[Block("table", table=sig_view.reset_index(drop=True))])]))
+             Block("table", "Discriminative power", table=power), *pairs]))
 
     bar.update()
     expected = judge_inputs(qrels, runs, rel=rel, ties="expected")
@@ -211,8 +247,8 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
         "ties", "Ties",
         "Mean of each measure with trec_eval's docid tie-break against its expected value "
         "over all orderings of tied items (McSherry & Najork, ECIR 2008).",
-        [Block("figure", "Tie effects", png=_png(plots.tie_effects(ties))),
-         Block("details", "Means by tie policy", open=len(names) <= 15,
+        [Block("figure", "Tie effects", png=_png(plots.tie_effects(short(ties, "run")))),
+         Block("details", "Means by tie policy", open=not many,
                children=[Block("table", table=ties)])]))
 
     bar.update()
@@ -221,18 +257,26 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
     sl_data = plots.search_length_data(sl)
     sl_mean = sl_data.groupby("run", sort=False)["search_length"].agg(
         ["count", "mean", "median"]).reset_index()
+    changed = [r for r in names if r != baseline]
+    change_title = f"Per-item change against {baseline} (Fig. 6)"
+    if many:  # the two runs with the shortest and the two with the longest mean
+        ranked = [r for r in sl_mean.sort_values("mean", kind="stable")["run"]
+                  if r != baseline]
+        changed = list(dict.fromkeys(ranked[:2] + ranked[-2:]))
+        change_title += (", for the two runs with the shortest and the two with the "
+                         "longest mean search length")
     sections.append(Section(
         "search-lengths", "Search lengths",
         "Distribution of the atomized search length of every retrieved relevant item per run "
         "(Alex, Hall & Metzler, Atomized Search Length, 2022, Figs. 5-6).",
         [Block("figure", "Search-length distributions",
-               png=_png(plots.search_length_distributions(sl))),
-         Block("table", "Per-item search lengths", table=sl_mean),
-         Block("details", f"Per-item change against {baseline} (Fig. 6)",
-               open=len(names) <= 15, children=[
-                   Block("figure", f"{r} vs {baseline}: search-length change",
-                         png=_png(plots.search_length_change(sl, r, baseline)))
-                   for r in names if r != baseline])]))
+               png=_png(plots.search_length_distributions(short(sl, "run")))),
+         Block("details", "Per-item search lengths", open=not many,
+               children=[Block("table", table=sl_mean)]),
+         Block("details", change_title, open=not many, children=[
+             Block("figure", f"{r} vs {baseline}: search-length change",
+                   png=_png(plots.search_length_change(short(sl, "run"), labels[r], base)))
+             for r in changed])]))
     bar.update()
     if len(names) >= 2:
         from irpref.meta.experiments import degrade
@@ -247,7 +291,7 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
             [Block("figure", "Label degradation", png=_png(plots.meta_curves(curves))),
              Block("details", "Degradation table", open=False,
                    children=[Block("table", table=curves)])]))
-    return Report(title, names, measures, baseline, sections)
+    return Report(title, names, measures, baseline, sections, labels)
 
 
 # --- rendering -------------------------------------------------------------------------
@@ -258,8 +302,11 @@ h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #999;margin-top:1.
 p.what{color:#333;font-style:italic}
 table{border-collapse:collapse;margin:.6em 0;font-size:.85em}
 th,td{border:1px solid #bbb;padding:2px 6px;text-align:right}
-th{background:#eee}td:first-child,th:first-child{text-align:left}
+th{background:#eee}td:first-child,th:first-child,td.t,th.t{text-align:left}
 img{max-width:100%;height:auto;display:block;margin:.5em 0}
+tbody tr:nth-child(even){background:#f4f4f4}thead th{position:sticky;top:0}
+div.wide{overflow:auto;max-height:95vh;border:1px solid #ccc}div.wide img{max-width:none}
+div.rows{overflow:auto;max-height:70vh}
 details{margin:.4em 0 .8em 0}summary{cursor:pointer;font-weight:bold}
 nav a{margin-right:1em}
 """
@@ -274,10 +321,15 @@ def _fmt(v) -> str:
 
 
 def _html_table(frame: pd.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    """Numbers right-aligned, text (run names, labels) left-aligned."""
+    text = [not (pd.api.types.is_numeric_dtype(frame[c])
+                 or frame[c].astype(str).str.match(r"^-?\d").all())
+            or pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
+    cls = [' class="t"' if t else "" for t in text]
+    head = "".join(f"<th{k}>{html.escape(str(c))}</th>" for c, k in zip(frame.columns, cls))
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in row) + "</tr>"
-        for row in frame.itertuples(index=False)
+        "<tr>" + "".join(f"<td{k}>{html.escape(_fmt(v))}</td>" for v, k in zip(row, cls))
+        + "</tr>" for row in frame.itertuples(index=False)
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -285,16 +337,28 @@ def _html_table(frame: pd.DataFrame) -> str:
 def _html_block(b: Block) -> str:
     if b.kind == "table":
         cap = f"<h3>{html.escape(b.title)}</h3>" if b.title else ""
-        return cap + _html_table(b.table)
+        table = _html_table(b.table)
+        if len(b.table) > 30:  # a long table scrolls in place, its header stays
+            table = f'<div class="rows">{table}</div>'
+        return cap + table
     if b.kind == "figure":
         data = base64.b64encode(b.png).decode("ascii")
         alt = html.escape(b.title, quote=True)
-        return f'<figure><img alt="{alt}" src="data:image/png;base64,{data}"></figure>'
+        img = f'<img alt="{alt}" src="data:image/png;base64,{data}">'
+        if b.wide:
+            img = f'<div class="wide">{img}</div>'
+        return f"<figure>{img}</figure>"
     if b.kind == "details":
         inner = "".join(_html_block(c) for c in b.children)
         return (f"<details{' open' if b.open else ''}><summary>{html.escape(b.title)}"
                 f"</summary>{inner}</details>")
     return f"<p>{html.escape(b.title)}</p>"
+
+
+def _key_table(report: Report) -> pd.DataFrame | None:
+    """label -> run for the names the figures abbreviate (None when none is)."""
+    pairs = [(s, r) for r, s in report.labels.items() if s != r]
+    return pd.DataFrame(pairs, columns=["label", "run"]) if pairs else None
 
 
 def render_html(report: Report) -> str:
@@ -304,9 +368,14 @@ def render_html(report: Report) -> str:
         f"<title>{html.escape(report.title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{html.escape(report.title)}</h1>",
         f"<p>{len(report.runs)} runs, measures {html.escape(', '.join(report.measures))}, "
-        f"baseline <b>{html.escape(report.baseline)}</b>. Runs: "
-        f"{html.escape(', '.join(report.runs))}.</p><nav>{nav}</nav>",
+        f"baseline <b>{html.escape(report.baseline)}</b>."
+        + (f" Runs: {html.escape(', '.join(report.runs))}." if len(report.runs) <= 15 else "")
+        + f"</p><nav>{nav}</nav>",
     ]
+    key = _key_table(report)
+    if key is not None:
+        parts.append(_html_block(Block("details", "Run labels used in the figures",
+                                       open=True, children=[Block("table", table=key)])))
     for s in report.sections:
         parts.append(f'<section id="{s.id}"><h2>{html.escape(s.title)}</h2>'
                      f'<p class="what">{html.escape(s.sentence)}</p>')
@@ -356,6 +425,9 @@ def write_markdown(report: Report, path) -> list[Path]:
     out = [f"# {report.title}", "",
            f"{len(report.runs)} runs, measures {', '.join(report.measures)}, "
            f"baseline **{report.baseline}**. Runs: {', '.join(report.runs)}.", ""]
+    key = _key_table(report)
+    if key is not None:
+        out.extend(["Run labels used in the figures:", "", _md_table(key), ""])
 
     def emit(b: Block, level: int) -> None:
         if b.kind == "table":

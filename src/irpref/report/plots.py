@@ -32,11 +32,13 @@ __all__ = [
     "preference_data", "preference_heatmap",
     "search_length_data", "search_length_distributions", "search_length_change",
     "tie_data", "tie_effects",
+    "significance_data", "significance_matrix",
     "discriminative_data", "discriminative_bars",
     "meta_curve_data", "meta_curves",
     "save",
 ]
 
+MANY = 15  # more runs than this: compact layouts (heatmaps, horizontal boxes, scatter)
 HATCHES = ["", "//", "..", "xx", "\\\\", "++", "oo", "--"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
@@ -59,18 +61,37 @@ def abbreviate(names: Sequence[str], width: int = 12) -> dict[str, str]:
     for i, name in enumerate(dict.fromkeys(str(n) for n in names)):
         if len(name) <= width:
             out[name] = name
-        else:
-            out[name] = f"R{i + 1}:{name[: max(width - 4, 3)]}"
+        else:  # the label fits in ``width`` too (labels pass through again unchanged)
+            tag = f"R{i + 1}:"
+            out[name] = tag + name[: max(width - len(tag), 3)]
     if len(set(out.values())) < len(out):  # a short name collides with a label
         out = {n: (n if len(n) <= width else f"R{i + 1}") for i, n in enumerate(out)}
     return out
 
 
 def _key(fig, labels: dict[str, str]) -> None:
-    """Print the abbreviation key under the figure when some name was shortened."""
+    """Print the abbreviation key under the figure when some name was shortened:
+    one entry per line, in up to three columns, in a band added below the plot."""
     pairs = [f"{short} = {long}" for long, short in labels.items() if short != long]
-    if pairs:
-        fig.text(0.01, 0.005, "key: " + "; ".join(pairs), fontsize=6, va="bottom", wrap=True)
+    if not pairs:
+        return
+    width, height = fig.get_size_inches()
+    longest = max(len(p) for p in pairs) * 0.05 + 0.2  # inches at 6 pt monospace
+    cols = max(1, min(len(pairs), int(width // longest)))
+    rows = -(-len(pairs) // cols)
+    band = 0.15 * (rows + 1)  # inches of key
+    fig.set_size_inches(width, height + band)
+    for ax in fig.axes:  # keep the plot where it was, in inches
+        box = ax.get_position()
+        scale = height / (height + band)
+        ax.set_position([box.x0, band / (height + band) + box.y0 * scale, box.width,
+                         box.height * scale])
+    top = (band - 0.05) / (height + band)
+    for c in range(cols):
+        part = pairs[c * rows:(c + 1) * rows]
+        fig.text(0.01 + c * longest / width, top,
+                 ("key:\n" if c == 0 else "\n") + "\n".join(part), fontsize=6, va="top",
+                 family="monospace")
 
 
 def _colours(n: int):
@@ -91,6 +112,22 @@ def _measure_rows(results: pd.DataFrame, measure: str | None, cols: list[str]) -
     if missing:
         raise ValueError(f"the table lacks columns {missing}")
     return table
+
+
+def _layout(fig, n: int, labels: Sequence[str], fontsize: float, *, bottom: float = 0.0,
+            right: float = 0.3) -> None:
+    """Margins for a figure with ``n`` run labels on its y axis (and ``bottom``
+    inches of x labels): ``tight_layout`` measures every tick label, which for
+    100 runs costs more than drawing the figure, so many-run figures size their
+    margins from the longest label instead."""
+    if n <= MANY:
+        fig.tight_layout(rect=(0, 0.04, 1, 1))
+        return
+    width, height = fig.get_size_inches()
+    chars = max((len(str(x)) for x in labels), default=4)
+    left = chars * fontsize * 0.62 / 72 + 0.75  # tick labels + axis label, inches
+    fig.subplots_adjust(left=min(left / width, 0.5), right=1 - right / width,
+                        bottom=min((bottom + 0.6) / height, 0.4), top=1 - 0.45 / height)
 
 
 def _finish(fig, data: pd.DataFrame, labels: dict[str, str] | None = None):
@@ -130,6 +167,8 @@ def differences(results: pd.DataFrame, baseline: str, measure: str | None = None
     data = difference_data(results, baseline, measure)
     runs = list(pd.unique(data["run"]))
     labels = abbreviate([baseline, *runs])
+    if len(runs) > MANY:
+        return _difference_heatmap(data, runs, baseline, measure, labels)
     fig, axes = plt.subplots(max(len(runs), 1), 1, figsize=(7, 1.9 * max(len(runs), 1) + 0.6),
                              squeeze=False, sharex=True)
     up, down = _colours(2)[0], _colours(2)[1]
@@ -152,6 +191,84 @@ def differences(results: pd.DataFrame, baseline: str, measure: str | None = None
     return _finish(fig, data, labels)
 
 
+def _difference_heatmap(data: pd.DataFrame, runs: list[str], baseline: str,
+                        measure: str | None, labels: dict[str, str]):
+    """Many runs: one row per run (best mean difference first), its per-query
+    differences sorted descending left to right, as colour (the bars of
+    :func:`differences` seen from above); blank where a run has fewer queries."""
+    plt = _plt()
+    groups = {r: g["difference"].to_numpy(np.float64) for r, g in data.groupby("run", sort=False)}
+    order = sorted(runs, key=lambda r: -float(np.mean(groups[r])) if len(groups.get(r, ())) else 0)
+    width = max((len(v) for v in groups.values()), default=1)
+    m = np.full((len(order), width), np.nan)
+    for i, r in enumerate(order):
+        v = groups.get(r, np.empty(0))
+        m[i, :len(v)] = v
+    lim = float(np.nanmax(np.abs(m))) if np.isfinite(m).any() else 1.0
+    fig, ax = plt.subplots(figsize=(8, 0.13 * len(order) + 1.6))
+    image = ax.imshow(m, cmap="cividis", vmin=-(lim or 1), vmax=lim or 1, aspect="auto",
+                      interpolation="nearest")
+    ax.set_yticks(np.arange(len(order)), [labels[r] for r in order], fontsize=7)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("queries, sorted by difference within each run (0 = largest)")
+    ax.set_ylabel("run (largest mean difference first)")
+    ax.set_title(f"Per-query differences against {labels[baseline]}"
+                 + (f" ({measure})" if measure else ""), fontsize=10)
+    _layout(fig, len(order), [labels[r] for r in order], 7, right=1.6)
+    fig.colorbar(image, ax=ax, label=f"run - baseline {measure or ''}".strip(), shrink=0.5,
+                 fraction=0.05, pad=0.02)
+    return _finish(fig, data, labels)
+
+
+def _boxes(ax, values: list[np.ndarray], names: list[str], labels: dict[str, str],
+           axis_label: str):
+    """Box plots with the mean as a diamond; for many runs a compact horizontal
+    summary instead (one row per run: 5-95 % range as a thin line, the
+    quartiles as a thick bar, median tick, mean diamond), drawn as a few
+    collections rather than hundreds of box artists."""
+    horizontal = len(names) > MANY
+    ticks = np.arange(1, len(names) + 1)
+    short = [labels[r] for r in names]
+    if horizontal:
+        q = np.array([np.nanpercentile(v, [5, 25, 50, 75, 95]) if np.isfinite(v).any()
+                      else np.full(5, np.nan) for v in values]).reshape(len(values), 5)
+        mean = np.array([np.nanmean(v) if np.isfinite(v).any() else np.nan for v in values])
+        dark = _colours(1)[0]
+        ax.hlines(ticks, q[:, 0], q[:, 4], color="black", linewidth=0.8, label="5-95 %")
+        ax.hlines(ticks, q[:, 1], q[:, 3], color=dark, linewidth=5, label="quartiles")
+        ax.scatter(q[:, 2], ticks, marker="|", s=60, color="white", zorder=3, label="median")
+        ax.scatter(mean, ticks, marker="D", s=14, facecolor="white", edgecolor="black",
+                   zorder=4, label="mean")
+        ax.set_yticks(ticks, short, fontsize=7)
+        ax.set_ylim(len(names) + 0.5, 0.5)  # first run on top
+        ax.grid(axis="x", color="#dddddd", linewidth=0.5)
+        ax.set_ylabel("run")
+        ax.set_xlabel(axis_label)
+        ax.legend(fontsize=7, ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                  frameon=False)
+        return horizontal
+    box = ax.boxplot(values, patch_artist=True, showmeans=True,
+                     meanprops={"marker": "D", "markerfacecolor": "white",
+                                "markeredgecolor": "black", "markersize": 4})
+    for i, (patch, colour) in enumerate(zip(box["boxes"], _colours(len(names)))):
+        patch.set_facecolor(colour)
+        patch.set_hatch(HATCHES[i % len(HATCHES)])
+    ax.set_xticks(ticks, short, rotation=45, ha="right", fontsize=8)
+    ax.set_xlabel("run")
+    ax.set_ylabel(axis_label)
+    ax.legend([box["means"][0]] if names else [], ["mean"], fontsize=7)
+    return horizontal
+
+
+def _box_figure(n: int):
+    plt = _plt()
+    if n > MANY:
+        return plt.subplots(figsize=(7, 0.13 * n + 1.6))
+    return plt.subplots(figsize=(max(4, 0.7 * n + 2), 4))
+
+
 # --- distributions of per-query values -------------------------------------------------
 
 def distribution_data(results: pd.DataFrame, measure: str | None = None) -> pd.DataFrame:
@@ -161,26 +278,17 @@ def distribution_data(results: pd.DataFrame, measure: str | None = None) -> pd.D
 
 
 def distributions(results: pd.DataFrame, measure: str | None = None):
-    """Box plots of the per-query values of each run (mean marked by a diamond)."""
-    plt = _plt()
+    """Box plots of the per-query values of each run (mean marked by a diamond);
+    horizontal, one row per run, for more than ``MANY`` runs."""
     data = distribution_data(results, measure)
     runs = list(pd.unique(data["run"]))
     labels = abbreviate(runs)
     values = [data.loc[data["run"] == r, "value"].to_numpy(np.float64) for r in runs]
-    fig, ax = plt.subplots(figsize=(max(4, 0.7 * len(runs) + 2), 4))
-    box = ax.boxplot(values, patch_artist=True, showmeans=True,
-                     meanprops={"marker": "D", "markerfacecolor": "white",
-                                "markeredgecolor": "black"})
-    for i, (patch, colour) in enumerate(zip(box["boxes"], _colours(len(runs)))):
-        patch.set_facecolor(colour)
-        patch.set_hatch(HATCHES[i % len(HATCHES)])
-    ax.set_xticks(np.arange(1, len(runs) + 1), [labels[r] for r in runs], rotation=45,
-                  ha="right", fontsize=8)
-    ax.set_xlabel("run")
-    ax.set_ylabel(f"per-query {measure or 'value'}")
-    ax.set_title(f"Distribution of per-query {measure or 'values'}")
-    ax.legend([box["means"][0]] if runs else [], ["mean"], fontsize=7)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig, ax = _box_figure(len(runs))
+    _boxes(ax, values, runs, labels, f"per-query {measure or 'value'}")
+    ax.set_title(f"Distribution of per-query {measure or 'values'}",
+                 pad=18 if len(runs) > MANY else 6)
+    _layout(fig, len(runs), labels.values(), 7)
     return _finish(fig, data, labels)
 
 
@@ -225,14 +333,17 @@ def preference_heatmap(results: pd.DataFrame, measure: str | None = None,
     runs = list(data.index)
     labels = abbreviate(runs)
     n = len(runs)
-    size = min(max(4, 0.45 * n + 2.5), 30)
+    size = min(max(4, 0.45 * n + 2.5), 30) if n <= MANY * 2 else min(0.13 * n + 2.5, 16)
     fig, ax = plt.subplots(figsize=(size + 1, size))
     m = data.to_numpy(np.float64)
     lim = float(np.nanmax(np.abs(m))) if m.size else 1.0
-    image = ax.imshow(m, cmap="cividis", vmin=-(lim or 1), vmax=lim or 1)
+    image = ax.imshow(m, cmap="cividis", vmin=-(lim or 1), vmax=lim or 1,
+                      aspect="auto" if n > MANY else "equal", interpolation="nearest")
     short = [labels[r] for r in runs]
-    ax.set_xticks(np.arange(n), short, rotation=60, ha="right", fontsize=7)
-    ax.set_yticks(np.arange(n), short, fontsize=7)
+    fs = 7 if n <= 60 else 6 if n <= 110 else 5
+    ax.set_xticks(np.arange(n), short, rotation=60 if n <= MANY else 90,
+                  ha="right" if n <= MANY else "center", fontsize=fs)
+    ax.set_yticks(np.arange(n), short, fontsize=fs)
     if annotate if annotate is not None else n <= 15:
         for i in range(n):
             for j in range(n):
@@ -241,8 +352,11 @@ def preference_heatmap(results: pd.DataFrame, measure: str | None = None,
     ax.set_xlabel("run b (system order)")
     ax.set_ylabel("run a (system order, best first)")
     ax.set_title(f"Mean preference of a over b{f' ({measure})' if measure else ''}")
-    fig.colorbar(image, ax=ax, label="mean preference (a over b)")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    if n > MANY:
+        _layout(fig, n, short, fs, bottom=max(map(len, short)) * fs * 0.62 / 72, right=1.8)
+    fig.colorbar(image, ax=ax, label="mean preference (a over b)", shrink=0.6)
+    if n <= MANY:
+        fig.tight_layout(rect=(0, 0.04, 1, 1))
     return _finish(fig, data, labels)
 
 
@@ -263,26 +377,22 @@ def search_length_data(table: pd.DataFrame) -> pd.DataFrame:
 def search_length_distributions(table: pd.DataFrame):
     """Distribution of per-item atomized search lengths of each run (ASL paper,
     Figs. 5-6): box plots on a log scale, lower is better."""
-    plt = _plt()
     data = search_length_data(table)
     runs = list(pd.unique(data["run"]))
     labels = abbreviate(runs)
     values = [data.loc[data["run"] == r, "search_length"].to_numpy(np.float64) for r in runs]
-    fig, ax = plt.subplots(figsize=(max(4, 0.7 * len(runs) + 2), 4))
-    box = ax.boxplot([v + 1 for v in values], patch_artist=True, showmeans=True,
-                     meanprops={"marker": "D", "markerfacecolor": "white",
-                                "markeredgecolor": "black"})
-    for i, (patch, colour) in enumerate(zip(box["boxes"], _colours(len(runs)))):
-        patch.set_facecolor(colour)
-        patch.set_hatch(HATCHES[i % len(HATCHES)])
-    ax.set_yscale("log")
-    ax.set_xticks(np.arange(1, len(runs) + 1), [labels[r] for r in runs], rotation=45,
-                  ha="right", fontsize=8)
-    ax.set_xlabel("run")
-    ax.set_ylabel("search length + 1 (log scale)")
-    ax.set_title("Per-item atomized search lengths (lower is better)")
-    ax.legend([box["means"][0]] if runs else [], ["mean"], fontsize=7)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig, ax = _box_figure(len(runs))
+    horizontal = _boxes(ax, [v + 1 for v in values], runs, labels,
+                        "search length + 1 (log scale)")
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    axis = ax.xaxis if horizontal else ax.yaxis
+    (ax.set_xscale if horizontal else ax.set_yscale)("log")
+    axis.set_major_formatter(ScalarFormatter())
+    axis.set_minor_formatter(NullFormatter())
+    ax.set_title("Per-item atomized search lengths (lower is better)",
+                 pad=18 if len(runs) > MANY else 6)
+    _layout(fig, len(runs), labels.values(), 7)
     return _finish(fig, data, labels)
 
 
@@ -340,6 +450,8 @@ def tie_effects(data: pd.DataFrame):
     measures = list(pd.unique(data["measure"]))
     runs = list(pd.unique(data["run"]))
     labels = abbreviate(runs)
+    if len(runs) > MANY:
+        return _tie_scatter(data, measures, runs, labels)
     fig, axes = plt.subplots(1, max(len(measures), 1), squeeze=False,
                              figsize=(max(4, (0.5 * len(runs) + 1.5)) * max(len(measures), 1), 4))
     c = _colours(2)
@@ -358,6 +470,106 @@ def tie_effects(data: pd.DataFrame):
     fig.suptitle("Effect of tie-breaking: docid vs expected")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return _finish(fig, data.reset_index(drop=True), labels)
+
+
+def _tie_scatter(data: pd.DataFrame, measures: list, runs: list[str],
+                 labels: dict[str, str]):
+    """Many runs: per measure, one point per run at (expected, docid); points off
+    the diagonal are runs whose mean depends on the tie-break. The five runs
+    farthest from it are labelled."""
+    plt = _plt()
+    cols = min(len(measures), 3) or 1
+    rows = -(-max(len(measures), 1) // cols)
+    fig, axes = plt.subplots(rows, cols, squeeze=False, figsize=(3.6 * cols, 3.4 * rows))
+    for ax, measure in zip(axes.flat, measures):
+        part = data[data["measure"] == measure]
+        x, y = part["expected"].to_numpy(np.float64), part["docid"].to_numpy(np.float64)
+        lo, hi = float(np.nanmin([x.min(), y.min()])), float(np.nanmax([x.max(), y.max()]))
+        ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.6, linestyle="--",
+                label="no tie effect")
+        ax.scatter(x, y, s=12, color=_colours(1)[0], edgecolor="black", linewidth=0.3,
+                   label="run")
+        far = np.argsort(-np.abs(y - x), kind="stable")[:5]
+        for i in far:
+            if abs(y[i] - x[i]) > 0:
+                ax.annotate(labels[str(part["run"].iloc[i])], (x[i], y[i]), fontsize=6,
+                            xytext=(3, -3), textcoords="offset points")
+        ax.set_title(str(measure), fontsize=9)
+        ax.set_xlabel(f"expected mean {measure} (over tied orderings)", fontsize=8)
+        ax.set_ylabel(f"mean {measure}, ties by docid", fontsize=8)
+    for ax in list(axes.flat)[len(measures):]:
+        ax.set_visible(False)
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("Effect of tie-breaking: docid vs expected, one point per run")
+    fig.tight_layout()
+    return _finish(fig, data.reset_index(drop=True), labels)
+
+
+# --- significance matrix ---------------------------------------------------------------
+
+def significance_data(table: pd.DataFrame, measure: str | None = None,
+                      alpha: float | None = None) -> pd.DataFrame:
+    """Run x run matrix of one measure of :func:`irpref.significance`: +1 where
+    the row run is significantly better than the column run (``p_adjusted`` <
+    ``alpha`` and mean a - b > 0), -1 significantly worse, 0 otherwise; runs
+    ordered by their mean difference to all others, best first. ``alpha``
+    defaults to the table's ``attrs["alpha"]``, else 0.05."""
+    cols = ["run_a", "run_b", "mean", "p_adjusted"]
+    table = _measure_rows(table, measure, cols)
+    if alpha is None:
+        alpha = float(table.attrs.get("alpha", 0.05))
+    a = table["run_a"].astype(str).to_numpy(object)
+    b = table["run_b"].astype(str).to_numpy(object)
+    runs = [str(r) for r in pd.unique(np.concatenate([a, b]))]
+    index = pd.Index(runs)
+    i, j = index.get_indexer(a), index.get_indexer(b)
+    mean = table["mean"].to_numpy(np.float64)
+    sig = (table["p_adjusted"].to_numpy(np.float64) < alpha) & (mean != 0)
+    m = np.zeros((len(runs), len(runs)))
+    m[i, j] = np.where(sig, np.sign(mean), 0.0)
+    m[j, i] = -m[i, j]
+    d = np.zeros((len(runs), len(runs)))
+    d[i, j], d[j, i] = mean, -mean
+    order = [runs[k] for k in np.argsort(-d.sum(1), kind="stable")]
+    frame = pd.DataFrame(m, index=runs, columns=runs).loc[order, order]
+    frame.attrs["alpha"] = alpha
+    return frame
+
+
+def significance_matrix(table: pd.DataFrame, measure: str | None = None,
+                        alpha: float | None = None):
+    """Which run pairs differ significantly: black = row run better, white =
+    no significant difference, grey = row run worse (greyscale-safe)."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    plt = _plt()
+    data = significance_data(table, measure, alpha)
+    runs = list(data.index)
+    labels = abbreviate(runs)
+    n = len(runs)
+    size = min(max(4, 0.13 * n + 2.5), 16)
+    fig, ax = plt.subplots(figsize=(size + 2.2, size))
+    colours = ["#9a9a9a", "#ffffff", "#1f1f1f"]
+    ax.imshow(data.to_numpy() + 1, cmap=ListedColormap(colours), vmin=0, vmax=2,
+              interpolation="nearest", aspect="auto" if n > MANY else "equal")
+    short = [labels[r] for r in runs]
+    fs = 7 if n <= 60 else 6 if n <= 110 else 5
+    ax.set_xticks(np.arange(n), short, rotation=90, fontsize=fs)
+    ax.set_yticks(np.arange(n), short, fontsize=fs)
+    ax.set_xlabel("run b")
+    ax.set_ylabel("run a (best mean difference first)")
+    ax.set_title(f"Significant differences{f' ({measure})' if measure else ''}, "
+                 f"alpha = {data.attrs['alpha']:g}")
+    ax.legend(handles=[Patch(facecolor=c, edgecolor="black", label=t) for c, t in
+                       zip(colours[::-1], ["a better than b", "not significant",
+                                           "a worse than b"])],
+              loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    if n > MANY:
+        _layout(fig, n, short, fs, bottom=max(map(len, short)) * fs * 0.62 / 72, right=1.9)
+    else:
+        fig.tight_layout()
+    return _finish(fig, data, labels)
 
 
 # --- discriminative power --------------------------------------------------------------

@@ -3,7 +3,8 @@
 :data:`FORMATS` is the one list of ``--format`` choices every table command
 offers; the paper formats (:data:`PAPER_FORMATS`) are laid out by
 :mod:`irpref.report.formats`. Per-query rows are printed in natural query
-order (``106_2`` before ``106_10``, :func:`natural_key`).
+order (``106_2`` before ``106_10``, :func:`natural_key`); the terminal table
+also lists runs in natural order (``run2`` before ``run10``, :func:`sort_runs`).
 
 TSV and JSON print every value at full double precision: the shortest text
 that reads back as the same double (pyarrow's float-to-string cast, e.g.
@@ -42,6 +43,7 @@ __all__ = [
     "natural_key",
     "natural_sorted",
     "sort_queries",
+    "sort_runs",
     "write_frame",
     "tsv_chunks",
     "write_json",
@@ -84,6 +86,27 @@ def sort_queries(frame: pd.DataFrame, column: str = "query") -> pd.DataFrame:
     rank[np.asarray(order, dtype=np.int64)] = np.arange(len(uniques))
     rank[-1] = len(uniques)  # null keys last
     return frame.iloc[np.argsort(rank[codes], kind="stable")]
+
+
+RUN_KEYS = ("run", "run_a", "run_b")
+
+
+def sort_runs(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` stably sorted by its run columns (``run``, or ``run_a`` then
+    ``run_b``) in natural order (``run2`` before ``run10``); the order of the
+    other rows (e.g. queries) is kept within each run."""
+    cols = [c for c in RUN_KEYS if c in frame.columns]
+    if not cols or frame.empty:
+        return frame
+    keys = []
+    for col in cols:
+        codes, uniques = pd.factorize(frame[col], use_na_sentinel=True)
+        rank = np.empty(len(uniques) + 1, dtype=np.int64)
+        order = sorted(range(len(uniques)), key=lambda i: natural_key(uniques[i]))
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(uniques))
+        rank[-1] = len(uniques)
+        keys.append(rank[codes])
+    return frame.iloc[np.lexsort(keys[::-1])]  # lexsort is stable; the last key leads
 
 
 def format_value(value: float) -> str:
@@ -431,6 +454,8 @@ def write_table(
                      else sort_queries(frame))
         if isinstance(frame, (list, tuple)):
             frame = pd.concat(frame, ignore_index=True)
+        if fmt == "table":  # the terminal view: runs in natural order, as queries
+            frame = sort_runs(frame)
         index = (
             list(wide_index) if wide_index is not None else [k for k in keys if k != wide_columns]
         )
