@@ -108,6 +108,18 @@ CASES = [
     (("trec_eval", "-x", Q, A), 2, "invalid option"),
     (("trec_eval", "-M0", Q, A), 2, "-M 0: must be >= 1"),
     (("trec_eval", Q, "empty.run"), 1, "empty.run"),
+    # options added for the reports, the compact layout, Dask and the meta lab
+    ((EVAL, Q, A, B, "-m", "AP", "--ci", "bootstrap", "--bootstrap", "0"), 2,
+     "--bootstrap 0: must be >= 1"),
+    ((EVAL, Q, A, B, "-m", "AP", "--ci", "bootstrap", "--bootstrap", "x"), 2,
+     "--bootstrap x: must be an integer"),
+    (("judge", Q, A, B, "--layout", "nope", "-o", "j.parquet"), 2, "invalid choice: 'nope'"),
+    ((COMP, Q, A, B, "-m", "sgnLP", "--dask", "bogus"), 2, "--dask bogus: expected local:N"),
+    (("meta", "agreement", Q, A, B, "-m", "MAP-IA", "AP", "--subtopics", "nosuch.txt"), 1,
+     "nosuch.txt: no such file"),
+    (("meta", "recall-levels", Q, A, B, "--levels", "-3"), 2, "--levels -3: must be >= 1"),
+    (("meta", "worst-case-agreement", "-m", "RR", "--n", "0"), 2, "--n 0: must be >= 1"),
+    (("meta", "rr-given-p1", "--n", "-5"), 2, "--n -5: must be >= 1"),
 ]
 
 
