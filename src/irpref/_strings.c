@@ -89,41 +89,61 @@ static int check_range(const Offsets *o, Py_ssize_t data_len) {
     return 0;
 }
 
+typedef struct {
+    Offsets off;
+    Py_buffer data;
+    Py_ssize_t n; /* number of strings */
+} Strings;
+
+static void release_strings(Strings *s) {
+    PyBuffer_Release(&s->off.view);
+    PyBuffer_Release(&s->data);
+}
+
+/* Acquire one string array (offsets + bytes); its offsets must lie in the bytes. */
+static int get_strings(PyObject *off_obj, PyObject *data_obj, Strings *s) {
+    if (get_offsets(off_obj, &s->off) < 0)
+        return -1;
+    if (PyObject_GetBuffer(data_obj, &s->data, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&s->off.view);
+        return -1;
+    }
+    if (check_range(&s->off, s->data.len) < 0) {
+        release_strings(s);
+        return -1;
+    }
+    s->n = s->off.view.len / s->off.view.itemsize - 1;
+    return 0;
+}
+
 static PyObject *hash64(PyObject *self, PyObject *args) {
     PyObject *off_obj, *data_obj, *out_obj;
     if (!PyArg_ParseTuple(args, "OOO", &off_obj, &data_obj, &out_obj))
         return NULL;
-    Offsets off;
-    Py_buffer data, out;
-    if (get_offsets(off_obj, &off) < 0)
+    Strings str;
+    Py_buffer out;
+    if (get_strings(off_obj, data_obj, &str) < 0)
         return NULL;
-    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&off.view);
-        return NULL;
-    }
     if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&off.view);
-        PyBuffer_Release(&data);
+        release_strings(&str);
         return NULL;
     }
-    Py_ssize_t n = off.view.len / off.view.itemsize - 1;
     PyObject *result = NULL;
-    if (out.len != n * 8)
+    if (out.len != str.n * 8)
         PyErr_SetString(PyExc_ValueError, "out must hold one uint64 per string");
-    else if (check_range(&off, data.len) == 0) {
-        const unsigned char *base = (const unsigned char *)data.buf;
+    else {
+        const unsigned char *base = (const unsigned char *)str.data.buf;
         uint64_t *h = (uint64_t *)out.buf;
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < n; i++) {
-            int64_t a = offset_at(&off, i), b = offset_at(&off, i + 1);
+        for (Py_ssize_t i = 0; i < str.n; i++) {
+            int64_t a = offset_at(&str.off, i), b = offset_at(&str.off, i + 1);
             h[i] = hash_bytes(base + a, b - a);
         }
         Py_END_ALLOW_THREADS
         result = Py_None;
         Py_INCREF(result);
     }
-    PyBuffer_Release(&off.view);
-    PyBuffer_Release(&data);
+    release_strings(&str);
     PyBuffer_Release(&out);
     return result;
 }
@@ -132,40 +152,26 @@ static PyObject *first_mismatch(PyObject *self, PyObject *args) {
     PyObject *off_obj, *data_obj, *roff_obj, *rdata_obj, *index_obj;
     if (!PyArg_ParseTuple(args, "OOOOO", &off_obj, &data_obj, &roff_obj, &rdata_obj, &index_obj))
         return NULL;
-    Offsets off, roff;
-    Py_buffer data, rdata, index;
-    if (get_offsets(off_obj, &off) < 0)
+    Strings str, ref;
+    Py_buffer index;
+    if (get_strings(off_obj, data_obj, &str) < 0)
         return NULL;
-    if (get_offsets(roff_obj, &roff) < 0) {
-        PyBuffer_Release(&off.view);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&off.view);
-        PyBuffer_Release(&roff.view);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(rdata_obj, &rdata, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&off.view);
-        PyBuffer_Release(&roff.view);
-        PyBuffer_Release(&data);
+    if (get_strings(roff_obj, rdata_obj, &ref) < 0) {
+        release_strings(&str);
         return NULL;
     }
     if (PyObject_GetBuffer(index_obj, &index, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&off.view);
-        PyBuffer_Release(&roff.view);
-        PyBuffer_Release(&data);
-        PyBuffer_Release(&rdata);
+        release_strings(&str);
+        release_strings(&ref);
         return NULL;
     }
-    Py_ssize_t n = off.view.len / off.view.itemsize - 1;
-    Py_ssize_t nref = roff.view.len / roff.view.itemsize - 1;
+    Py_ssize_t n = str.n;
     PyObject *result = NULL;
     if ((index.itemsize != 8 && index.itemsize != 4) || index.len != n * index.itemsize)
         PyErr_SetString(PyExc_ValueError, "index must hold one int32 or int64 per string");
-    else if (check_range(&off, data.len) == 0 && check_range(&roff, rdata.len) == 0) {
-        const unsigned char *base = (const unsigned char *)data.buf;
-        const unsigned char *rbase = (const unsigned char *)rdata.buf;
+    else {
+        const unsigned char *base = (const unsigned char *)str.data.buf;
+        const unsigned char *rbase = (const unsigned char *)ref.data.buf;
         const int64_t *ix64 = (const int64_t *)index.buf;
         const int32_t *ix32 = (const int32_t *)index.buf;
         int narrow = index.itemsize == 4;
@@ -174,13 +180,13 @@ static PyObject *first_mismatch(PyObject *self, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n; i++) {
             int64_t j = narrow ? ix32[i] : ix64[i];
-            if (j < 0 || j >= nref) {
+            if (j < 0 || j >= ref.n) {
                 bad_index = 1;
                 found = i;
                 break;
             }
-            int64_t a = offset_at(&off, i), b = offset_at(&off, i + 1);
-            int64_t ra = offset_at(&roff, j), rb = offset_at(&roff, j + 1);
+            int64_t a = offset_at(&str.off, i), b = offset_at(&str.off, i + 1);
+            int64_t ra = offset_at(&ref.off, j), rb = offset_at(&ref.off, j + 1);
             if (b - a != rb - ra || memcmp(base + a, rbase + ra, (size_t)(b - a)) != 0) {
                 found = i;
                 break;
@@ -192,14 +198,11 @@ static PyObject *first_mismatch(PyObject *self, PyObject *args) {
         else
             result = PyLong_FromSsize_t(found);
     }
-    PyBuffer_Release(&off.view);
-    PyBuffer_Release(&roff.view);
-    PyBuffer_Release(&data);
-    PyBuffer_Release(&rdata);
+    release_strings(&str);
+    release_strings(&ref);
     PyBuffer_Release(&index);
     return result;
 }
-
 
 /* ---- number64: dense codes of 64-bit keys, first-occurrence order ---- */
 
@@ -450,53 +453,46 @@ static PyObject *sort_strings(PyObject *self, PyObject *args) {
     PyObject *off_obj, *data_obj, *out_obj;
     if (!PyArg_ParseTuple(args, "OOO", &off_obj, &data_obj, &out_obj))
         return NULL;
-    Offsets off;
-    Py_buffer data, out;
-    if (get_offsets(off_obj, &off) < 0)
+    Strings str;
+    Py_buffer out;
+    if (get_strings(off_obj, data_obj, &str) < 0)
         return NULL;
-    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&off.view);
-        return NULL;
-    }
     if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&off.view);
-        PyBuffer_Release(&data);
+        release_strings(&str);
         return NULL;
     }
-    Py_ssize_t n = off.view.len / off.view.itemsize - 1;
+    Py_ssize_t n = str.n;
     PyObject *result = NULL;
+    Str *items = NULL;
     if (out.itemsize != 8 || out.len != n * 8)
         PyErr_SetString(PyExc_ValueError, "out must hold one int64 per string");
-    else if (check_range(&off, data.len) == 0) {
-        Str *items = (Str *)malloc((size_t)(n > 0 ? n : 1) * sizeof(Str));
-        if (!items)
-            PyErr_NoMemory();
-        else {
-            const unsigned char *base = (const unsigned char *)data.buf;
-            int64_t *order = (int64_t *)out.buf;
-            int has_nul = n > 0 && memchr(base + offset_at(&off, 0), 0,
-                                 (size_t)(offset_at(&off, n) - offset_at(&off, 0))) != NULL;
-            Py_BEGIN_ALLOW_THREADS
-            for (Py_ssize_t i = 0; i < n; i++) {
-                int64_t a = offset_at(&off, i);
-                items[i].ptr = base + a;
-                items[i].len = offset_at(&off, i + 1) - a;
-                items[i].index = i;
-            }
-            if (has_nul)
-                qsort(items, (size_t)n, sizeof(Str), compare_bytes);
-            else
-                sort_digits(items, n, 0);
-            for (Py_ssize_t i = 0; i < n; i++)
-                order[i] = items[i].index;
-            Py_END_ALLOW_THREADS
-            free(items);
-            result = Py_None;
-            Py_INCREF(result);
+    else if (!(items = (Str *)malloc((size_t)(n > 0 ? n : 1) * sizeof(Str))))
+        PyErr_NoMemory();
+    else {
+        const unsigned char *base = (const unsigned char *)str.data.buf;
+        int64_t *order = (int64_t *)out.buf;
+        int has_nul = n > 0 && memchr(base + offset_at(&str.off, 0), 0,
+                                      (size_t)(offset_at(&str.off, n) - offset_at(&str.off, 0)))
+                                   != NULL;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t a = offset_at(&str.off, i);
+            items[i].ptr = base + a;
+            items[i].len = offset_at(&str.off, i + 1) - a;
+            items[i].index = i;
         }
+        if (has_nul)
+            qsort(items, (size_t)n, sizeof(Str), compare_bytes);
+        else
+            sort_digits(items, n, 0);
+        for (Py_ssize_t i = 0; i < n; i++)
+            order[i] = items[i].index;
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
     }
-    PyBuffer_Release(&off.view);
-    PyBuffer_Release(&data);
+    free(items);
+    release_strings(&str);
     PyBuffer_Release(&out);
     return result;
 }
