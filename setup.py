@@ -2,7 +2,9 @@
 
 - ``irpref._kernels``: the randomized Tukey HSD inner loops (irpref.stats);
 - ``irpref._strings``: hashing, numbering and sorting of document ids of any
-  shape (irpref.judged).
+  shape (irpref.judged);
+- ``irpref._scan``: a TREC run file parsed, checked and judged in one pass
+  (irpref.scan).
 
 Both are optional: if they fail to compile, the install goes on and irpref
 uses its NumPy / Arrow code paths, which give the same numbers.
@@ -21,6 +23,14 @@ setup(
         Extension(
             "irpref._strings",
             sources=["src/irpref/_strings.c"],
+            depends=["src/irpref/_hash.h"],
+            extra_compile_args=["-O3"],
+            optional=True,
+        ),
+        Extension(
+            "irpref._scan",
+            sources=["src/irpref/_scan.c"],
+            depends=["src/irpref/_hash.h"],
             extra_compile_args=["-O3"],
             optional=True,
         ),

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_hash.h"
+
 typedef struct {
     Py_buffer view;
     int wide; /* offsets are int64 */
@@ -45,38 +47,6 @@ static int get_offsets(PyObject *obj, Offsets *o) {
 
 static inline int64_t offset_at(const Offsets *o, Py_ssize_t i) {
     return o->wide ? ((const int64_t *)o->view.buf)[i] : ((const int32_t *)o->view.buf)[i];
-}
-
-static inline uint64_t load64(const unsigned char *p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-
-static inline uint64_t mix64(uint64_t h) { /* murmur3's finalizer */
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
-static inline uint64_t hash_bytes(const unsigned char *p, int64_t n) {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
-    while (n >= 8) {
-        h = (h ^ load64(p)) * 0x100000001b3ULL;
-        h ^= h >> 29;
-        p += 8;
-        n -= 8;
-    }
-    if (n > 0) {
-        uint64_t w = 0;
-        memcpy(&w, p, (size_t)n);
-        h = (h ^ w) * 0x100000001b3ULL;
-        h ^= h >> 29;
-    }
-    return mix64(h);
 }
 
 static int check_range(const Offsets *o, Py_ssize_t data_len) {

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from irpref import scan
 from irpref.interop.ir_measures import from_ir_measures
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import (
@@ -78,17 +79,20 @@ def judge_inputs(
     if ties not in TIES:  # refused before any run is read
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     blocks, unjudged, docs = [], {}, None
-    for block in _run_blocks(runs, use_tag, max(1, int(block_runs))):
-        collection = intern(qrels, block)
-        del block
-        unjudged.update(collection.unjudged_queries)
-        b = judge_block(collection, ties=ties, depth=depth, count_docs=count_docs)
-        del collection
-        if count_docs:
-            docs = merge_docs(docs, b.docs)
-            b = b._replace(docs=None)
-        blocks.append(b)
-        _release_memory()
+    if not count_docs and scan.takes(runs):  # one C pass per run file
+        blocks, unjudged = scan.judge_files(qrels, runs, ties=ties, depth=depth, use_tag=use_tag)
+    else:
+        for block in _run_blocks(runs, use_tag, max(1, int(block_runs))):
+            collection = intern(qrels, block)
+            del block
+            unjudged.update(collection.unjudged_queries)
+            b = judge_block(collection, ties=ties, depth=depth, count_docs=count_docs)
+            del collection
+            if count_docs:
+                docs = merge_docs(docs, b.docs)
+                b = b._replace(docs=None)
+            blocks.append(b)
+            _release_memory()
     if warn and unjudged:
         warnings.warn(_unjudged_message(unjudged), stacklevel=2)
     judged = concat_blocks(

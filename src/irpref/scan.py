@@ -1,0 +1,178 @@
+"""Run files judged in one pass: read, checked and reduced to the compact layout.
+
+The compact layout (:func:`irpref.judged.judge_block`) keeps, per run and
+query, the number of documents retrieved and, for each retrieved document the
+qrels mention, its rank, qrels row and tie group. Only judged documents need
+an identity, so the C extension ``irpref._scan`` reads a TREC run file
+straight into that, one file per thread:
+
+- every line is split and checked by the rules of :mod:`irpref.io.trec`
+  (5 or 6 fields on every line, a decimal float or ``inf`` as score, UTF-8
+  ids, comments, blank lines, tabs and CRs);
+- every document id is hashed once: a per-query hash table of its documents
+  refuses a document retrieved twice, and a per-query hash table of the
+  qrels finds the judged ones (equal hashes are confirmed byte for byte);
+- each query is ranked by score (files already in score order cost one
+  check); a judged document's rank among tied scores follows the tie policy:
+  ``docid`` compares its id with those of its tie group only, ``input``
+  keeps file order, ``expected`` adds the group's first rank and size.
+
+Nothing is interned and nothing is kept per line, so time grows with the
+bytes and lines read, whatever the shape of the ids, and memory with the
+judged items. A file the pass refuses (it breaks a rule, or is too large for
+32-bit line numbers) is read again by the careful reader and judged by
+:func:`irpref.judged.judge_block`: that names the problem with its file and
+line, or, had the pass been stricter than the rules, gives the same numbers.
+``IRPREF_SCAN=python`` takes that path for every file (tests compare both).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pyarrow as pa
+
+from irpref.hashing import string_buffers
+from irpref.io.trec import Qrels, _read_buffer, read_run, run_name_from_path
+from irpref.judged import TIES, Collection, CompactBlock, _threads, intern, judge_block
+
+try:  # optional C extension (setup.py)
+    from irpref import _scan
+except ImportError:  # pragma: no cover - depends on the build
+    _scan = None
+
+__all__ = ["ENV", "QrelsIndex", "enabled", "judge_files", "takes"]
+
+ENV = "IRPREF_SCAN"
+"""Environment variable: ``c`` (default, when built) or ``python``."""
+
+_TIE_CODES = {"docid": 0, "input": 1, "expected": 2}
+
+
+def enabled() -> bool:
+    """The C pass is built and not switched off (``IRPREF_SCAN=python``)."""
+    mode = os.environ.get(ENV, "c").strip().lower() or "c"
+    if mode not in ("c", "python"):
+        raise ValueError(f"{ENV} must be 'c' or 'python', not {mode!r}")
+    return _scan is not None and mode == "c"
+
+
+def takes(runs) -> bool:
+    """``runs`` is a list of TREC run files (not tables, not ``irds:``) and
+    the C pass is enabled."""
+    if not isinstance(runs, (list, tuple)) or not runs or not enabled():
+        return False
+    from irpref.io.tables import table_format
+
+    return all(
+        isinstance(r, (str, os.PathLike))
+        and not str(r).startswith("irds:")
+        and table_format(str(r)) is None
+        for r in runs
+    )
+
+
+def _flat(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 offsets from 0, bytes) of a string array."""
+    offsets, values = string_buffers(strings)
+    start = int(offsets[0])
+    return offsets - start, values[start : int(offsets[-1])]
+
+
+class QrelsIndex:
+    """The qrels, interned once (:func:`irpref.judged.intern` with no runs) and
+    hashed into one table per query for :func:`irpref._scan.judge`."""
+
+    def __init__(self, qrels: Qrels) -> None:
+        self.qrels = qrels
+        self.collection: Collection = intern(qrels, [])
+        coll = self.collection
+        queries = pa.array(list(coll.queries), pa.string())
+        docs = coll.doc_ids.strings.take(pa.array(coll.qrels_doc))
+        self.capsule = (
+            _scan.index(*_flat(queries), coll.qrels_offsets, *_flat(docs)) if enabled() else None
+        )
+
+
+def judge_file(
+    index: QrelsIndex, path, *, ties: str = "docid", depth: int | None = None,
+    use_tag: bool = False,
+) -> tuple[CompactBlock, list[str]]:
+    """The compact block of one run file and the query ids the qrels lack
+    (sorted); a file the C pass refuses goes through the Python reader."""
+    data = _read_buffer(path)
+    try:
+        out = _scan.judge(data, index.capsule, _TIE_CODES[ties], depth or 0, use_tag)
+    finally:
+        if hasattr(data, "close"):
+            data.close()
+    if out[0] != 0:
+        return _judge_in_python(index, path, ties=ties, depth=depth, use_tag=use_tag)
+    _, counts, kept, rank, row, first, size, unknown, tag = out
+    counts = np.frombuffer(counts, np.int64)
+    row = np.frombuffer(row, np.int64)
+    name = tag.decode() if tag is not None else run_name_from_path(path)
+    expected = ties == "expected"
+    block = CompactBlock(
+        run_names=[name],
+        present=(counts > 0)[None, :],
+        num_ret=counts if depth is None else np.minimum(counts, depth),
+        counts=np.frombuffer(kept, np.int64),
+        rank=np.frombuffer(rank, np.int64),
+        grade=index.collection.qrels_grade[row],
+        row=row,
+        tie_first=np.frombuffer(first, np.int64) if expected else None,
+        tie_size=np.frombuffer(size, np.int64) if expected else None,
+        docs=None,
+    )
+    return block, sorted(q.decode() for q in unknown)
+
+
+def _judge_in_python(
+    index: QrelsIndex, path, *, ties: str, depth: int | None, use_tag: bool
+) -> tuple[CompactBlock, list[str]]:
+    """:func:`judge_file` by the careful reader and :func:`judge_block`."""
+    coll = intern(index.qrels, [read_run(path, use_tag=use_tag)])
+    block = judge_block(coll, ties=ties, depth=depth)
+    return block, next(iter(coll.unjudged_queries.values()), [])
+
+
+def judge_files(
+    qrels: Qrels,
+    paths: Sequence,
+    *,
+    ties: str = "docid",
+    depth: int | None = None,
+    use_tag: bool = False,
+    threads: int | None = None,
+) -> tuple[list[CompactBlock], dict[str, list[str]]]:
+    """One compact block per run file (in the order of ``paths``) and, per run
+    name, the query ids the qrels lack. Files are judged on ``threads``
+    threads (default: the CPUs available, at most 4); the first failing file
+    in the order of ``paths`` raises its error."""
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
+    from irpref import progress
+
+    index = QrelsIndex(qrels)
+    paths = list(paths)
+    threads = max(1, min(threads or _threads(), len(paths)))
+    judge = judge_file if index.capsule is not None else _judge_in_python
+
+    def one(path) -> tuple[CompactBlock, list[str]]:
+        return judge(index, path, ties=ties, depth=depth, use_tag=use_tag)
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="irpref-scan") as pool:
+        futures = [pool.submit(one, p) for p in paths]
+        try:
+            done = [f.result() for f in progress.track(futures, len(futures), "reading runs",
+                                                       "run")]
+        finally:
+            for f in futures:
+                f.cancel()
+    blocks = [b for b, _ in done]
+    unjudged = {b.run_names[0]: qs for b, qs in done if qs}
+    return blocks, unjudged
