@@ -657,16 +657,22 @@ typedef struct {
     const Index *ix;
     int ties, use_tag;
     int64_t depth; /* 0: no cut */
-    /* outputs */
+    int stream;    /* judge each query as soon as its lines end (files grouped by query) */
+    /* state and outputs */
     int code;
-    int64_t line;
-    Vec lines;   /* Line */
+    int64_t line, n_data;
+    Vec lines; /* Line: every line, or (stream) those of the current query */
     Unknown unknown;
-    Vec kept;    /* Kept, query by query, by rank */
-    int64_t *counts, *n_kept; /* per query code */
-    int32_t *mark;            /* per line: its place among a tie group's kept lines, or -1 */
+    Vec seen;  /* uint8 per query code: its lines were judged (stream) */
+    Vec kept;  /* Kept: query after query, in the order judged, by rank */
+    int64_t *counts, *kept_start, *n_kept; /* per query code */
+    /* scratch: a query's line order, sort space, tie-group marks (-1), repeat table */
+    int32_t *order, *tmp, *mark, *table;
+    int64_t cap, table_size;
     int64_t tag_start, tag_len; /* -1: none */
 } Job;
+
+enum { SCAN_INTERLEAVED = 100 }; /* internal: a query's lines are not contiguous */
 
 static int fail(Job *job, int code, int64_t line) {
     job->code = code;
@@ -674,11 +680,205 @@ static int fail(Job *job, int code, int64_t line) {
     return -1;
 }
 
+/* Scratch space for queries of up to m lines. */
+static int ensure_scratch(Job *job, int64_t m) {
+    if (m <= job->cap)
+        return 0;
+    int64_t cap = m > 2 * job->cap ? m : 2 * job->cap;
+    int32_t *order = realloc(job->order, (size_t)cap * sizeof(int32_t));
+    if (order)
+        job->order = order;
+    int32_t *tmp = realloc(job->tmp, (size_t)(3 * cap + 1) * sizeof(int32_t));
+    if (tmp)
+        job->tmp = tmp;
+    int32_t *mark = realloc(job->mark, (size_t)cap * sizeof(int32_t));
+    if (mark)
+        job->mark = mark;
+    if (!order || !tmp || !mark)
+        return fail(job, SCAN_MEMORY, 0);
+    memset(mark + job->cap, 0xff, (size_t)(cap - job->cap) * sizeof(int32_t));
+    job->cap = cap;
+    return 0;
+}
+
+/* No document twice in the lines idx[0:n) of one query. */
+static int distinct_docs(Job *job, const int32_t *idx, int64_t n) {
+    if (n < 2)
+        return 0;
+    int64_t size = pow2_at_least(2 * n);
+    if (size > job->table_size) {
+        free(job->table);
+        job->table = malloc((size_t)size * sizeof(int32_t));
+        if (!job->table) {
+            job->table_size = 0;
+            return fail(job, SCAN_MEMORY, 0);
+        }
+        job->table_size = size;
+    }
+    int32_t *slots = job->table;
+    memset(slots, 0xff, (size_t)size * sizeof(int32_t));
+    uint64_t mask = (uint64_t)size - 1;
+    const Line *lines = job->lines.data;
+    for (int64_t i = 0; i < n; i++) {
+        const Line *l = &lines[idx[i]];
+        uint64_t s = l->hash & mask;
+        for (; slots[s] >= 0; s = (s + 1) & mask) {
+            const Line *o = &lines[slots[s]];
+            if (o->hash == l->hash &&
+                same_bytes(job->base + o->doc, o->doc_len, job->base + l->doc, l->doc_len))
+                return fail(job, SCAN_REPEAT, 0);
+        }
+        slots[s] = idx[i];
+    }
+    return 0;
+}
+
+/* Rank, depth cut and tie groups of the judged lines of query q, whose lines
+ * are idx[0:n) in score order (file order among equal scores). */
+static int judge_query(Job *job, int64_t q, const int32_t *idx, int64_t n) {
+    const Line *lines = job->lines.data;
+    const unsigned char *base = job->base;
+    int64_t depth = job->depth > 0 ? job->depth : INT64_MAX;
+    int64_t begin = job->kept.n;
+    int64_t a = 0; /* start of the current tie group */
+    for (int64_t i = 0; i <= n; i++) {
+        if (i < n && i > 0 && lines[idx[i]].score == lines[idx[i - 1]].score)
+            continue;
+        /* the group [a, i) is complete */
+        if (i > 0) {
+            int64_t b = i, first_kept = job->kept.n;
+            for (int64_t t = a; t < b; t++) {
+                const Line *l = &lines[idx[t]];
+                int64_t row = find_row(job->ix, q, base + l->doc, l->doc_len, l->hash);
+                if (row < 0)
+                    continue;
+                Kept *k = vec_push(&job->kept);
+                if (!k)
+                    return fail(job, SCAN_MEMORY, 0);
+                k->rank = t; /* file order among ties; fixed below for docid */
+                k->row = row;
+                k->first = a;
+                k->size = (b < depth ? b : depth) - a;
+            }
+            int64_t m = job->kept.n - first_kept, size = b - a;
+            if (m && size > 1 && job->ties != 1) {
+                Kept *kept = (Kept *)job->kept.data + first_kept;
+                if (size * m <= 256) { /* count the larger ids in the group */
+                    for (int64_t j = 0; j < m; j++) {
+                        const Line *l = &lines[idx[kept[j].rank]];
+                        int64_t above = 0;
+                        for (int64_t t = a; t < b; t++)
+                            above += compare_ids(&lines[idx[t]], l, base) > 0;
+                        kept[j].rank = a + above;
+                    }
+                } else {
+                    /* the kept lines sorted by id, descending; each other line
+                       of the group is placed among them by binary search and
+                       counts, by a difference array, for the kept lines below it */
+                    int32_t *judged = job->tmp, *scratch = job->tmp + m;
+                    int32_t *diff = job->tmp + 2 * m;
+                    for (int64_t j = 0; j < m; j++) {
+                        judged[j] = idx[kept[j].rank];
+                        job->mark[judged[j]] = (int32_t)j;
+                        diff[j] = 0;
+                    }
+                    merge_sort(judged, scratch, m, docid_before, lines, base);
+                    for (int64_t t = a; t < b; t++) {
+                        const Line *x = &lines[idx[t]];
+                        if (job->mark[idx[t]] >= 0)
+                            continue;
+                        int64_t lo = 0, hi = m;
+                        while (lo < hi) {
+                            int64_t mid = (lo + hi) / 2;
+                            if (compare_ids(&lines[judged[mid]], x, base) > 0)
+                                lo = mid + 1;
+                            else
+                                hi = mid;
+                        }
+                        if (lo < m)
+                            diff[lo]++;
+                    }
+                    int64_t larger = 0;
+                    for (int64_t i = 0; i < m; i++) {
+                        larger += diff[i];
+                        kept[job->mark[judged[i]]].rank = a + i + larger;
+                    }
+                    for (int64_t i = 0; i < m; i++)
+                        job->mark[judged[i]] = -1;
+                }
+                /* by rank within the group (m is small, or nearly sorted) */
+                for (int64_t u = 1; u < m; u++) {
+                    Kept v = kept[u];
+                    int64_t w = u;
+                    while (w > 0 && kept[w - 1].rank > v.rank) {
+                        kept[w] = kept[w - 1];
+                        w--;
+                    }
+                    kept[w] = v;
+                }
+            }
+            /* the depth cut: ranks ascend, so drop the tail */
+            while (job->kept.n > first_kept &&
+                   ((Kept *)job->kept.data)[job->kept.n - 1].rank >= depth)
+                job->kept.n--;
+        }
+        a = i;
+        if (a >= depth)
+            break;
+    }
+    job->n_kept[q] = job->kept.n - begin;
+    return 0;
+}
+
+/* Judge the lines idx[0:m) of query code g (all of them): refuse repeats;
+ * for a qrels query, rank them and keep the judged ones. */
+static int judge_group(Job *job, int64_t g, int32_t *idx, int64_t m) {
+    if (distinct_docs(job, idx, m) < 0)
+        return -1;
+    if (g >= job->ix->n_queries)
+        return 0;
+    const Line *lines = job->lines.data;
+    int sorted = 1;
+    for (int64_t i = 1; i < m && sorted; i++)
+        sorted = lines[idx[i]].score <= lines[idx[i - 1]].score;
+    if (!sorted)
+        merge_sort(idx, job->tmp, m, score_before, lines, job->base);
+    job->counts[g] = m;
+    job->kept_start[g] = job->kept.n;
+    return judge_query(job, g, idx, m);
+}
+
+/* Stream mode: judge the lines gathered for query g, then forget them. */
+static int finish_group(Job *job, int64_t g) {
+    int64_t m = job->lines.n;
+    if (ensure_scratch(job, m) < 0)
+        return -1;
+    for (int64_t i = 0; i < m; i++)
+        job->order[i] = (int32_t)i;
+    int rc = judge_group(job, g, job->order, m);
+    job->lines.n = 0;
+    return rc;
+}
+
+/* Mark query code g as judged; 1 if it was already. */
+static int seen_before(Job *job, int64_t g) {
+    while (job->seen.n <= g) {
+        unsigned char *flag = vec_push(&job->seen);
+        if (!flag)
+            return fail(job, SCAN_MEMORY, 0);
+        *flag = 0;
+    }
+    unsigned char *flag = (unsigned char *)job->seen.data + g;
+    int was = *flag;
+    *flag = 1;
+    return was;
+}
+
 static int parse_lines(Job *job) {
     const unsigned char *base = job->base, *p = base, *end = base + job->len;
     const Index *ix = job->ix;
     const unsigned char *prev_q = NULL;
-    int64_t prev_len = -1, prev_group = -1, line = 0;
+    int64_t prev_len = -1, prev_group = -1, current = -1, line = 0;
     int width = 0;
     while (p < end) {
         line++;
@@ -725,6 +925,16 @@ static int parse_lines(Job *job) {
             } else if (!same_bytes(tok[5], tlen[5], base + job->tag_start, job->tag_len))
                 return fail(job, SCAN_TAG, line);
         }
+        if (job->stream && group != current) {
+            if (current >= 0 && finish_group(job, current) < 0)
+                return -1;
+            int was = seen_before(job, group);
+            if (was < 0)
+                return -1;
+            if (was)
+                return fail(job, SCAN_INTERLEAVED, line);
+            current = group;
+        }
         if (job->lines.n >= INT32_MAX)
             return fail(job, SCAN_TOO_BIG, line);
         Line *l = vec_push(&job->lines);
@@ -735,175 +945,54 @@ static int parse_lines(Job *job) {
         l->doc = tok[2] - base;
         l->doc_len = (int32_t)tlen[2];
         l->group = (int32_t)group;
+        job->n_data++;
     }
-    if (job->lines.n == 0)
+    if (job->n_data == 0)
         return fail(job, SCAN_EMPTY, 0);
+    if (job->stream && current >= 0)
+        return finish_group(job, current);
     return 0;
 }
 
-/* No document twice in the lines idx[0:n) of one query. */
-static int distinct_docs(Job *job, const int32_t *idx, int64_t n, int32_t **table,
-                         int64_t *table_size) {
-    if (n < 2)
-        return 0;
-    int64_t size = pow2_at_least(2 * n);
-    if (size > *table_size) {
-        free(*table);
-        *table = malloc((size_t)size * sizeof(int32_t));
-        if (!*table) {
-            *table_size = 0;
-            return fail(job, SCAN_MEMORY, 0);
-        }
-        *table_size = size;
-    }
-    int32_t *slots = *table;
-    memset(slots, 0xff, (size_t)size * sizeof(int32_t));
-    uint64_t mask = (uint64_t)size - 1;
-    const Line *lines = job->lines.data;
-    for (int64_t i = 0; i < n; i++) {
-        const Line *l = &lines[idx[i]];
-        uint64_t s = l->hash & mask;
-        for (; slots[s] >= 0; s = (s + 1) & mask) {
-            const Line *o = &lines[slots[s]];
-            if (o->hash == l->hash &&
-                same_bytes(job->base + o->doc, o->doc_len, job->base + l->doc, l->doc_len))
-                return fail(job, SCAN_REPEAT, 0);
-        }
-        slots[s] = idx[i];
-    }
-    return 0;
-}
-
-/* Rank, depth cut and tie groups of the judged lines of query q, whose lines
- * are idx[0:n) in score order (file order among equal scores). */
-static int judge_query(Job *job, int64_t q, int32_t *idx, int32_t *tmp, int64_t n) {
-    const Line *lines = job->lines.data;
-    const unsigned char *base = job->base;
-    int64_t depth = job->depth > 0 ? job->depth : INT64_MAX;
-    int64_t begin = job->kept.n;
-    int64_t a = 0; /* start of the current tie group */
-    for (int64_t i = 0; i <= n; i++) {
-        if (i < n && i > 0 && lines[idx[i]].score == lines[idx[i - 1]].score)
-            continue;
-        /* the group [a, i) is complete */
-        if (i > 0) {
-            int64_t b = i, first_kept = job->kept.n;
-            for (int64_t t = a; t < b; t++) {
-                const Line *l = &lines[idx[t]];
-                int64_t row = find_row(job->ix, q, base + l->doc, l->doc_len, l->hash);
-                if (row < 0)
-                    continue;
-                Kept *k = vec_push(&job->kept);
-                if (!k)
-                    return fail(job, SCAN_MEMORY, 0);
-                k->rank = t; /* file order among ties; fixed below for docid */
-                k->row = row;
-                k->first = a;
-                k->size = (b < depth ? b : depth) - a;
-            }
-            int64_t m = job->kept.n - first_kept, size = b - a;
-            if (m && size > 1 && job->ties != 1) {
-                Kept *kept = (Kept *)job->kept.data + first_kept;
-                if (size * m <= 256) { /* count the larger ids in the group */
-                    for (int64_t j = 0; j < m; j++) {
-                        const Line *l = &lines[idx[kept[j].rank]];
-                        int64_t above = 0;
-                        for (int64_t t = a; t < b; t++)
-                            above += compare_ids(&lines[idx[t]], l, base) > 0;
-                        kept[j].rank = a + above;
-                    }
-                } else { /* sort the group by id, descending */
-                    int32_t *group = tmp, *scratch = tmp + size;
-                    memcpy(group, idx + a, (size_t)size * sizeof(int32_t));
-                    merge_sort(group, scratch, size, docid_before, lines, base);
-                    for (int64_t j = 0; j < m; j++)
-                        job->mark[idx[kept[j].rank]] = (int32_t)j;
-                    for (int64_t t = 0; t < size; t++) {
-                        int32_t j = job->mark[group[t]];
-                        if (j >= 0) {
-                            kept[j].rank = a + t;
-                            job->mark[group[t]] = -1;
-                        }
-                    }
-                }
-                /* by rank within the group (m is small, or nearly sorted) */
-                for (int64_t u = 1; u < m; u++) {
-                    Kept v = kept[u];
-                    int64_t w = u;
-                    while (w > 0 && kept[w - 1].rank > v.rank) {
-                        kept[w] = kept[w - 1];
-                        w--;
-                    }
-                    kept[w] = v;
-                }
-            }
-            /* the depth cut: ranks ascend, so drop the tail */
-            while (job->kept.n > first_kept && ((Kept *)job->kept.data)[job->kept.n - 1].rank >= depth)
-                job->kept.n--;
-        }
-        a = i;
-        if (a >= depth)
-            break;
-    }
-    job->n_kept[q] = job->kept.n - begin;
-    return 0;
-}
-
+/* Two-phase mode (queries interleaved): every line read, then grouped by
+ * query (counting sort: file order within a query) and judged. */
 static int judge_lines(Job *job) {
-    const Index *ix = job->ix;
-    int64_t n = job->lines.n, n_q = ix->n_queries, n_groups = n_q + job->unknown.start.n;
+    int64_t n = job->lines.n, n_groups = job->ix->n_queries + job->unknown.start.n;
     const Line *lines = job->lines.data;
-    int64_t *start = calloc((size_t)n_groups + 1, sizeof(int64_t));
-    int32_t *order = malloc((size_t)n * sizeof(int32_t));
-    int32_t *tmp = malloc((size_t)(2 * n + 1) * sizeof(int32_t));
-    int32_t *table = NULL;
-    int64_t table_size = 0;
-    job->mark = malloc((size_t)n * sizeof(int32_t));
-    if (!start || !order || !tmp || !job->mark) {
-        free(start);
-        free(order);
-        free(tmp);
-        return fail(job, SCAN_MEMORY, 0);
+    int64_t *start = calloc((size_t)n_groups + 2, sizeof(int64_t));
+    int64_t *fill = malloc((size_t)(n_groups + 2) * sizeof(int64_t));
+    int32_t *order = malloc((size_t)n * sizeof(int32_t) + 1);
+    int rc = -1;
+    if (!start || !fill || !order)
+        fail(job, SCAN_MEMORY, 0);
+    else if (ensure_scratch(job, n) == 0) {
+        for (int64_t i = 0; i < n; i++)
+            start[lines[i].group + 1]++;
+        for (int64_t g = 0; g < n_groups; g++)
+            start[g + 1] += start[g];
+        memcpy(fill, start, (size_t)(n_groups + 1) * sizeof(int64_t));
+        for (int64_t i = 0; i < n; i++)
+            order[fill[lines[i].group]++] = (int32_t)i;
+        rc = 0;
+        for (int64_t g = 0; g < n_groups && rc == 0; g++)
+            rc = judge_group(job, g, order + start[g], start[g + 1] - start[g]);
     }
-    memset(job->mark, 0xff, (size_t)n * sizeof(int32_t));
-    /* the lines grouped by query (counting sort: file order within a query) */
-    for (int64_t i = 0; i < n; i++)
-        start[lines[i].group + 1]++;
-    for (int64_t g = 0; g < n_groups; g++)
-        start[g + 1] += start[g];
-    for (int64_t g = 0; g < n_q; g++)
-        job->counts[g] = start[g + 1] - start[g];
-    int64_t *fill = malloc((size_t)(n_groups + 1) * sizeof(int64_t));
-    if (!fill) {
-        free(start);
-        free(order);
-        free(tmp);
-        return fail(job, SCAN_MEMORY, 0);
-    }
-    memcpy(fill, start, (size_t)(n_groups + 1) * sizeof(int64_t));
-    for (int64_t i = 0; i < n; i++)
-        order[fill[lines[i].group]++] = (int32_t)i;
-    free(fill);
-    int rc = 0;
-    for (int64_t g = 0; g < n_groups && rc == 0; g++) {
-        int32_t *idx = order + start[g];
-        int64_t m = start[g + 1] - start[g];
-        rc = distinct_docs(job, idx, m, &table, &table_size);
-        if (rc || g >= n_q) {
-            continue;
-        }
-        int sorted = 1;
-        for (int64_t i = 1; i < m && sorted; i++)
-            sorted = lines[idx[i]].score <= lines[idx[i - 1]].score;
-        if (!sorted)
-            merge_sort(idx, tmp, m, score_before, lines, job->base);
-        rc = judge_query(job, g, idx, tmp, m);
-    }
-    free(table);
     free(start);
+    free(fill);
     free(order);
-    free(tmp);
     return rc;
+}
+
+/* Back to the start of the file, for the two-phase mode. */
+static void restart(Job *job) {
+    int64_t n_q = job->ix->n_queries;
+    job->code = SCAN_OK;
+    job->line = job->n_data = 0;
+    job->lines.n = job->kept.n = 0;
+    memset(job->counts, 0, (size_t)n_q * sizeof(int64_t));
+    memset(job->n_kept, 0, (size_t)n_q * sizeof(int64_t));
+    job->tag_start = -1;
+    job->stream = 0;
 }
 
 static PyObject *int64_bytes(const void *data, int64_t n) {
@@ -938,15 +1027,22 @@ static PyObject *judge(PyObject *self, PyObject *args) {
     job.lines.item = sizeof(Line);
     job.kept.item = sizeof(Kept);
     job.unknown.start.item = job.unknown.len.item = job.unknown.hash.item = 8;
+    job.seen.item = 1;
+    job.stream = 1;
     job.counts = calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
+    job.kept_start = calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
     job.n_kept = calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
     PyObject *result = NULL;
-    if (!job.counts || !job.n_kept)
+    if (!job.counts || !job.kept_start || !job.n_kept)
         job.code = SCAN_MEMORY;
     else {
         Py_BEGIN_ALLOW_THREADS
-        if (parse_lines(&job) == 0)
-            judge_lines(&job);
+        parse_lines(&job);
+        if (job.code == SCAN_INTERLEAVED) {
+            restart(&job);
+            if (parse_lines(&job) == 0)
+                judge_lines(&job);
+        }
         Py_END_ALLOW_THREADS
     }
     if (job.code != SCAN_OK)
@@ -960,12 +1056,14 @@ static PyObject *judge(PyObject *self, PyObject *args) {
             PyErr_NoMemory();
             Py_XDECREF(unknown);
         } else {
-            for (int64_t i = 0; i < n; i++) {
-                cols[i] = kept[i].rank;
-                cols[n + i] = kept[i].row;
-                cols[2 * n + i] = kept[i].first;
-                cols[3 * n + i] = kept[i].size;
-            }
+            int64_t i = 0; /* query by query, in code order */
+            for (int64_t q = 0; q < ix->n_queries; q++)
+                for (int64_t j = job.kept_start[q]; j < job.kept_start[q] + job.n_kept[q]; j++, i++) {
+                    cols[i] = kept[j].rank;
+                    cols[n + i] = kept[j].row;
+                    cols[2 * n + i] = kept[j].first;
+                    cols[3 * n + i] = kept[j].size;
+                }
             const int64_t *st = job.unknown.start.data, *ln = job.unknown.len.data;
             for (int64_t k = 0; k < job.unknown.start.n; k++)
                 PyList_SET_ITEM(unknown, k,
@@ -989,9 +1087,14 @@ static PyObject *judge(PyObject *self, PyObject *args) {
     free(job.unknown.len.data);
     free(job.unknown.hash.data);
     free(job.unknown.slots);
+    free(job.seen.data);
     free(job.counts);
+    free(job.kept_start);
     free(job.n_kept);
+    free(job.order);
+    free(job.tmp);
     free(job.mark);
+    free(job.table);
     return result;
 }
 
