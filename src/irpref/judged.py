@@ -24,7 +24,11 @@ per segment the number retrieved (:attr:`JudgedRankings.num_ret`) and, under
 ``ties="expected"``, each item's tie group (:meth:`JudgedRankings.tie_group`):
 what every measure and preference declaring it reads
 (``Family.compact``), with the same numbers. Asking compact rankings for
-what only the full layout holds raises :class:`LayoutError`.
+what only the full layout holds raises :class:`LayoutError`. Run *files*
+reach the compact layout without interning at all: :mod:`irpref.scan` reads
+each one in a single C pass that produces its :class:`CompactBlock` directly
+(this module's path remains for in-memory runs, the full layout, and files
+that pass refuses).
 """
 
 from __future__ import annotations

@@ -28,6 +28,11 @@ parsed by pyarrow's multi-threaded CSV reader; vectorized checks follow.
 Whenever one fails, a careful line-by-line parser re-reads the file only to
 raise a :class:`TrecFormatError` naming the first bad line, so a broken file
 never yields a number; if it finds nothing, the error still names the file.
+
+Evaluating run files does not go through :class:`Run` at all when the C
+extension is built: :mod:`irpref.scan` checks each file by these same rules
+while judging it in one pass, and hands any file it refuses back to this
+reader, which names the problem.
 """
 
 from __future__ import annotations
