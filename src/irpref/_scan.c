@@ -66,6 +66,10 @@ typedef struct {
     unsigned char *d_data;
     int64_t *slot_off; /* slots of query q: [slot_off[q], slot_off[q+1]), a power of 2 */
     Slot *slots;
+    /* per query a filter of its documents' hashes (bit (h >> 40) mod its size,
+       16 bits per document): most unjudged ids are refused without a probe */
+    int64_t *bits_off; /* 64-bit words of query q: [bits_off[q], bits_off[q+1]), a power of 2 */
+    uint64_t *bits;
 } Index;
 
 static void free_index(Index *ix) {
@@ -79,6 +83,8 @@ static void free_index(Index *ix) {
     free(ix->d_data);
     free(ix->slot_off);
     free(ix->slots);
+    free(ix->bits_off);
+    free(ix->bits);
     free(ix);
 }
 
@@ -211,13 +217,14 @@ static PyObject *build_index(PyObject *self, PyObject *args) {
     ix->q_mask = q_size - 1;
     ix->q_slots = malloc((size_t)q_size * sizeof(int64_t));
     ix->slot_off = malloc((size_t)(ix->n_queries + 1) * sizeof(int64_t));
-    if (!ix->q_slots || !ix->slot_off) {
+    ix->bits_off = malloc((size_t)(ix->n_queries + 1) * sizeof(int64_t));
+    if (!ix->q_slots || !ix->slot_off || !ix->bits_off) {
         PyErr_NoMemory();
         goto fail;
     }
     for (int64_t s = 0; s < q_size; s++)
         ix->q_slots[s] = -1;
-    ix->slot_off[0] = 0;
+    ix->slot_off[0] = ix->bits_off[0] = 0;
     for (int64_t q = 0; q < ix->n_queries; q++) {
         const unsigned char *id = ix->q_data + ix->q_off[q];
         int64_t n = ix->q_off[q + 1] - ix->q_off[q];
@@ -233,6 +240,7 @@ static PyObject *build_index(PyObject *self, PyObject *args) {
         ix->q_slots[s] = q;
         int64_t rows = ix->row_off[q + 1] - ix->row_off[q];
         ix->slot_off[q + 1] = ix->slot_off[q] + pow2_at_least(2 * rows);
+        ix->bits_off[q + 1] = ix->bits_off[q] + pow2_at_least((rows + 3) / 4);
     }
     ix->slots = malloc((size_t)(ix->slot_off[ix->n_queries] + 1) * sizeof(Slot));
     if (!ix->slots) {
@@ -241,9 +249,16 @@ static PyObject *build_index(PyObject *self, PyObject *args) {
     }
     for (int64_t s = 0; s < ix->slot_off[ix->n_queries]; s++)
         ix->slots[s].row = -1;
+    ix->bits = calloc((size_t)ix->bits_off[ix->n_queries] + 1, sizeof(uint64_t));
+    if (!ix->bits) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     for (int64_t q = 0; q < ix->n_queries; q++) {
         Slot *slots = ix->slots + ix->slot_off[q];
         uint64_t mask = (uint64_t)(ix->slot_off[q + 1] - ix->slot_off[q] - 1);
+        uint64_t *bits = ix->bits + ix->bits_off[q];
+        uint64_t bit_mask = (uint64_t)(64 * (ix->bits_off[q + 1] - ix->bits_off[q]) - 1);
         for (int64_t r = ix->row_off[q]; r < ix->row_off[q + 1]; r++) {
             const unsigned char *id = ix->d_data + ix->d_off[r];
             int64_t n = ix->d_off[r + 1] - ix->d_off[r];
@@ -261,6 +276,8 @@ static PyObject *build_index(PyObject *self, PyObject *args) {
             }
             slots[s].hash = h;
             slots[s].row = r;
+            uint64_t bit = (h >> 40) & bit_mask;
+            bits[bit >> 6] |= 1ULL << (bit & 63);
         }
     }
     PyObject *capsule = PyCapsule_New(ix, "irpref._scan.index", index_destructor);
@@ -287,6 +304,10 @@ static int64_t find_query(const Index *ix, const unsigned char *id, int64_t n) {
 /* The qrels row of document (id, n, hash h) in query q, or -1. */
 static inline int64_t find_row(const Index *ix, int64_t q, const unsigned char *id, int64_t n,
                                uint64_t h) {
+    const uint64_t *bits = ix->bits + ix->bits_off[q];
+    uint64_t bit = (h >> 40) & (uint64_t)(64 * (ix->bits_off[q + 1] - ix->bits_off[q]) - 1);
+    if (!(bits[bit >> 6] >> (bit & 63) & 1))
+        return -1;
     const Slot *slots = ix->slots + ix->slot_off[q];
     uint64_t mask = (uint64_t)(ix->slot_off[q + 1] - ix->slot_off[q] - 1);
     for (uint64_t s = h & mask;; s = (s + 1) & mask) {
