@@ -474,37 +474,21 @@ static int parse_score(const unsigned char *s, int64_t n, double *out) {
         }
         return -1;
     }
+    /* digits before and after the point, as one integer while they are at
+       most 19 (< 2**64); longer numbers are left to strtod */
     uint64_t mant = 0;
-    int digits = 0;     /* significant digits taken into mant */
-    int dropped = 0;    /* non-zero digits beyond 19 */
-    int64_t scale = 0;  /* value = mant * 10^(scale + exponent) */
-    int seen = 0;
-    for (; p < end && *p >= '0' && *p <= '9'; p++) {
-        seen = 1;
-        if (digits < 19) {
-            if (mant || *p != '0') {
-                mant = mant * 10 + (uint64_t)(*p - '0');
-                digits++;
-            }
-        } else {
-            scale++;
-            dropped |= *p != '0';
-        }
-    }
+    const unsigned char *first = p;
+    for (; p < end && (unsigned)(*p - '0') < 10; p++)
+        mant = mant * 10 + (uint64_t)(*p - '0');
+    int64_t digits = p - first, scale = 0;
     if (p < end && *p == '.') {
-        for (p++; p < end && *p >= '0' && *p <= '9'; p++) {
-            seen = 1;
-            if (digits < 19) {
-                if (mant || *p != '0') {
-                    mant = mant * 10 + (uint64_t)(*p - '0');
-                    digits++;
-                }
-                scale--;
-            } else
-                dropped |= *p != '0';
-        }
+        const unsigned char *frac = ++p;
+        for (; p < end && (unsigned)(*p - '0') < 10; p++)
+            mant = mant * 10 + (uint64_t)(*p - '0');
+        scale = -(p - frac);
+        digits -= scale;
     }
-    if (!seen)
+    if (digits == 0)
         return -1;
     int64_t exponent = 0;
     if (p < end && (*p | 0x20) == 'e') {
@@ -522,12 +506,13 @@ static int parse_score(const unsigned char *s, int64_t n, double *out) {
     }
     if (p != end)
         return -1;
-    if (mant == 0 && !dropped) {
+    int exact = digits <= 19;
+    if (exact && mant == 0) {
         *out = neg ? -0.0 : 0.0;
         return 0;
     }
     int64_t e10 = scale + exponent;
-    if (!dropped && mant <= (1ULL << 53) && e10 >= -22 && e10 <= 22) {
+    if (exact && mant <= (1ULL << 53) && e10 >= -22 && e10 <= 22) {
         double v = (double)mant;
         v = e10 >= 0 ? v * POW10[e10] : v / POW10[-e10];
         *out = neg ? -v : v;
