@@ -344,28 +344,67 @@ static inline void token_ends(Tokens *t, const unsigned char *p) {
     t->open = NULL;
 }
 
+/* The file as 64-byte blocks (from its start), each classified once: bit i
+ * of `sep` is set when byte i is a blank or a newline, of `nl` when it is a
+ * newline. Bytes past the end count as newlines (the last line ends there). */
+typedef struct {
+    const unsigned char *base, *end;
+    int64_t at; /* offset of the classified block, or -64: none yet */
+    uint64_t sep, nl;
+} Blocks;
+
+static void classify(Blocks *k, int64_t at) {
+    const unsigned char *block = k->base + at;
+    k->at = at;
+    uint64_t sep = 0, nl = 0;
+#ifdef __SSE2__
+    if (k->end - block >= 64) {
+        const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
+                      cr = _mm_set1_epi8('\r'), newline = _mm_set1_epi8('\n');
+        for (int i = 0; i < 4; i++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(block + 16 * i));
+            __m128i n = _mm_cmpeq_epi8(v, newline);
+            __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, cr), n));
+            sep |= (uint64_t)(unsigned)_mm_movemask_epi8(b) << (16 * i);
+            nl |= (uint64_t)(unsigned)_mm_movemask_epi8(n) << (16 * i);
+        }
+        k->sep = sep;
+        k->nl = nl;
+        return;
+    }
+#endif
+    for (int i = 0; i < 64; i++) {
+        const unsigned char *c = block + i;
+        if (c >= k->end || *c == '\n') {
+            sep |= 1ULL << i;
+            nl |= 1ULL << i;
+        } else if (is_blank(*c))
+            sep |= 1ULL << i;
+    }
+    k->sep = sep;
+    k->nl = nl;
+}
+
 /* Split the line starting at p into tokens separated by blanks; return the
- * byte after its newline (or end). 16 bytes at a time with SSE2: bit masks
- * of the blanks and newlines give every token's start and end at once. */
-static const unsigned char *split_line(const unsigned char *p, const unsigned char *end,
-                                       Tokens *t) {
+ * byte after its newline (past the end for the last line). The bit masks
+ * of the blocks give every token's start and end at once. */
+static const unsigned char *split_line(Blocks *k, const unsigned char *p, Tokens *t) {
     t->n = 0;
     t->open = NULL;
-#ifdef __SSE2__
-    const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
-                  cr = _mm_set1_epi8('\r'), nl = _mm_set1_epi8('\n');
-    while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)p);
-        unsigned blank = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab)), _mm_cmpeq_epi8(v, cr)));
-        unsigned newline = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl));
-        unsigned stop = newline & -newline;                /* the first newline's bit */
-        unsigned upto = stop ? (stop << 1) - 1 : 0xFFFFu; /* bytes up to it */
-        unsigned inside = ~(blank | newline) & 0xFFFFu & upto; /* token bytes */
-        unsigned before = (inside << 1) | (t->open != NULL);  /* the previous byte is one */
-        unsigned events = ((inside & ~before) | (~inside & before)) & upto;
+    for (;;) {
+        int64_t at = (p - k->base) & ~(int64_t)63;
+        if (at != k->at)
+            classify(k, at);
+        int off = (int)(p - k->base - at);
+        uint64_t sep = k->sep >> off, nl = k->nl >> off;
+        uint64_t stop = nl & -nl; /* the first newline's bit */
+        uint64_t upto = stop ? (stop << 1) - 1 : ~0ULL >> off;
+        uint64_t inside = ~sep & upto;                       /* token bytes */
+        uint64_t before = (inside << 1) | (t->open != NULL); /* the previous byte is one */
+        uint64_t events = (inside ^ before) & upto;
         while (events) {
-            int b = __builtin_ctz(events);
+            int b = __builtin_ctzll(events);
             if (t->open)
                 token_ends(t, p + b);
             else
@@ -373,23 +412,9 @@ static const unsigned char *split_line(const unsigned char *p, const unsigned ch
             events &= events - 1;
         }
         if (stop)
-            return p + __builtin_ctz(stop) + 1;
-        p += 16;
+            return p + __builtin_ctzll(stop) + 1;
+        p = k->base + at + 64;
     }
-#endif
-    for (; p < end; p++) {
-        unsigned char c = *p;
-        int sep = is_blank(c) || c == '\n';
-        if (t->open && sep)
-            token_ends(t, p);
-        else if (!t->open && !sep)
-            token_starts(t, p);
-        if (c == '\n')
-            return p + 1;
-    }
-    if (t->open)
-        token_ends(t, end);
-    return end;
 }
 
 static inline int is_ascii(const unsigned char *p, int64_t n) {
@@ -918,11 +943,12 @@ static int parse_lines(Job *job) {
     const Index *ix = job->ix;
     const unsigned char *prev_q = NULL;
     int64_t prev_len = -1, prev_group = -1, current = -1, line = 0;
+    Blocks blocks = {base, end, -64, 0, 0};
     int width = 0;
     while (p < end) {
         line++;
         Tokens t;
-        p = split_line(p, end, &t);
+        p = split_line(&blocks, p, &t);
         int nt = t.n;
         if (nt == 0 || t.start[0][0] == '#') /* blank line or comment */
             continue;
