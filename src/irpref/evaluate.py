@@ -59,11 +59,12 @@ def judge_inputs(
     Run queries missing from the qrels are ignored, as trec_eval does, and
     counted in a warning.
 
-    ``layout="compact"`` reads, interns and judges ``block_runs`` run files
-    at a time and reduces each block at once to the items the qrels mention
-    (:func:`irpref.judged.judge_block`), so memory grows with the judged
-    items and the largest block, not with the number of runs; measures and
-    preferences that declare it (:func:`layout_for`) read it. ``count_docs``
+    ``layout="compact"`` reduces each run at once to the items the qrels
+    mention (:func:`irpref.judged.judge_block`), so memory grows with the
+    judged items, not with the number of runs; measures and preferences that
+    declare it (:func:`layout_for`) read it. Run files are judged one file at
+    a time on a pool of threads (:func:`irpref.scan.judge_files`: one C pass
+    per file); in-memory runs ``block_runs`` at a time. ``count_docs``
     also counts the distinct documents (``n_docs``) of the compact layout.
     """
     if layout not in LAYOUTS:
@@ -78,8 +79,10 @@ def judge_inputs(
         )
     if ties not in TIES:  # refused before any run is read
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be a positive integer, not {depth}")
     blocks, unjudged, docs = [], {}, None
-    if not count_docs and scan.takes(runs):  # one C pass per run file
+    if not count_docs and scan.takes(runs):  # run files, one at a time
         blocks, unjudged = scan.judge_files(qrels, runs, ties=ties, depth=depth, use_tag=use_tag)
     else:
         for block in _run_blocks(runs, use_tag, max(1, int(block_runs))):

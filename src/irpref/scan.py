@@ -61,9 +61,10 @@ def enabled() -> bool:
 
 
 def takes(runs) -> bool:
-    """``runs`` is a list of TREC run files (not tables, not ``irds:``) and
-    the C pass is enabled."""
-    if not isinstance(runs, (list, tuple)) or not runs or not enabled():
+    """``runs`` is a list of TREC run files (not tables, not ``irds:``):
+    :func:`judge_files` judges them one file at a time (by the C pass when
+    :func:`enabled`, else by the Python reader)."""
+    if not isinstance(runs, (list, tuple)) or not runs:
         return False
     from irpref.io.tables import table_format
 
@@ -155,6 +156,8 @@ def judge_files(
     in the order of ``paths`` raises its error."""
     if ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be a positive integer, not {depth}")
     from irpref import progress
 
     index = QrelsIndex(qrels)
@@ -174,5 +177,9 @@ def judge_files(
             for f in futures:
                 f.cancel()
     blocks = [b for b, _ in done]
+    names = [b.run_names[0] for b in blocks]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"run names must be distinct; repeated: {', '.join(dup)}")
     unjudged = {b.run_names[0]: qs for b, qs in done if qs}
     return blocks, unjudged

@@ -204,6 +204,8 @@ def _normalise(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
     """
     clean = data.find(b"\t") < 0 and data.find(b"\r") < 0 and not _blank_pairs(data)
     if clean:
+        if data[:3] == _BOM:  # a BOM after comment lines is data, as after blank lines
+            data = b"\n" + bytes(data)
         return data if data[-1:] == b"\n" else bytes(data) + b"\n"
     a = np.frombuffer(data, np.uint8)
     blank = (a == 32) | (a == 9) | (a == 13)
