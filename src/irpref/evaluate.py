@@ -81,9 +81,11 @@ def judge_inputs(
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
-    blocks, unjudged, docs = [], {}, None
+    blocks, unjudged, docs, interned = [], {}, None, qrels
     if not count_docs and scan.takes(runs):  # run files, one at a time
-        blocks, unjudged = scan.judge_files(qrels, runs, ties=ties, depth=depth, use_tag=use_tag)
+        index = scan.QrelsIndex(qrels)
+        interned = index.collection
+        blocks, unjudged = scan.judge_files(index, runs, ties=ties, depth=depth, use_tag=use_tag)
     else:
         for block in _run_blocks(runs, use_tag, max(1, int(block_runs))):
             collection = intern(qrels, block)
@@ -99,7 +101,7 @@ def judge_inputs(
     if warn and unjudged:
         warnings.warn(_unjudged_message(unjudged), stacklevel=2)
     judged = concat_blocks(
-        blocks, qrels, rel=rel, ties=ties, depth=depth, corpus_size=corpus_size,
+        blocks, interned, rel=rel, ties=ties, depth=depth, corpus_size=corpus_size,
         distinct_docs=len(docs) if docs is not None else None,
     )
     del blocks

@@ -1208,7 +1208,7 @@ def judge_block(
 
 def concat_blocks(
     blocks: Sequence[CompactBlock],
-    qrels: Qrels,
+    qrels: Qrels | Collection,
     *,
     rel: int = 1,
     ties: str = "docid",
@@ -1216,8 +1216,9 @@ def concat_blocks(
     corpus_size: int | None = None,
     distinct_docs: int | None = None,
 ) -> JudgedRankings:
-    """The compact :class:`JudgedRankings` of all ``blocks`` (in order)."""
-    qrels_coll = intern(qrels, [])
+    """The compact :class:`JudgedRankings` of all ``blocks`` (in order);
+    ``qrels`` may be given already interned (``intern(qrels, [])``)."""
+    qrels_coll = qrels if isinstance(qrels, Collection) else intern(qrels, [])
     names = [n for b in blocks for n in b.run_names]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})

@@ -142,7 +142,7 @@ def _judge_in_python(
 
 
 def judge_files(
-    qrels: Qrels,
+    qrels: Qrels | QrelsIndex,
     paths: Sequence,
     *,
     ties: str = "docid",
@@ -151,7 +151,9 @@ def judge_files(
     threads: int | None = None,
 ) -> tuple[list[CompactBlock], dict[str, list[str]]]:
     """One compact block per run file (in the order of ``paths``) and, per run
-    name, the query ids the qrels lack. Files are judged on ``threads``
+    name, the query ids the qrels lack (``qrels`` may be a :class:`QrelsIndex`
+    built already, whose ``collection`` then feeds
+    :func:`irpref.judged.concat_blocks`). Files are judged on ``threads``
     threads (default: the CPUs available, at most 4); the first failing file
     in the order of ``paths`` raises its error."""
     if ties not in TIES:
@@ -160,7 +162,7 @@ def judge_files(
         raise ValueError(f"depth must be a positive integer, not {depth}")
     from irpref import progress
 
-    index = QrelsIndex(qrels)
+    index = qrels if isinstance(qrels, QrelsIndex) else QrelsIndex(qrels)
     paths = list(paths)
     threads = max(1, min(threads or _threads(), len(paths)))
     judge = judge_file if index.capsule is not None else _judge_in_python
