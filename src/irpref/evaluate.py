@@ -27,6 +27,7 @@ from irpref.judged import (
     judge,
     judge_block,
     merge_docs,
+    refuse_bad_depth,
 )
 from irpref.measures import Measure, parse_measure
 from irpref.measures.base import parse_labelled
@@ -79,8 +80,7 @@ def judge_inputs(
         )
     if ties not in TIES:  # refused before any run is read
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
-    if depth is not None and depth < 1:
-        raise ValueError(f"depth must be a positive integer, not {depth}")
+    refuse_bad_depth(depth)
     blocks, unjudged, docs, interned = [], {}, None, qrels
     if not count_docs and scan.takes(runs):  # run files, one at a time
         index = scan.QrelsIndex(qrels)

@@ -1133,8 +1133,7 @@ def _ranked(
     the documents, scores and query codes of the items; ``present`` (R, Q)."""
     if ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
-    if depth is not None and depth < 1:
-        raise ValueError(f"depth must be a positive integer, not {depth}")
+    refuse_bad_depth(depth)
     rows, offsets, doc = _rank_order(coll, "input" if ties == "input" else "docid", in_place)
     if rows is None:  # files already in rank order: no gather
         score, query = coll.run_score, coll.run_query
@@ -1154,6 +1153,14 @@ def _ranked(
         offsets = np.zeros(len(counts) + 1, np.int64)
         np.cumsum(kept, out=offsets[1:])
     return offsets, doc, score, query, present
+
+
+def refuse_bad_depth(depth) -> None:
+    """Refuse a depth that is not None or a positive integer (ValueError)."""
+    if depth is not None and (
+        isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1
+    ):
+        raise ValueError(f"depth must be a positive integer, not {depth}")
 
 
 class CompactBlock(NamedTuple):

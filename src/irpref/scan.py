@@ -37,7 +37,15 @@ import pyarrow as pa
 
 from irpref.hashing import string_buffers
 from irpref.io.trec import Qrels, _read_buffer, read_run, run_name_from_path
-from irpref.judged import TIES, Collection, CompactBlock, _threads, intern, judge_block
+from irpref.judged import (
+    TIES,
+    Collection,
+    CompactBlock,
+    _threads,
+    intern,
+    judge_block,
+    refuse_bad_depth,
+)
 
 try:  # optional C extension (setup.py)
     from irpref import _scan
@@ -158,8 +166,7 @@ def judge_files(
     in the order of ``paths`` raises its error."""
     if ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
-    if depth is not None and depth < 1:
-        raise ValueError(f"depth must be a positive integer, not {depth}")
+    refuse_bad_depth(depth)
     from irpref import progress
 
     index = qrels if isinstance(qrels, QrelsIndex) else QrelsIndex(qrels)
