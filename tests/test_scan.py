@@ -397,7 +397,7 @@ def test_parse_score_accepts_exactly_the_rule(texts):
 
 # ------------------------------------------------------------------ generated collections
 
-QUERY_IDS = ["q1", "q2", "q10", "1", "é", "中", "q\x0bv", "Q1", "😀"]
+QUERY_IDS = ["q1", "q2", "q10", "1", "é", "中", "q\x0bv", "Q1", "😀", "NULL", "q\u2028"]
 UNKNOWN_IDS = ["u1", "q3", "q1x", "中文", "q\x0c"]
 TRICKY_DOCS = [
     "d1", "d10", "d1x", "d", "D1", "d2", "a", "b", "z",
@@ -405,7 +405,8 @@ TRICKY_DOCS = [
     "abcdefghijklmnop", "abcdefghijklmnop1", "abcdefghijklmnop2", "abcdefghijklmnoq",
     "é", "é1", "e", "ê", "中文", "中文2", "中", "😀", "😀😀", "\U0010ffff",
     "d\x0bx", "d\x0c", "d\x0b", "#d", "d#", "x" * 201, "x" * 201 + "y", "x" * 200 + "w",
-    "y" * 300, "n\x00", "\x7f",
+    "y" * 300, "n\x00", "\x7f", '"d"', "d\\", "d\x1c", "d\u2028", "d\x85", "'", "d,1", "NULL",
+    "nan", "NA",
 ]
 # one width (the Python reader's packed keys), and one length but wide variety
 UNIFORM_DOCS = [f"D{i:04d}" for i in range(0, 3000, 37)]
@@ -465,8 +466,9 @@ def collections(draw):
         lines = []
         for q in run_queries:
             known = list(qrels.get(q, {}))
+            size = draw(st.sampled_from([6, 15, 15, 40]))  # > 16: the merge sorts
             mine = draw(st.lists(st.sampled_from(known) | doc_st if known else doc_st,
-                                 min_size=1, max_size=15, unique=True))
+                                 min_size=1, max_size=size, unique=True))
             for d in mine:
                 if draw(st.integers(0, 9)) == 0:
                     score = repr(draw(st.floats(allow_nan=False, width=16)))
@@ -816,6 +818,105 @@ def test_large_file_read_through_a_memory_map():
         assert_oracle(out, oracle(qrels, [("big", lines)], ties, depth))
 
 
+# one-word ids whose hashes (_hash.h) coincide: "a", "b\0", "c\0\0", ... and
+# 16-byte ids whose second word cancels the first's difference
+COLLIDING = ["a", "b\x00", "c\x00\x00", "d\x00\x00\x00", "h" + "\x00" * 7]
+COLLIDING_16 = ["abcdefghijklmnop", "4NrjgLoY'rAF3P>0", "HY2u@ht[%)PRC>7j", "^IIr1B8?EA^LAj<s"]
+
+
+def test_hash_collisions_are_confirmed_byte_for_byte():
+    from irpref import _strings
+
+    for group in (COLLIDING, COLLIDING_16):
+        ids = pa.array(group, pa.string())
+        offsets = np.frombuffer(ids.buffers()[1], np.int32)[: len(group) + 1]
+        out = np.empty(len(group), np.uint64)
+        _strings.hash64(offsets, np.frombuffer(ids.buffers()[2], np.uint8), out)
+        assert len(set(out.tolist())) == 1, "the hash changed: craft new colliding ids"
+    ids = COLLIDING + COLLIDING_16
+    qrels = {"q1": {d: i % 3 for i, d in enumerate(ids[::2])}, "a": {ids[1]: 1, ids[0]: 2},
+             "b\x00": {"a": 1}}
+    lines = [(q, d, str(k % 2)) for q in ("q1", "a", "b\x00", "c\x00\x00") for k, d in
+             enumerate(ids)]
+    random.Random(1).shuffle(lines)
+    text = "".join(f"{q} Q0 {d} 1 {s} r\n" for q, d, s in lines)
+    check_file(text.encode(), qrels, lines, depths=(None, 3))
+    for repeat in ("q1 Q0 a 1 1 r\nq1 Q0 b\x00 1 1 r\nq1 Q0 a 1 1 r\n",
+                   "zz Q0 a 1 1 r\nzz Q0 b\x00 1 1 r\nzz Q0 a 1 1 r\n",
+                   "a Q0 abcdefghijklmnop 1 1 r\na Q0 4NrjgLoY'rAF3P>0 1 1 r\n"
+                   "a Q0 abcdefghijklmnop 1 1 r\n"):
+        d = fresh_dir()
+        qpath = write(d, "qrels", qrels_bytes(qrels))
+        path = write(d, "r", repeat.encode())
+        out = judge_both(qpath, [path])
+        assert out.error is not None and out.error[1].startswith(f"{path}:3: document ")
+
+
+def test_many_unknown_queries_and_many_queries():
+    rng = random.Random(2)
+    qrels = {f"q{i}": {f"d{j}": (i + j) % 3 for j in range(3)} for i in range(300)}
+    lines = [(f"{p}{i}", f"d{j}", str(rng.randrange(3))) for i in range(400) for j in range(4)
+             for p in ("q", "u")]
+    rng.shuffle(lines)
+    text = "".join(f"{q} Q0 {d} 1 {s} r\n" for q, d, s in lines)
+    check_file(text.encode(), qrels, lines, depths=(None, 2))
+    bad = text + "u399 Q0 d3 1 1 r\n"  # a repeat in the last unknown query
+    d = fresh_dir()
+    qpath = write(d, "qrels", qrels_bytes(qrels))
+    out = judge_both(qpath, [write(d, "r", bad.encode())])
+    assert out.error is not None and "retrieved twice for query 'u399'" in out.error[1]
+
+
+def test_environment_variable():
+    for value, on in (("c", True), ("", True), (" C ", True), ("python", False),
+                      ("PYTHON", False)):
+        with scan_mode(value):
+            assert scan.enabled() is on
+    with scan_mode("fortran"), pytest.raises(ValueError, match="IRPREF_SCAN must be"):
+        scan.enabled()
+
+
+def test_path_objects_and_strings_alike():
+    d = fresh_dir()
+    qpath = write(d, "qrels", qrels_bytes(QRELS))
+    path = write(d, "r.run", b"q1 Q0 d1 1 1 r\nq1 Q0 d2 1 1 r\n")
+    with scan_mode("c"):
+        assert scan.takes([path]) and scan.takes([str(path)])
+        a = judge_inputs(qpath, [path], layout="compact")
+    b = judge_both(str(qpath), [str(path)]).judged
+    for name in FIELDS[:-3]:
+        assert np.array_equal(getattr(a, name), getattr(b, name))
+
+
+MUTATION_BYTES = [b" ", b"\t", b"\r", b"\n", b"\n\n", b"#", b"\xff", b"\xc0", b"\xed\xa0",
+                  b".", b"e", b"-", b"+", b"0", b"9", b"n", b"a", b"i", b"x", b"d1", b"\x0b",
+                  b"\x00", b"\xc3\xa9", b"Q0", b" x", b"q1 Q0 d1 1 1 r\n"]
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(collections(), styles(), st.randoms(use_true_random=False), st.booleans(),
+       st.lists(st.tuples(st.floats(0, 1), st.integers(0, 3), st.sampled_from(MUTATION_BYTES)),
+                min_size=1, max_size=4),
+       st.sampled_from(TIE_POLICIES), st.sampled_from((None, 2)))
+def test_mutated_files_give_the_same_outcome(coll, style, rnd, use_tag, edits, ties, depth):
+    """Valid files with bytes inserted, deleted or replaced: the same error, or
+    the same numbers, through both paths (and the C pass refuses nothing the
+    Python reader reads, or reads the same thing)."""
+    qrels, runs = coll
+    d = fresh_dir()
+    qpath = write(d, "qrels", qrels_bytes(qrels))
+    data = render(runs[0], dict(style, bom=False), rnd, use_tag)
+    for where, delete, piece in edits:
+        at = int(where * len(data))
+        data = data[:at] + piece + data[at + delete:]
+    paths = [write(d, "mutated.run", data)]
+    if len(runs) > 1:
+        paths.append(write(d, "second.run", render(runs[1], dict(style, bom=False), rnd,
+                                                   use_tag)))
+    judge_both(qpath, paths, ties=ties, depth=depth, use_tag=use_tag)
+
+
 # ------------------------------------------------------------------ bad input
 
 BAD_CASES = {
@@ -961,6 +1062,18 @@ def test_repeat_in_first_file_and_format_error_in_second():
     a = write(d, "a", b"q1 Q0 d1 1 1 r\nq1 Q0 d1 2 0 r\n")
     b = write(d, "b", b"q1 Q0 d1 1 x r\n")
     judge_both(qpath, [a, b])
+
+
+@pytest.mark.xfail(strict=True, reason="judge_inputs(layout='compact') does not check depth "
+                   "before the C pass: depth=0 reads as 'no cut' (items at every rank kept, "
+                   "while num_ret is 0), depth=-1 raises the C pass's own message")
+@pytest.mark.parametrize("depth", [0, -1])
+def test_depth_below_one_is_refused_alike(depth):
+    d = fresh_dir()
+    qpath = write(d, "qrels", b"q1 0 d1 1\nq1 0 d2 1\n")
+    path = write(d, "r", b"q1 Q0 d1 1 1 r\nq1 Q0 d2 1 2 r\n")
+    out = judge_both(qpath, [path], depth=depth)
+    assert out.error == ("ValueError", f"depth must be a positive integer, not {depth}")
 
 
 # ------------------------------------------------------------------ the command line
