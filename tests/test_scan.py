@@ -84,13 +84,15 @@ def outcome(qrels, runs, *, layout: str = "compact", **kw) -> Outcome:
         try:
             judged = judge_inputs(qrels, [str(r) for r in runs], layout=layout, **kw)
         except Exception as exc:  # noqa: BLE001 - compared, type and message
-            return Outcome(error=(type(exc).__name__, str(exc)))
+            return Outcome(error=(type(exc).__name__, str(exc)),
+                           warned=tuple(str(w.message) for w in caught))
     return Outcome(judged=judged, warned=tuple(str(w.message) for w in caught))
 
 
 def assert_same(c: Outcome, p: Outcome) -> None:
     """The C and Python outcomes are identical (error, or every array and warning)."""
     assert c.error == p.error
+    assert c.warned == p.warned
     if c.error is not None:
         return
     a, b = c.judged, p.judged
@@ -105,7 +107,6 @@ def assert_same(c: Outcome, p: Outcome) -> None:
         assert x.dtype == y.dtype, name
         assert x.shape == y.shape, name
         assert np.array_equal(x, y), name
-    assert c.warned == p.warned
 
 
 def judge_both(qrels, runs, **kw) -> Outcome:
@@ -1074,6 +1075,23 @@ def test_depth_below_one_is_refused_alike(depth):
     path = write(d, "r", b"q1 Q0 d1 1 1 r\nq1 Q0 d2 1 2 r\n")
     out = judge_both(qpath, [path], depth=depth)
     assert out.error == ("ValueError", f"depth must be a positive integer, not {depth}")
+
+
+@pytest.mark.xfail(strict=True, reason="run names not distinct and a query the qrels lack: "
+                   "the C pass warns about the query before concat_blocks refuses the names; "
+                   "the Python reader refuses the names (in intern) without a warning")
+def test_no_warning_before_refusing_repeated_run_names():
+    d = fresh_dir()
+    qpath = write(d, "qrels", b"q1 0 d1 1\n")
+    (d / "sub").mkdir()
+    a = write(d, "a", b"zz Q0 d1 1 1 r\n")
+    b = write(d, "sub/a", b"q1 Q0 d1 1 1 r\n")
+    with scan_mode("c"):
+        c = outcome(qpath, [a, b])
+    with scan_mode("python"):
+        p = outcome(qpath, [a, b])
+    assert c.error == p.error == ("ValueError", "run names must be distinct; repeated: a")
+    assert c.warned == p.warned
 
 
 # ------------------------------------------------------------------ the command line
