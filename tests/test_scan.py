@@ -1105,14 +1105,16 @@ def _irpref(args, mode: str) -> subprocess.CompletedProcess:
 
 
 CLI_OPTIONS = [
-    (1, ["--ties", "docid"]),
-    (2, ["--ties", "expected", "--depth", "7"]),
-    (3, ["--ties", "input", "--format", "tsv", "--per-query"]),
+    (1, ["evaluate", "-m", "AP", "nDCG", "P@10", "--ties", "docid"]),
+    (2, ["evaluate", "-m", "AP", "nDCG", "P@10", "--ties", "expected", "--depth", "7"]),
+    (3, ["evaluate", "-m", "AP", "nDCG", "P@10", "--ties", "input", "--format", "tsv",
+         "--per-query"]),
+    (4, ["compare", "--format", "tsv", "--tag-names"]),
 ]
 
 
-@pytest.mark.parametrize(("seed", "options"), CLI_OPTIONS)
-def test_cli_output_is_byte_identical(seed, options, tmp_path):
+@pytest.mark.parametrize(("seed", "command"), CLI_OPTIONS)
+def test_cli_output_is_byte_identical(seed, command, tmp_path):
     rng = random.Random(seed)
     docs = [f"d{i}" for i in range(40)] + ["é", "中文", "d1x", "x" * 70]
     qrels = {f"q{i}": {d: rng.choice([-1, 0, 1, 2]) for d in rng.sample(docs, 15)}
@@ -1125,7 +1127,7 @@ def test_cli_output_is_byte_identical(seed, options, tmp_path):
         rng.shuffle(lines)
         text = "".join(f"{q}\t Q0 {d} {k} {s} sys{r}\r\n" for k, (q, d, s) in enumerate(lines))
         runs.append(write(tmp_path, f"input.sys{r}" + (".gz" if r == 2 else ""), text.encode()))
-    args = ["evaluate", qpath, *runs, "-m", "AP", "nDCG", "P@10", *options]
+    args = [command[0], qpath, *runs, *command[1:]]
     c, p = _irpref(args, "c"), _irpref(args, "python")
     assert c.returncode == p.returncode == 0, c.stderr
     assert c.stdout == p.stdout and c.stdout
