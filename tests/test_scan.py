@@ -44,7 +44,7 @@ from irpref.io.trec import _read_buffer, read_qrels
 _scan = pytest.importorskip("irpref._scan", reason="the C extension irpref._scan is not built")
 
 SETTINGS = settings(
-    max_examples=120, deadline=None, derandomize=True, database=None,
+    max_examples=100, deadline=None, derandomize=True, database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
@@ -836,6 +836,10 @@ def test_large_file_read_through_a_memory_map():
         assert c_code(qpath, path, ties=ties, depth=depth) == 0
         out = judge_both(qpath, [path], ties=ties, depth=depth)
         assert_oracle(out, oracle(qrels, [("big", lines)], ties, depth))
+    # tabs and CRLF: the Python reader normalises the map
+    path = write(d, "big.run", data.replace(b" ", b"\t").replace(b"\n", b"\r\n"))
+    out = judge_both(qpath, [path], ties="docid", depth=None)
+    assert_oracle(out, oracle(qrels, [("big", lines)], "docid", None))
 
 
 # one-word ids whose hashes (_hash.h) coincide: "a", "b\0", "c\0\0", ... and
@@ -913,7 +917,7 @@ MUTATION_BYTES = [b" ", b"\t", b"\r", b"\n", b"\n\n", b"#", b"\xff", b"\xc0", b"
                   b"\x00", b"\xc3\xa9", b"Q0", b" x", b"q1 Q0 d1 1 1 r\n"]
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+@settings(max_examples=80, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(collections(), styles(), st.randoms(use_true_random=False), st.booleans(),
        st.lists(st.tuples(st.floats(0, 1), st.integers(0, 3), st.sampled_from(MUTATION_BYTES)),
@@ -1124,11 +1128,9 @@ def _irpref(args, mode: str) -> subprocess.CompletedProcess:
 
 
 CLI_OPTIONS = [
-    (1, ["evaluate", "-m", "AP", "nDCG", "P@10", "--ties", "docid"]),
+    (1, ["evaluate", "-m", "AP", "nDCG", "P@10", "--format", "tsv", "--per-query"]),
     (2, ["evaluate", "-m", "AP", "nDCG", "P@10", "--ties", "expected", "--depth", "7"]),
-    (3, ["evaluate", "-m", "AP", "nDCG", "P@10", "--ties", "input", "--format", "tsv",
-         "--per-query"]),
-    (4, ["compare", "--format", "tsv", "--tag-names"]),
+    (3, ["compare", "--ties", "input", "--format", "tsv", "--tag-names"]),
 ]
 
 
