@@ -1066,32 +1066,30 @@ def test_run_names_must_be_distinct():
 # ------------------------------------------------------------------ discrepancies found
 
 
-@pytest.mark.xfail(strict=True, reason="BOM after a comment line: the Python reader drops it "
-                   "(comment stripping puts it first, pyarrow skips it), the C pass keeps it "
-                   "as data, as after blank lines")
 def test_bom_after_a_comment_line():
     d = fresh_dir()
     qpath = write(d, "qrels", b"q1 0 d1 1\n")
     path = write(d, "r", b"# comment\n\xef\xbb\xbfq1 Q0 d1 1 1 r\n")
-    judge_both(qpath, [path])
+    out = judge_both(qpath, [path])  # only a BOM at the start of a file is skipped
+    assert out.warned and "\ufeffq1" in out.warned[0]
 
 
-@pytest.mark.xfail(strict=True, reason="a document twice in the first file and a format "
-                   "error in a later one: the C pass names the first file (as judge_files "
-                   "promises), the Python reader the later one (repeats are checked by intern, "
-                   "after every file of the block is read)")
+def test_bom_after_a_comment_line_of_qrels_is_data():
+    d = fresh_dir()
+    qrels = read_qrels(write(d, "qrels", b"# c\n\xef\xbb\xbfq1 0 d1 1\n"))
+    assert qrels.query.to_pylist() == ["\ufeffq1"]
+
+
 def test_repeat_in_first_file_and_format_error_in_second():
     d = fresh_dir()
     qpath = write(d, "qrels", qrels_bytes(QRELS))
     a = write(d, "a", b"q1 Q0 d1 1 1 r\nq1 Q0 d1 2 0 r\n")
     b = write(d, "b", b"q1 Q0 d1 1 x r\n")
-    judge_both(qpath, [a, b])
+    out = judge_both(qpath, [a, b])  # the first failing file in path order
+    assert out.error[0] == "TrecFormatError" and out.error[1].startswith(f"{a}:2:")
 
 
-@pytest.mark.xfail(strict=True, reason="judge_inputs(layout='compact') does not check depth "
-                   "before the C pass: depth=0 reads as 'no cut' (items at every rank kept, "
-                   "while num_ret is 0), depth=-1 raises the C pass's own message")
-@pytest.mark.parametrize("depth", [0, -1])
+@pytest.mark.parametrize("depth", [0, -1, 2.5])
 def test_depth_below_one_is_refused_alike(depth):
     d = fresh_dir()
     qpath = write(d, "qrels", b"q1 0 d1 1\nq1 0 d2 1\n")
@@ -1100,9 +1098,6 @@ def test_depth_below_one_is_refused_alike(depth):
     assert out.error == ("ValueError", f"depth must be a positive integer, not {depth}")
 
 
-@pytest.mark.xfail(strict=True, reason="run names not distinct and a query the qrels lack: "
-                   "the C pass warns about the query before concat_blocks refuses the names; "
-                   "the Python reader refuses the names (in intern) without a warning")
 def test_no_warning_before_refusing_repeated_run_names():
     d = fresh_dir()
     qpath = write(d, "qrels", b"q1 0 d1 1\n")
