@@ -20,6 +20,10 @@ from irpref import examples  # noqa: E402
 from irpref.errors import UsageError  # noqa: E402
 from irpref.report.html import baseline_summary, build_report, render_html  # noqa: E402
 
+# under pytest-xdist (scripts/test.sh: -n 2 --dist loadgroup) this module runs on one
+# worker, so its module-scoped HTML report is built once
+pytestmark = pytest.mark.xdist_group("report")
+
 QRELS = examples.qrels_path()
 RUNS = [str(p) for p in examples.run_paths()]
 NAMES = ["TUA1-1", "UNH_bm25", "bm25base_p", "bm25tuned_rm3_p", "idst_bert_p1", "p_bert"]
