@@ -10,7 +10,10 @@ python -m pip install --quiet --upgrade pip
 python -m pip install --quiet -e ".[test]"
 ruff check src tests benchmarks experiments
 set +e
-python -m pytest -q "$@"
+# two workers (pytest-xdist; CI has 2 cores); modules marked xdist_group keep their
+# module-scoped fixtures (browser, dask cluster, reports) on one worker. "$@" may
+# override, e.g. -n 0 for a serial run.
+python -m pytest -q -n 2 --dist loadgroup "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

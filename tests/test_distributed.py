@@ -19,6 +19,10 @@ distributed = pytest.importorskip("distributed")
 
 from irpref import distributed as D  # noqa: E402
 
+# under pytest-xdist (scripts/test.sh: -n 2 --dist loadgroup) this module runs on one
+# worker, so its module-scoped dask LocalCluster is built once
+pytestmark = pytest.mark.xdist_group("distributed")
+
 EXAMPLE = Path(examples.__file__).parent / "dl19"
 MEASURES = ["AP", "nDCG@10", "RR", "P@10", "R@1000"]
 

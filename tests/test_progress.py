@@ -17,6 +17,10 @@ import pytest
 
 from irpref import examples, progress
 
+# under pytest-xdist (scripts/test.sh: -n 2 --dist loadgroup) this module runs on one
+# worker, so its module-scoped HSD output (17 s) is built once
+pytestmark = pytest.mark.xdist_group("progress")
+
 QRELS = str(examples.qrels_path())
 RUNS = [str(p) for p in examples.run_paths()]
 try:  # the C kernels draw and test 300,000 permutations in under the bar's 0.5 s delay

@@ -22,7 +22,9 @@ import numpy as np
 import pytest
 from synthetic_runs import write_collection
 
-pytestmark = pytest.mark.browser
+# under pytest-xdist (scripts/test.sh: -n 2 --dist loadgroup) this module runs on one
+# worker, so its module-scoped browser and reports (one Chromium) are built once
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("report_browser")]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
