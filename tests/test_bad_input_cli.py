@@ -278,10 +278,12 @@ def test_internal_error_one_line_and_debug(files, monkeypatch):
 
 
 def _wait_until_reading(proc: subprocess.Popen, folder, timeout: float = 60) -> None:
-    """Wait until ``proc`` has a file of ``folder`` open: past Python's start-up
-    and imports, inside the command (on a loaded machine start-up alone can
-    take seconds). Without /proc, wait a fixed 1.5 s."""
-    fds = f"/proc/{proc.pid}/fd"
+    """Wait until ``proc`` has a file of ``folder`` open or mapped: past
+    Python's start-up and imports, inside the command (on a loaded machine
+    start-up alone can take seconds; run files are memory-mapped while they
+    are judged, their descriptors closed at once). Without /proc, wait a
+    fixed 1.5 s."""
+    fds, maps = f"/proc/{proc.pid}/fd", f"/proc/{proc.pid}/maps"
     if not os.path.isdir(fds):
         time.sleep(1.5)
         return
@@ -291,7 +293,10 @@ def _wait_until_reading(proc: subprocess.Popen, folder, timeout: float = 60) -> 
             if any(os.readlink(os.path.join(fds, fd)).startswith(str(folder))
                    for fd in os.listdir(fds)):
                 return
-        time.sleep(0.02)
+            with open(maps) as mapped:
+                if str(folder) in mapped.read():
+                    return
+        time.sleep(0.01)
 
 
 def test_ctrl_c_is_130_and_one_line(tmp_path):
