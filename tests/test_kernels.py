@@ -7,11 +7,9 @@ forces the NumPy kernels).
 
 from __future__ import annotations
 
-import contextlib
-import os
-
 import numpy as np
 import pytest
+from environment import setenv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,18 +26,9 @@ except ImportError:  # tests/test_stats.py::test_c_extension_is_built fails then
 pytestmark = pytest.mark.skipif(C is None, reason="the C extension irpref._kernels is not built")
 
 
-@contextlib.contextmanager
 def kernels(mode: str):
-    """Run with ``IRPREF_KERNELS=mode`` (hypothesis forbids function-scoped monkeypatch)."""
-    old = os.environ.get(S.KERNELS_ENV)
-    os.environ[S.KERNELS_ENV] = mode
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ[S.KERNELS_ENV]
-        else:
-            os.environ[S.KERNELS_ENV] = old
+    """Run with ``IRPREF_KERNELS=mode``."""
+    return setenv(S.KERNELS_ENV, mode)
 
 
 def both(fn):

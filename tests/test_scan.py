@@ -14,7 +14,6 @@ float64 conversion (what the Python reader uses).
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import math
 import os
@@ -34,6 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pcsv
 import pytest
+from environment import setenv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,18 +52,9 @@ SETTINGS = settings(
 # ------------------------------------------------------------------ helpers
 
 
-@contextlib.contextmanager
 def scan_mode(mode: str):
-    """Run with ``IRPREF_SCAN=mode`` (hypothesis forbids function-scoped monkeypatch)."""
-    old = os.environ.get(scan.ENV)
-    os.environ[scan.ENV] = mode
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ[scan.ENV]
-        else:
-            os.environ[scan.ENV] = old
+    """Run with ``IRPREF_SCAN=mode``."""
+    return setenv(scan.ENV, mode)
 
 
 FIELDS = ("offsets", "item_rank", "grade", "seg_num_ret", "present", "tie_first", "tie_size",
