@@ -87,6 +87,16 @@ def _shot(browser, width: int = 1200) -> np.ndarray:
     return np.asarray(shot, dtype=np.float64)
 
 
+def _assert_shown(browser, img, min_side: int) -> None:
+    """The image, scrolled into view, is displayed, loaded and larger than
+    ``min_side`` pixels each way."""
+    browser.execute_script("arguments[0].scrollIntoView()", img)
+    assert img.is_displayed(), img.get_attribute("alt")
+    assert browser.execute_script(
+        "return arguments[0].complete && arguments[0].naturalWidth", img) > 0
+    assert img.size["width"] > min_side and img.size["height"] > min_side
+
+
 def _remote_requests(browser) -> tuple[list[str], list[str]]:
     urls = []
     for entry in browser.get_log("performance"):
@@ -116,11 +126,7 @@ def test_report_renders_in_headless_chromium(browser, report):
     images = browser.find_elements(By.TAG_NAME, "img")
     assert len(images) >= 6
     for img in images:
-        browser.execute_script("arguments[0].scrollIntoView()", img)
-        assert img.is_displayed(), img.get_attribute("alt")
-        assert browser.execute_script(
-            "return arguments[0].complete && arguments[0].naturalWidth", img) > 0
-        assert img.size["width"] > 50 and img.size["height"] > 50
+        _assert_shown(browser, img, 50)
 
     # every request was local, none went to the network
     urls, remote = _remote_requests(browser)
@@ -207,11 +213,7 @@ def test_report_of_100_runs_is_readable(browser, report100):
     images = browser.find_elements(By.TAG_NAME, "img")
     assert 15 <= len(images) <= 60
     for img in images:
-        browser.execute_script("arguments[0].scrollIntoView()", img)
-        assert img.is_displayed(), img.get_attribute("alt")
-        assert browser.execute_script(
-            "return arguments[0].complete && arguments[0].naturalWidth", img) > 0
-        assert img.size["width"] > 100 and img.size["height"] > 100
+        _assert_shown(browser, img, 100)
         # no figure is a strip: readable without zooming
         w, h = browser.execute_script(
             "return [arguments[0].naturalWidth, arguments[0].naturalHeight]", img)

@@ -1,4 +1,6 @@
-/* Shared by the C extensions of irpref: a fast 64-bit hash of byte strings.
+/* Shared by the C extensions of irpref: 8-byte loads, a 64-bit mixer and
+ * the string hash of irpref._strings (irpref._scan builds its own two-lane
+ * hash from the first two).
  *
  * The hash only has to spread strings well: equal hashes are never trusted,
  * callers compare the strings byte for byte.

@@ -160,10 +160,11 @@ static inline int same_bytes(const unsigned char *a, int64_t na, const unsigned 
     return 1;
 }
 
-/* Hash of a document id, and whether it is ASCII, in one pass: two lanes
+/* Hash of an id (query or document), and whether it is ASCII (when `ascii`
+ * is not NULL), in one pass: two lanes
  * of 8 bytes (independent multiply chains, so long ids such as URLs hash at
  * twice the speed of one chain); the high bits of every byte are or-ed. */
-static inline uint64_t doc_hash(const unsigned char *p, int64_t n, int *ascii) {
+static inline uint64_t hash_id(const unsigned char *p, int64_t n, int *ascii) {
     uint64_t a = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n, b = 0xc2b2ae3d27d4eb4fULL, seen = 0;
     for (; n >= 16; p += 16, n -= 16) {
         uint64_t u = load64(p), v = load64(p + 8);
@@ -188,7 +189,8 @@ static inline uint64_t doc_hash(const unsigned char *p, int64_t n, int *ascii) {
         b = (b ^ w) * 0x9fb21c651e98df25ULL;
         b ^= b >> 31;
     }
-    *ascii = (seen & 0x8080808080808080ULL) == 0;
+    if (ascii)
+        *ascii = (seen & 0x8080808080808080ULL) == 0;
     return mix64(a ^ mix64(b));
 }
 
@@ -228,7 +230,7 @@ static PyObject *build_index(PyObject *self, PyObject *args) {
     for (int64_t q = 0; q < ix->n_queries; q++) {
         const unsigned char *id = ix->q_data + ix->q_off[q];
         int64_t n = ix->q_off[q + 1] - ix->q_off[q];
-        int64_t s = (int64_t)(hash_bytes(id, n) & (uint64_t)ix->q_mask);
+        int64_t s = (int64_t)(hash_id(id, n, NULL) & (uint64_t)ix->q_mask);
         while (ix->q_slots[s] >= 0) {
             int64_t o = ix->q_slots[s];
             if (same_bytes(id, n, ix->q_data + ix->q_off[o], ix->q_off[o + 1] - ix->q_off[o])) {
@@ -262,8 +264,7 @@ static PyObject *build_index(PyObject *self, PyObject *args) {
         for (int64_t r = ix->row_off[q]; r < ix->row_off[q + 1]; r++) {
             const unsigned char *id = ix->d_data + ix->d_off[r];
             int64_t n = ix->d_off[r + 1] - ix->d_off[r];
-            int ascii;
-            uint64_t h = doc_hash(id, n, &ascii);
+            uint64_t h = hash_id(id, n, NULL);
             uint64_t s = h & mask;
             while (slots[s].row >= 0) {
                 int64_t o = slots[s].row;
@@ -290,7 +291,7 @@ fail:
 }
 
 static int64_t find_query(const Index *ix, const unsigned char *id, int64_t n) {
-    int64_t s = (int64_t)(hash_bytes(id, n) & (uint64_t)ix->q_mask);
+    int64_t s = (int64_t)(hash_id(id, n, NULL) & (uint64_t)ix->q_mask);
     for (;;) {
         int64_t q = ix->q_slots[s];
         if (q < 0)
@@ -598,7 +599,7 @@ typedef struct {
 
 static int64_t unknown_code(Unknown *u, const unsigned char *base, const unsigned char *id,
                             int64_t n) {
-    uint64_t h = hash_bytes(id, n);
+    uint64_t h = hash_id(id, n, NULL);
     if (u->slots) {
         for (int64_t s = (int64_t)(h & (uint64_t)u->mask);; s = (s + 1) & u->mask) {
             int64_t k = u->slots[s];
@@ -977,7 +978,7 @@ static int parse_lines(Job *job) {
         if (tlen[2] > INT32_MAX || group > INT32_MAX)
             return fail(job, SCAN_TOO_BIG, line);
         int ascii;
-        uint64_t hash = doc_hash(tok[2], tlen[2], &ascii);
+        uint64_t hash = hash_id(tok[2], tlen[2], &ascii);
         if (!ascii && !valid_utf8(tok[2], tlen[2]))
             return fail(job, SCAN_UTF8, line);
         double score;
@@ -1177,10 +1178,20 @@ static PyObject *parse_score_py(PyObject *self, PyObject *arg) {
     return PyFloat_FromDouble(v);
 }
 
+static PyObject *hash_id_py(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    uint64_t h = hash_id(view.buf, view.len, NULL);
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLongLong(h);
+}
+
 static PyMethodDef methods[] = {
     {"index", build_index, METH_VARARGS, "Hash the qrels: one table per query."},
     {"judge", judge, METH_VARARGS, "Read and judge the bytes of one run file."},
     {"parse_score", parse_score_py, METH_O, "The score a token reads as, or None."},
+    {"hash_id", hash_id_py, METH_O, "The 64-bit hash the pass gives an id (for tests)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -521,9 +521,7 @@ def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
     and key their document ids; refuse a document retrieved twice for one
     query of a run (as trec_eval does), naming the file and line."""
     names = [run.name for run in runs]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise ValueError(f"run names must be distinct; repeated: {', '.join(dup)}")
+    refuse_repeated_names(names)
     q_codes, queries = _sorted_codes(qrels.query)
     n_q = len(queries)
 
@@ -1155,6 +1153,13 @@ def _ranked(
     return offsets, doc, score, query, present
 
 
+def refuse_repeated_names(names: Sequence[str]) -> None:
+    """Refuse run names that are not distinct (ValueError naming the repeats)."""
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"run names must be distinct; repeated: {', '.join(dup)}")
+
+
 def refuse_bad_depth(depth) -> None:
     """Refuse a depth that is not None or a positive integer (ValueError)."""
     if depth is not None and (
@@ -1227,9 +1232,7 @@ def concat_blocks(
     ``qrels`` may be given already interned (``intern(qrels, [])``)."""
     qrels_coll = qrels if isinstance(qrels, Collection) else intern(qrels, [])
     names = [n for b in blocks for n in b.run_names]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise ValueError(f"run names must be distinct; repeated: {', '.join(dup)}")
+    refuse_repeated_names(names)
     n_q = qrels_coll.n_queries
     counts = np.concatenate([b.counts for b in blocks]) if blocks else np.zeros(0, np.int64)
     offsets = np.zeros(len(counts) + 1, np.int64)

@@ -45,6 +45,7 @@ from irpref.judged import (
     intern,
     judge_block,
     refuse_bad_depth,
+    refuse_repeated_names,
 )
 
 try:  # optional C extension (setup.py)
@@ -186,9 +187,6 @@ def judge_files(
             for f in futures:
                 f.cancel()
     blocks = [b for b, _ in done]
-    names = [b.run_names[0] for b in blocks]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise ValueError(f"run names must be distinct; repeated: {', '.join(dup)}")
+    refuse_repeated_names([b.run_names[0] for b in blocks])  # before any warning
     unjudged = {b.run_names[0]: qs for b, qs in done if qs}
     return blocks, unjudged

@@ -76,16 +76,22 @@ def natural_sorted(values) -> list:
     return sorted(values, key=natural_key)
 
 
+def _natural_ranks(column: pd.Series) -> np.ndarray:
+    """Rank of every row's value in natural order (nulls last); the key is
+    computed once per distinct value."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    rank = np.empty(len(uniques) + 1, dtype=np.int64)
+    order = sorted(range(len(uniques)), key=lambda i: natural_key(uniques[i]))
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(uniques))
+    rank[-1] = len(uniques)  # code -1 (null) sorts last
+    return rank[codes]
+
+
 def sort_queries(frame: pd.DataFrame, column: str = "query") -> pd.DataFrame:
     """``frame`` stably sorted by ``column`` in natural order (other orders kept)."""
     if column not in frame.columns or frame.empty:
         return frame
-    codes, uniques = pd.factorize(frame[column], use_na_sentinel=True)
-    rank = np.empty(len(uniques) + 1, dtype=np.int64)
-    order = sorted(range(len(uniques)), key=lambda i: natural_key(uniques[i]))
-    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(uniques))
-    rank[-1] = len(uniques)  # null keys last
-    return frame.iloc[np.argsort(rank[codes], kind="stable")]
+    return frame.iloc[np.argsort(_natural_ranks(frame[column]), kind="stable")]
 
 
 RUN_KEYS = ("run", "run_a", "run_b")
@@ -98,15 +104,8 @@ def sort_runs(frame: pd.DataFrame) -> pd.DataFrame:
     cols = [c for c in RUN_KEYS if c in frame.columns]
     if not cols or frame.empty:
         return frame
-    keys = []
-    for col in cols:
-        codes, uniques = pd.factorize(frame[col], use_na_sentinel=True)
-        rank = np.empty(len(uniques) + 1, dtype=np.int64)
-        order = sorted(range(len(uniques)), key=lambda i: natural_key(uniques[i]))
-        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(uniques))
-        rank[-1] = len(uniques)
-        keys.append(rank[codes])
-    return frame.iloc[np.lexsort(keys[::-1])]  # lexsort is stable; the last key leads
+    keys = [_natural_ranks(frame[col]) for col in reversed(cols)]
+    return frame.iloc[np.lexsort(keys)]  # lexsort is stable; the last key leads
 
 
 def format_value(value: float) -> str:
