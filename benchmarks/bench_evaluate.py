@@ -248,6 +248,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pipeline", choices=PIPELINES, help=argparse.SUPPRESS)
     p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.repeats < 1:
+        p.error("--repeats must be >= 1")
+    if args.reference_repeats is not None and not 1 <= args.reference_repeats <= args.repeats:
+        p.error("--reference-repeats must be between 1 and --repeats")
     if args.pipeline:
         PIPELINES[args.pipeline](args.files[0], args.files[1:])
         return 0

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -324,3 +325,21 @@ def test_ctrl_c_is_130_and_one_line(tmp_path):
     assert proc.returncode == 130
     assert err.strip().splitlines()[-1] == "interrupted"
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("env, args", [
+    ("IRPREF_SCAN", ["evaluate", "-m", "AP"]),
+    ("IRPREF_KERNELS", ["significance", "-m", "AP", "--test", "hsd", "--permutations", "50"]),
+])
+def test_bad_environment_switch_is_a_usage_error(env, args):
+    """A bad value of an environment switch: a usage error (exit 2), no traceback."""
+    example = Path(__file__).resolve().parents[1] / "src" / "irpref" / "examples" / "dl19"
+    runs = sorted(str(p) for p in example.glob("*.gz"))[:2]
+    out = subprocess.run(["irpref", args[0], str(example / "qrels.txt"), *runs, *args[1:]],
+                         capture_output=True, text=True, env=dict(os.environ, **{env: "fortran"}))
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines()[-1] == (
+        f"irpref {args[0]}: error: {env} must be "
+        + ("'c' or 'python', not 'fortran'" if env == "IRPREF_SCAN"
+           else "'c' or 'numpy', got 'fortran'"))

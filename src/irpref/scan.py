@@ -35,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
+from irpref.errors import UsageError
 from irpref.hashing import string_buffers
 from irpref.io.trec import Qrels, _read_buffer, read_run, run_name_from_path
 from irpref.judged import (
@@ -65,7 +66,7 @@ def enabled() -> bool:
     """The C pass is built and not switched off (``IRPREF_SCAN=python``)."""
     mode = os.environ.get(ENV, "c").strip().lower() or "c"
     if mode not in ("c", "python"):
-        raise ValueError(f"{ENV} must be 'c' or 'python', not {mode!r}")
+        raise UsageError(f"{ENV} must be 'c' or 'python', not {mode!r}")
     return _scan is not None and mode == "c"
 
 

@@ -486,7 +486,9 @@ def _kernels():
     """
     choice = os.environ.get(KERNELS_ENV, "").strip().lower()
     if choice not in ("", "c", "numpy"):
-        raise ValueError(f"{KERNELS_ENV} must be 'c' or 'numpy', got {choice!r}")
+        from irpref.errors import UsageError
+
+        raise UsageError(f"{KERNELS_ENV} must be 'c' or 'numpy', got {choice!r}")
     if choice == "numpy":
         return None
     try:
