@@ -165,6 +165,13 @@ class Family:
     # per item), declared by the module that wrote them (declare_compact)
     compact: bool = False  # the docid/input kernel
     compact_expected: bool = False  # the ties="expected" kernel
+    # which direction is better: "higher" (AP, nDCG), "lower" (ASL, SL1, SL3, RE:
+    # positions and lengths) or "none" (counts and coverage: NumRet, Unj, Judged)
+    orientation: str = "higher"
+
+    def __post_init__(self) -> None:
+        if self.orientation not in ORIENTATIONS:
+            raise ValueError(f"{self.name}: orientation must be one of {ORIENTATIONS}")
 
     def kernel_for(self, ties: str) -> Kernel:
         if ties == "expected":
@@ -178,6 +185,7 @@ class Family:
 
 
 REGISTRY: dict[str, Family] = {}
+ORIENTATIONS = ("higher", "lower", "none")
 
 
 def register(name: str, **info: Any) -> Callable[[Kernel], Kernel]:
@@ -248,6 +256,17 @@ class Measure:
     @property
     def family(self) -> Family:
         return REGISTRY[self.name]
+
+    @property
+    def orientation(self) -> str:
+        """``"higher"``, ``"lower"`` (is better) or ``"none"`` (a count or coverage)."""
+        return self.family.orientation
+
+    @property
+    def sign(self) -> int:
+        """+1 when higher is better, -1 when lower is, 0 when neither: multiply a
+        difference by it and a positive value always means "better"."""
+        return {"higher": 1, "lower": -1, "none": 0}[self.family.orientation]
 
     def get(self, key: str) -> Any:
         """The parameter ``key`` (its default when not given)."""

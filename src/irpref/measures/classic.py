@@ -41,6 +41,7 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 @register(
     "NumRet",
+    orientation="none",
     formula="number of retrieved documents (after the depth cut-off), within the cut-off",
     source="trec_eval m_num_ret.c",
     trec_eval="num_ret",
@@ -56,6 +57,7 @@ def num_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumRel",
+    orientation="none",
     formula="number of judged documents with grade >= rel",
     source="trec_eval m_num_rel.c",
     params=REL,

@@ -103,6 +103,7 @@ def _judged_items(judged: JudgedRankings) -> np.ndarray:
 
 @register(
     "Judged",
+    orientation="none",
     formula="Judged@k = |documents in the top k with a judgment (any grade)| / k",
     source="ir_measures Judged (MacAvaney et al., ECIR 2022); trec_eval's unj is the "
     "complement for qrels without negative grades",

@@ -308,6 +308,7 @@ def total_search_efficiency(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SL1",
+    orientation="lower",
     formula="SL1 = p_1 - 1 (Cooper's type-1 search length; lower is better)",
     source=SOURCE + ", §3.2 (Cooper 1968)",
     params={**IMPUTE_POSITIONS, **REL},
@@ -320,6 +321,7 @@ def search_length_1(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SL3",
+    orientation="lower",
     formula="SL3 = p_m - m (Cooper's type-3 search length; lower is better)",
     source=SOURCE + ", §3.2 (Cooper 1968)",
     params={**IMPUTE_POSITIONS, **REL},
@@ -332,6 +334,7 @@ def search_length_3(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RE",
+    orientation="lower",
     formula="RE = (1/m) sum_i p_i - (m+1)/2 (Rocchio's recall error; lower is better)",
     source=SOURCE + ", §3.2 (Rocchio 1964)",
     params={**IMPUTE_POSITIONS, **REL},

@@ -467,6 +467,7 @@ def utility(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumNonRelJudgedRet",
+    orientation="none",
     formula="number of retrieved documents judged with 0 <= grade < rel",
     source="trec_eval m_num_nonrel_judged_ret.c",
     params=REL,
@@ -483,6 +484,7 @@ def num_nonrel_judged_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumQ",
+    orientation="none",
     formula="1 for every evaluated query (summed: the number of queries)",
     source="trec_eval m_num_q.c",
     cutoff="none",
@@ -514,6 +516,7 @@ def relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Unj",
+    orientation="none",
     formula="Unj@k = |retrieved in top k not judged (absent from the qrels or negative "
     "grade)| / k",
     source="trec_eval m_unjudged.c (unj)",
@@ -702,6 +705,7 @@ def graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RBPResid",
+    orientation="none",
     formula="RBPResid(p) = p^n + (1 - p) sum over unjudged d_i of p^(i-1), n = |retrieved| "
     "(0 if every retrieved document is judged)",
     source="Moffat & Zobel, TOIS 2008, section 5 (residuals); trec_eval m_rbp_resid.c",

@@ -189,12 +189,6 @@ def _needs_subtopics(name: str, kind: str) -> bool:
     return needs_subtopics(parse_measure(name))
 
 
-def _lower_is_better(measure) -> bool:
-    fam = measure.family
-    text = " ".join(str(getattr(fam, k, "") or "") for k in ("formula", "description"))
-    return "lower is better" in text
-
-
 def _check_aggregate(agg: str) -> str:
     agg = {"win_rate": "winrate"}.get(agg, agg)
     if agg not in AGGREGATES:
@@ -242,7 +236,7 @@ def pairwise(
             continue
         m = parse_measure(n)
         v = np.asarray(m.compute(judged), dtype=np.float64)[:, qidx]  # (R, Q)
-        if _lower_is_better(m):
+        if m.orientation == "lower":
             v = -v
         per_query[n] = v.T
         d = v[a] - v[b]
