@@ -1,0 +1,60 @@
+"""Helpers shared by the test modules: the installed command, the example
+collection, small collections written to a temporary folder.
+
+Every test that runs ``irpref`` as a user would goes through :func:`irpref_cli`
+(never its own ``subprocess`` wrapper), so that the command found, the text
+mode and the environment are the same everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from irpref import examples
+
+QRELS = examples.qrels_path()
+RUNS = [Path(p) for p in examples.run_paths()]
+RUN_NAMES = [p.name.removesuffix(".gz") for p in RUNS]
+
+
+def irpref_exe() -> str:
+    """The installed ``irpref`` command of the running interpreter's environment."""
+    exe = Path(sys.executable).with_name("irpref")
+    if exe.exists():
+        return str(exe)
+    found = shutil.which("irpref")
+    if found is None:
+        raise RuntimeError("the irpref command is not installed (pip install -e .)")
+    return found
+
+
+def irpref_cli(*args: object, env: Mapping[str, str] | None = None, input: str | None = None,
+               timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run ``irpref ARGS...`` and return the finished process (text stdout/stderr).
+    ``env`` adds variables to the current environment."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    return subprocess.run([irpref_exe(), *map(str, args)], capture_output=True, text=True,
+                          env=full_env, input=input, timeout=timeout)
+
+
+def write_qrels(path: Path, rows: Iterable[tuple[str, str, int]]) -> Path:
+    """qrels lines ``query 0 doc grade``."""
+    path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in rows))
+    return path
+
+
+def write_run(path: Path, rows: Iterable[tuple[str, str, float]], tag: str = "r") -> Path:
+    """run lines ``query Q0 doc rank score tag``, ranks numbered per query in the order given."""
+    lines, rank = [], {}
+    for q, d, s in rows:
+        rank[q] = rank.get(q, 0) + 1
+        lines.append(f"{q} Q0 {d} {rank[q]} {s} {tag}\n")
+    path.write_text("".join(lines))
+    return path
