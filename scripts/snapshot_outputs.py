@@ -11,6 +11,7 @@ fixed defect) are listed in the closing note of the change, never silently.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,14 +37,15 @@ def commands() -> list[tuple[str, list[str]]]:
         ("evaluate_baseline", ["evaluate", q, *runs, "-m", "AP", "nDCG@10", "--baseline",
                                "TUA1-1"]),
         ("evaluate_baseline_asl", ["evaluate", q, *runs, "-m", "AP", "ASL", "--rel", "2",
-                                   "--baseline", "bm25base_p", "--format", "tsv"]),
+                                   "--baseline", "bm25base_p", "--format", "tsv", "--seed", "7"]),
         ("significance_baseline", ["significance", q, *runs, "-m", "AP", "ASL",
-                                   "--baseline", "bm25base_p", "--format", "tsv"]),
+                                   "--baseline", "bm25base_p", "--format", "tsv", "--seed", "7"]),
         ("evaluate_md", ["evaluate", q, *runs, "-m", "AP", "nDCG@10", "--format", "markdown"]),
         ("compare", ["compare", q, *runs, "-m", "sgnLP", "rrLP", "sgnLR", "RPP"]),
         ("compare_tsv", ["compare", q, *runs, "-m", "sgnLP", "RPP", "--format", "tsv"]),
-        ("significance", ["significance", q, *runs, "-m", "AP", "nDCG@10"]),
-        ("significance_tsv", ["significance", q, *runs, "-m", "AP", "--format", "tsv"]),
+        ("significance", ["significance", q, *runs, "-m", "AP", "nDCG@10", "--seed", "7"]),
+        ("significance_tsv", ["significance", q, *runs, "-m", "AP", "--format", "tsv",
+                              "--seed", "7"]),
         ("significance_hsd", ["significance", q, *runs, "-m", "AP", "--hsd", "--seed", "1",
                               "--permutations", "2000", "--format", "tsv"]),
         ("measures", ["measures"]),
@@ -73,7 +75,9 @@ def main(argv: list[str]) -> int:
     dest = Path(argv[0])
     dest.mkdir(parents=True, exist_ok=True)
     for name, args in commands():
-        proc = subprocess.run(["irpref", *args], capture_output=True, cwd=ROOT)
+        # the src/ of this checkout first, whichever irpref is installed
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        proc = subprocess.run(["irpref", *args], capture_output=True, cwd=ROOT, env=env)
         (dest / f"{name}.out").write_bytes(proc.stdout)
         (dest / f"{name}.err").write_bytes(proc.stderr.replace(str(ROOT).encode(), b"ROOT"))
         (dest / f"{name}.rc").write_text(f"{proc.returncode}\n")
