@@ -162,7 +162,9 @@ def hsd_percent_se(result, permutations: int) -> dict[str, float]:
     for measure, g in result.groupby("measure", sort=False):
         p = np.clip(g["p_adjusted"].to_numpy(np.float64), 1.0 / permutations, 1.0)
         sd = np.sqrt(p * (1.0 - p) / permutations)
-        q = norm.cdf((0.05 - p) / np.where(sd > 0, sd, np.inf))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(sd > 0, (0.05 - p) / np.where(sd > 0, sd, 1.0), np.inf * (0.05 - p))
+        q = norm.cdf(z)
         out[measure] = 100.0 * float(np.sqrt(np.sum(q * (1.0 - q)))) / max(len(g), 1)
     return out
 
