@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import numbers
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -89,6 +90,12 @@ def parser(script: str, doc: str | None, *, default: Sequence[str] | None = (DEF
     return p
 
 
+def fail(p: argparse.ArgumentParser, message: str) -> None:
+    """A usage error found after parsing: one line on stderr, exit 2."""
+    print(f"{p.prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def parse(p: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Parse ``argv``; ``args.collections`` holds the resolved :class:`Collection`
     objects. A missing collection is one line on stderr and exit 2."""
@@ -97,8 +104,7 @@ def parse(p: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> argp
         try:
             args.collections = [collection(n) for n in dict.fromkeys(args.collection)]
         except CollectionError as exc:
-            print(f"{p.prog}: error: {exc}", file=sys.stderr)
-            raise SystemExit(2) from None
+            fail(p, str(exc))
         if args.rel is not None and args.rel < 0:
             p.error("--rel must be >= 0")
     return args
@@ -124,9 +130,10 @@ def verdict(paper: float, ours: float, digits: int, *, se: float | None = None,
 def compare(label: str, paper, ours, digits: int = 2, *, se: float | None = None,
             reason: str | None = None) -> str:
     """One line: label, the paper's number, irpref's, and the :func:`verdict`."""
+    got = f"{ours}" if isinstance(ours, numbers.Integral) else f"{ours:.{digits + 2}f}"
     if paper is None:
-        return f"{label:<40} paper {'-':>8}  irpref {ours:.{digits + 2}f}"
-    return (f"{label:<40} paper {paper:>8.{digits}f}  irpref {ours:.{digits + 2}f}  "
+        return f"{label:<40} paper {'-':>8}  irpref {got}"
+    return (f"{label:<40} paper {paper:>8.{digits}f}  irpref {got}  "
             f"{verdict(paper, ours, digits, se=se, reason=reason)}")
 
 
@@ -148,6 +155,19 @@ def report(paper: str, table: str, coll: str, values: Mapping[str, float], *,
         want, d = paper_rows.printed(row[m])
         print(compare(label, want, ours, d, se=(se or {}).get(m),
                       reason=paper_rows.reason(paper, table, coll, m)))
+
+
+def dataset_facts(judged) -> dict[str, float]:
+    """The dataset tables' columns (RPP Table 1, lexirecall Table 5): requests,
+    runs, relevant per request (at ``judged``'s level) and documents retrieved
+    per (run, request)."""
+    import irpref
+
+    t = irpref.evaluate(None, None, ["num_rel", "num_ret"], judged=judged)
+    rel = t[t.measure == "num_rel"].groupby("query")["value"].first()
+    return {"requests": judged.n_queries, "runs": judged.n_runs,
+            "rel/request": float(rel.mean()),
+            "docs/request": float(t[t.measure == "num_ret"]["value"].mean())}
 
 
 def hsd_percent_se(result, permutations: int) -> dict[str, float]:

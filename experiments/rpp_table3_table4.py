@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from _common import hsd_percent_se, parse, parser, rel, report
+from _common import dataset_facts, hsd_percent_se, parse, parser, rel, report
 
 import irpref
 from irpref.evaluate import judge_inputs
@@ -31,10 +31,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     for coll in args.collections:
         level = rel(args, PAPER, coll)
         judged = judge_inputs(coll.qrels, coll.runs, rel=level)
-        counts = irpref.evaluate(None, None, ["num_rel"], judged=judged)
-        report(PAPER, "Table 1", coll.name,
-               {"requests": judged.n_queries, "runs": judged.n_runs,
-                "rel/request": float(counts.groupby("query")["value"].first().mean())},
+        facts = dataset_facts(judged)
+        report(PAPER, "Table 1", coll.name, {k: facts[k] for k in ("requests", "runs",
+                                                                   "rel/request")},
                note=f" (grade >= {level})")
         met = irpref.evaluate(None, None, ["AP", "nDCG", "RR"], judged=judged)
         pref = irpref.compare(coll.qrels, coll.runs, NAMES[:3], rel=level)
