@@ -290,8 +290,6 @@ REASONS = {
         "unexplained (the same RR matches Table 3 under HSD)",
     ("rpp", "Table 3a", "dl19-passage", "RPP"): "unexplained: 4 of 666 pairs, not "
         "permutation noise (irpref finds 278 pairs at seeds 0, 1, 2 and 3)",
-    ("rpp", "Fig. 2", "dl19-passage", "% f_i != f'_i"): "the paper's number is for DL 2019 "
-        "documents, not passages",
     ("lexirecall", "Table 3", "n=1000", "Rprec"):
         "the closed form is 0.82566: the paper truncates instead of rounding",
     ("lexirecall", "Table 4", "m=10", "R@1000"):
