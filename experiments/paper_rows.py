@@ -291,7 +291,7 @@ REASONS = {
     ("rpp", "Table 3a", "dl19-passage", "RPP"): "unexplained: 4 of 666 pairs, not "
         "permutation noise (irpref finds 278 pairs at seeds 0, 1, 2 and 3)",
     ("lexirecall", "Table 3", "n=1000", "Rprec"):
-        "the closed form is 0.82566: the paper truncates instead of rounding",
+        "the closed form 0.82566 rounds to 0.826 (0.825 if truncated)",
     ("lexirecall", "Table 4", "m=10", "R@1000"):
         "the closed form is 0.98029; the paper's own Table 3 prints 0.980 for this cell",
 }
