@@ -13,6 +13,7 @@ import argparse
 import math
 import numbers
 import os
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,17 @@ ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
 DEFAULT = "dl19-passage"
 K_SE = 3.0  # Monte Carlo numbers: "within noise" when |paper - irpref| <= K_SE standard errors
+
+
+def _interrupted(signum, frame) -> None:
+    raise SystemExit(130)
+
+
+if sys.argv and sys.argv[0] and Path(sys.argv[0]).resolve().parent == HERE:
+    # run as a script of this folder: Ctrl-C and a closed pipe end quietly
+    signal.signal(signal.SIGINT, _interrupted)
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def data_dir() -> Path:
