@@ -84,7 +84,8 @@ def parser(script: str, doc: str | None, *, default: Sequence[str] | None = (DEF
            plot: bool = True) -> argparse.ArgumentParser:
     """The argument parser of ``script`` (its ``__file__``): ``--collection NAME
     [NAME ...]`` (unless ``default`` is None: the script simulates and reads no
-    data), ``--rel``, and ``--no-plot`` when the script draws a figure."""
+    data), ``--rel``, and ``--no-plot`` (documented when the script draws a
+    figure, accepted by all so that one command line fits every script)."""
     p = argparse.ArgumentParser(prog=Path(script).name,
                                 description=(doc or "").split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -96,9 +97,8 @@ def parser(script: str, doc: str | None, *, default: Sequence[str] | None = (DEF
         p.add_argument("--rel", type=int, default=None, metavar="GRADE",
                        help="count grade >= GRADE as relevant everywhere (default: the "
                             "level each paper used for the collection, paper_rows.REL)")
-    if plot:
-        p.add_argument("--no-plot", dest="plot", action="store_false",
-                       help="print the numbers only, draw no figure")
+    p.add_argument("--no-plot", dest="plot", action="store_false",
+                   help="print the numbers only, draw no figure" if plot else argparse.SUPPRESS)
     return p
 
 

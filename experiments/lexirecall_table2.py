@@ -6,7 +6,7 @@ under WC (closed form: lexirecall Theorem D.2 averaged over m).
 Both the paper's and irpref's numbers are Monte Carlo over 10,000 pairs:
 differences up to ~3 standard errors of a difference (~0.02) are noise.
 nDCG uses binary gains and log2(p + 1) discounts; AP is (1/m) sum_i i / p_i.
-Simulated rankings, no collection: the script takes no option.
+Simulated rankings, no collection: the script takes no option (--no-plot is accepted).
 Usage: python lexirecall_table2.py
 """
 

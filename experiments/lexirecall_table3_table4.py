@@ -4,7 +4,7 @@ complete rankings, m = 10 (Table 3) and n = 10^6 (Table 4).
 Closed forms of Appendix D (irpref.meta.tie_probability); AP has none at these
 sizes and is estimated from 20,000 random ranking pairs (Monte Carlo).
 Command: python experiments/lexirecall_table3_table4.py
-Simulated rankings, no collection: the script takes no option.
+Simulated rankings, no collection: the script takes no option (--no-plot is accepted).
 """
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def test_bad_options_exit_2_without_traceback(data, args, monkeypatch, capsys):
 
 
 def test_simulation_script_takes_no_collection(capsys):
-    err = usage_error("lexirecall_table3_table4", ["--collection", "tiny"], capsys)
+    err = usage_error("lexirecall_table3_table4", ["--no-plot", "--collection", "tiny"], capsys)
     assert err[-1].endswith("unrecognized arguments: --collection tiny")
 
 
