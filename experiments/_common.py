@@ -31,11 +31,27 @@ def _interrupted(signum, frame) -> None:
     raise SystemExit(130)
 
 
+def _input_error(kind, exc, tb) -> None:
+    """Bad data (irpref's own errors: a qrels or run line, a measure name):
+    one line ``SCRIPT: error: ...`` and exit 2, no traceback."""
+    from irpref.errors import IrprefError
+
+    if not isinstance(exc, IrprefError):
+        sys.__excepthook__(kind, exc, tb)
+        return
+    sys.stdout.flush()
+    print(f"{Path(sys.argv[0]).name}: error: {exc}", file=sys.stderr)
+    sys.stderr.flush()
+    os._exit(2)
+
+
 if sys.argv and sys.argv[0] and Path(sys.argv[0]).resolve().parent == HERE:
-    # run as a script of this folder: Ctrl-C and a closed pipe end quietly
+    # run as a script of this folder: Ctrl-C and a closed pipe end quietly, bad data
+    # is one line and exit 2
     signal.signal(signal.SIGINT, _interrupted)
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    sys.excepthook = _input_error
 
 
 def data_dir() -> Path:

@@ -81,6 +81,19 @@ def test_unknown_collection_is_one_line_exit_2(data):
     assert str(data) in lines[0] and "qrels.txt" in lines[0] and "runs/*.gz" in lines[0]
 
 
+def test_bad_run_line_is_one_line_exit_2(tmp_path):
+    (tmp_path / "broken" / "runs").mkdir(parents=True)
+    write_qrels(tmp_path / "broken" / "qrels.txt", QRELS)
+    with gzip.open(tmp_path / "broken" / "runs" / "r.gz", "wt") as f:
+        f.write("q1 Q0 a 1\n")
+    r = script("lexiprecision_table1_table2", "--collection", "broken", data=tmp_path)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert r.stderr.splitlines() == [
+        f"lexiprecision_table1_table2.py: error: {tmp_path}/broken/runs/r.gz:1: expected 6 "
+        "fields 'qid Q0 docid rank score tag' (tag optional), got 4: 'q1 Q0 a 1'"]
+
+
 def test_collection_without_runs_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
     (tmp_path / "bare").mkdir()
     write_qrels(tmp_path / "bare" / "qrels.txt", QRELS)
