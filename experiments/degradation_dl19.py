@@ -1,4 +1,5 @@
-"""Label degradation on DL 2019 passage, 10 samples per fraction:
+"""Label degradation on a collection (default DL 2019 passage; levels are
+the papers', paper_rows.REL), 10 samples per fraction:
 
 - lexiprecision (Diaz 2023) Figure 9: ties of δRR_1 and rrLP as labels are
   removed uniformly at random (grade >= 2, the level of its Table 2);
@@ -15,11 +16,14 @@ The papers plot these without printed numbers: the script prints irpref's
 curves and checks each paper's reading.
 Command: python experiments/degradation_dl19.py -> degradation_dl19.png
 (each panel is one `irpref meta degrade ... --rel 1 --method M` call)
+Usage: python degradation_dl19.py [--collection NAME ...] [--rel GRADE] [--no-plot]
 """
 
 from __future__ import annotations
 
-from _common import dl19, pyplot, save
+from collections.abc import Sequence
+
+from _common import figure_name, parse, parser, pyplot, rel, save
 
 from irpref.evaluate import judge_inputs
 from irpref.meta import degrade
@@ -56,23 +60,33 @@ def readings(t, method: str) -> None:
         tau["RR"] == min(tau.values()) and tau["RPP"] >= tau["AP"])
 
 
-def main() -> None:
-    qrels, runs = dl19()
-    lp = degrade(qrels, runs, ["RR", "rrLP"], fractions=FRACTIONS, samples=10, seed=0, rel=2)
-    print("lexiprecision Fig. 9 (grade >= 2, uniform): % tied")
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(parser(__file__, __doc__), argv)
+    for coll in args.collections:
+        run(coll, rel(args, "lexiprecision", coll), rel(args, "lexirecall", coll),
+            figure_name("degradation_dl19.png", [coll]) if args.plot else None)
+
+
+def run(coll, rel_lp: int, rel_lr: int, figure: str | None) -> None:
+    lp = degrade(coll.qrels, coll.runs, ["RR", "rrLP"], fractions=FRACTIONS, samples=10,
+                 seed=0, rel=rel_lp)
+    print(f"lexiprecision Fig. 9 ({coll.name}, grade >= {rel_lp}, uniform): % tied")
     print(lp.pivot(index="fraction", columns="measure", values="percent_tied").round(2))
-    judged = judge_inputs(qrels, runs, rel=1)
-    plt = pyplot()
-    fig, axes = plt.subplots(2, 3, figsize=(13, 7), sharex=True)
+    judged = judge_inputs(coll.qrels, coll.runs, rel=rel_lr)
+    if figure:
+        plt = pyplot()
+        fig, axes = plt.subplots(2, 3, figsize=(13, 7), sharex=True)
     for row, method in enumerate(("uniform", "frequency")):
         t = degrade(measures=MEASURES, fractions=FRACTIONS, samples=10, method=method,
                     seed=0, judged=judged)
-        print(f"grade >= 1, method={method}")
+        print(f"grade >= {rel_lr}, method={method}")
         for stat in ("percent_tied", "agreement", "kendall_tau"):
             print(f"{stat}:")
             print(t.pivot(index="fraction", columns="measure", values=stat)[MEASURES]
                   .round(3).to_string())
         readings(t, method)
+        if not figure:
+            continue
         for col, (stat, label) in enumerate((("percent_tied", "% tied"),
                                              ("agreement", "agreement with full labels"),
                                              ("kendall_tau", "τ with full-label ordering"))):
@@ -83,8 +97,9 @@ def main() -> None:
                                 g[stat] + g[stat + "_sd"], alpha=0.15)
             ax.set_title(f"{label} ({method})")
             ax.set_xlabel("fraction of relevant labels removed")
-    axes[0, 0].legend(fontsize=7)
-    save(fig, "degradation_dl19.png")
+    if figure:
+        axes[0, 0].legend(fontsize=7)
+        save(fig, figure)
 
 
 if __name__ == "__main__":

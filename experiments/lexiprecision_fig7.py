@@ -2,33 +2,38 @@
 
 (a) Pearson r between δRR_i and δRR_j, i, j in 1..8; (b) least-squares
 regression of δRR_i on δRR_{i+1..i+4}, i = 1..4 (`irpref meta locality`,
-`--regression`). The paper uses Robust 2004 (not available here) and prints
-no numbers; we run Robust 2003 (grade >= 1) and DL 2019 passage (grade >= 2)
-and check its two claims: r falls as |i - j| grows, and δRR_{i+1} has the
-largest coefficient.
+`--regression`). The paper uses Robust 2004 (`--collection robust04`) and
+prints no numbers; by default we run Robust 2003 (grade >= 1) and DL 2019
+passage (grade >= 2) and check its two claims: r falls as |i - j| grows, and
+δRR_{i+1} has the largest coefficient.
 Command: python experiments/lexiprecision_fig7.py -> lexiprecision_fig7.png
+Usage: python lexiprecision_fig7.py [--collection NAME ...] [--rel GRADE] [--no-plot]
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
-from _common import data_dir, dl19, pyplot, save
+from _common import figure_name, parse, parser, pyplot, rel, save
 
 from irpref.evaluate import judge_inputs
 from irpref.meta import recall_level_correlation, recall_level_regression
 
+DEFAULT = ("robust03", "dl19-passage")
 
-def main() -> None:
-    r3 = data_dir() / "robust03"
-    sets = {"Robust 2003": judge_inputs(r3 / "qrels.txt", sorted((r3 / "runs").glob("*.gz")),
-                                        rel=1),
-            "DL 2019 passage": judge_inputs(*dl19(), rel=2)}
-    plt = pyplot()
-    fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(parser(__file__, __doc__, default=DEFAULT), argv)
+    sets = {c.name: judge_inputs(c.qrels, c.runs, rel=rel(args, "lexiprecision", c))
+            for c in args.collections}
+    if args.plot:
+        plt = pyplot()
+        fig, axes = plt.subplots(2, len(sets), figsize=(5 * len(sets), 8), squeeze=False)
     for col, (label, judged) in enumerate(sets.items()):
         c = recall_level_correlation(judged=judged, levels=8)
         mat = c.pivot(index="level_i", columns="level_j", values="pearson")
-        print(f"{label}: Pearson r of δRR_i, δRR_j")
+        print(f"{label} (grade >= {judged.rel}): Pearson r of δRR_i, δRR_j")
         print(mat.round(2).to_string())
         lag = c[c.level_j > c.level_i].assign(lag=lambda t: t.level_j - t.level_i)
         by_lag = lag.groupby("lag").pearson.mean()
@@ -39,6 +44,8 @@ def main() -> None:
         first = g.loc[g.groupby("target").coefficient.idxmax()]
         print("largest coefficient is on δRR_{i+1} for every i:",
               bool((first.predictor == first.target + 1).all()))
+        if not args.plot:
+            continue
         ax = axes[0, col]
         im = ax.imshow(mat.to_numpy(), vmin=-1, vmax=1, cmap="RdBu_r")
         ax.set_xticks(range(8), range(1, 9))
@@ -53,7 +60,8 @@ def main() -> None:
         ax.set_ylabel("coefficient")
         ax.set_title(f"(b) regression: {label}")
         ax.legend(fontsize=7)
-    save(fig, "lexiprecision_fig7.png")
+    if args.plot:
+        save(fig, figure_name("lexiprecision_fig7.png", args.collections, DEFAULT))
 
 
 if __name__ == "__main__":

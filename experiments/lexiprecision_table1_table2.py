@@ -1,31 +1,39 @@
-"""Lexiprecision (Diaz 2023) Table 1 (suffix agreement) and Table 2 (ties),
-row deep-pass (2019), on the 37 TREC DL 2019 passage runs.
+"""Lexiprecision (Diaz 2023) Table 1 (suffix agreement) and Table 2 (ties) on
+a collection's runs, against the paper's row for that collection.
 
-Table 2 reproduces with grade >= 2 relevant (the track's binary level);
-Table 1 reproduces with grade >= 1 (at grade >= 2 irpref gets 87.07 / 84.68).
+On DL 2019 passage (the default), Table 2 reproduces with grade >= 2 relevant
+(the track's binary level) and Table 1 with grade >= 1 (at grade >= 2 irpref
+gets 87.07 / 84.68), so Table 1 is printed at both levels.
 Commands: irpref meta ties QRELS RUNS -m RR sgnLP rrLP --rel 2
           irpref meta suffix-agreement QRELS RUNS --rel 1
+Usage: python lexiprecision_table1_table2.py [--collection NAME ...] [--rel GRADE]
 """
 
 from __future__ import annotations
 
-from _common import compare, dl19
+from collections.abc import Sequence
+
+from _common import parse, parser, rel, report
 
 from irpref.meta import suffix_agreement, tie_rates
 
+PAPER = "lexiprecision"
 
-def main() -> None:
-    qrels, runs = dl19()
-    t2 = tie_rates(qrels, runs, ["RR", "sgnLP", "rrLP"], rel=2).set_index("measure")
-    print("Table 2, deep-pass (2019), % tied (grade >= 2)")
-    print(compare("  RR (δRR_1)", 56.89, t2.percent_tied["RR"]))
-    print(compare("  sgnLP", 2.63, t2.percent_tied["sgnLP"]))
-    print(compare("  rrLP", 2.63, t2.percent_tied["rrLP"]))
-    for rel in (1, 2):
-        t1 = suffix_agreement(qrels, runs, rel=rel).set_index("method")
-        print(f"Table 1, deep-pass (2019), % agreement with masked δRR_1 (grade >= {rel})")
-        print(compare("  sgnLP of p_2:m", 90.45, t1.percent_agree["sgnLP"]))
-        print(compare("  δRR_2 (RR of p_2:m)", 88.87, t1.percent_agree["RR"]))
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(parser(__file__, __doc__, plot=False), argv)
+    for coll in args.collections:
+        level = rel(args, PAPER, coll)
+        t2 = tie_rates(coll.qrels, coll.runs, ["RR", "sgnLP", "rrLP"], rel=level)
+        t2 = t2.set_index("measure").percent_tied
+        report(PAPER, "Table 2", coll.name, {m: t2[m] for m in ("RR", "sgnLP", "rrLP")},
+               labels={"RR": "RR (δRR_1)"}, note=f", % tied (grade >= {level})")
+        for r in sorted({1, level}):
+            t1 = suffix_agreement(coll.qrels, coll.runs, rel=r).set_index("method")
+            report(PAPER, "Table 1", coll.name,
+                   {"sgnLP": t1.percent_agree["sgnLP"], "RR": t1.percent_agree["RR"]},
+                   labels={"sgnLP": "sgnLP of p_2:m", "RR": "δRR_2 (RR of p_2:m)"},
+                   note=f", % agreement with masked δRR_1 (grade >= {r})")
 
 
 if __name__ == "__main__":

@@ -25,31 +25,41 @@ lexiprecision Table 3's 10.36.
 Command: python experiments/lexirecall_fig11.py -> lexirecall_fig11.png
 (irpref significance QRELS RUNS -m sgnLR R@1000 Rprec AP nDCG RR nDCG@10
  --rel 1 --summary, and --test hsd)
+Usage: python lexirecall_fig11.py [--collection NAME ...] [--rel GRADE] [--no-plot]
+(default collections: dl19-passage robust03; levels: paper_rows.REL)
 """
 
 from __future__ import annotations
 
-import pandas as pd
-from _common import compare, data_dir, dl19, pyplot, save
+import math
+from collections.abc import Sequence
 
+import pandas as pd
+from _common import figure_name, hsd_percent_se, parse, parser, pyplot, rel, report, save
+
+import irpref
 from irpref.evaluate import judge_inputs
-from irpref.meta.discriminative import discriminative_power
 from irpref.meta.experiments import pairwise, power_percent, stats_pairwise
 
 MEASURES = ["sgnLR", "R@1000", "Rprec", "AP", "nDCG", "RR", "nDCG@10"]
 RECALL = ["R@1000", "Rprec"]
 PERMUTATIONS = 10_000
+DEFAULT = ("dl19-passage", "robust03")
 
 
-def power(qrels, runs, *, rel: int, depth: int | None) -> pd.DataFrame:
-    """``measure, paired, hsd``: percent of run pairs significant at 0.05."""
-    judged = judge_inputs(qrels, runs, rel=rel, depth=depth)
+def power(qrels, runs, *, level: int, depth: int | None) -> pd.DataFrame:
+    """``measure, paired, hsd, hsd_se``: percent of run pairs significant at 0.05
+    (``hsd_se``: the permutation standard error of ``hsd``)."""
+    judged = judge_inputs(qrels, runs, rel=level, depth=depth)
     pw = pairwise(judged, MEASURES)
     paired = power_percent(pw, alpha=0.05, test="paired")
-    hsd = discriminative_power([stats_pairwise(pw, n) for n in MEASURES], alpha=0.05,
-                               test="hsd", permutations=PERMUTATIONS, seed=0)
+    res = irpref.significance([stats_pairwise(pw, n) for n in MEASURES], test="hsd",
+                              permutations=PERMUTATIONS, seed=0, bootstrap=0)
+    hsd = irpref.discriminative_power(res, alpha=0.05)
+    se = hsd_percent_se(res, PERMUTATIONS)
     return pd.DataFrame({"measure": MEASURES, "paired": paired,
-                         "hsd": hsd.set_index("measure")["percent"].reindex(MEASURES).values})
+                         "hsd": hsd.set_index("measure")["percent"].reindex(MEASURES).values,
+                         "hsd_se": [se[m] for m in MEASURES]})
 
 
 def reading(name: str, full: pd.DataFrame, shallow: pd.DataFrame) -> None:
@@ -68,31 +78,44 @@ def reading(name: str, full: pd.DataFrame, shallow: pd.DataFrame) -> None:
               f"{'loses power with depth' if lo < hi else 'does not lose power'}")
 
 
-def main() -> None:
-    qrels, runs = dl19()
-    r3 = data_dir() / "robust03"
-    sets = {
-        "DL 2019 passage": (qrels, runs),
-        "Robust 2003": (r3 / "qrels.txt", sorted((r3 / "runs").glob("*.gz"))),
-    }
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(parser(__file__, __doc__, default=DEFAULT), argv)
     tables = {}
-    for name, (q, r) in sets.items():
+    for coll in args.collections:
+        level = rel(args, "lexirecall", coll)
         for depth in (None, 100):
-            t = power(q, r, rel=1, depth=depth)
-            tables[name, depth or 1000] = t
-            print(f"{name}, grade >= 1, depth {depth or 1000}: percent of run pairs "
-                  "significant at 0.05")
-            print(t.round(2).to_string(index=False))
+            t = power(coll.qrels, coll.runs, level=level, depth=depth)
+            tables[coll.name, depth or 1000] = t
+            print(f"{coll.name}, grade >= {level}, depth {depth or 1000}: percent of run "
+                  "pairs significant at 0.05")
+            print(t.drop(columns="hsd_se").round(2).to_string(index=False))
     print("\nThe paper's reading (no numbers printed):")
-    for name in sets:
-        reading(name, tables[name, 1000], tables[name, 100])
+    for coll in args.collections:
+        reading(coll.name, tables[coll.name, 1000], tables[coll.name, 100])
     print("\nAnchors (same data and test as the papers' printed tables):")
-    dl = tables["DL 2019 passage", 1000].set_index("measure")
-    print(compare("RPP Table 3 deep-pass 2019 RR (HSD)", 6.76, dl.loc["RR", "hsd"]))
-    print(compare("RPP Table 3 deep-pass 2019 NDCG (HSD)", 26.73, dl.loc["nDCG", "hsd"]))
-    rr2 = power_percent(pairwise(judge_inputs(qrels, runs, rel=2), ["RR"]))[0]
-    print(compare("lexiprecision Table 3 RR (t, Holm, grade>=2)", 10.36, rr2))
+    for coll in args.collections:
+        anchors(args, coll, tables[coll.name, 1000])
+    if args.plot:
+        plot(tables, figure_name("lexirecall_fig11.png", args.collections, DEFAULT))
 
+
+def anchors(args, coll, full: pd.DataFrame) -> None:
+    """RPP Table 3(a) (HSD) RR and NDCG and lexiprecision Table 3(b) (paired) RR,
+    each at its paper's level for the collection."""
+    level = rel(args, "rpp", coll)
+    if level == rel(args, "lexirecall", coll):
+        f = full.set_index("measure")
+        se = {m: math.sqrt(2) * f.loc[m, "hsd_se"] for m in ("RR", "nDCG")}  # both Monte Carlo
+        report("rpp", "Table 3a", coll.name, {"RR": f.loc["RR", "hsd"],
+                                              "nDCG": f.loc["nDCG", "hsd"]},
+               se=se, note=f" (HSD, grade >= {level})")
+    lp = rel(args, "lexiprecision", coll)
+    rr = power_percent(pairwise(judge_inputs(coll.qrels, coll.runs, rel=lp), ["RR"]))[0]
+    report("lexiprecision", "Table 3b", coll.name, {"RR": rr},
+           note=f" (t, Holm, grade >= {lp})")
+
+
+def plot(tables: dict, figure: str) -> None:
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
     groups = list(tables)
@@ -107,7 +130,7 @@ def main() -> None:
         ax.set_title(title)
     axes[0].set_ylabel("fraction of run pairs with p < 0.05")
     axes[1].legend(fontsize=8, ncol=2)
-    save(fig, "lexirecall_fig11.png")
+    save(fig, figure)
 
 
 if __name__ == "__main__":

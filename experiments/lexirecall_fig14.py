@@ -6,22 +6,28 @@ every permutation and user for m <= 5 in tests/test_meta_stochastic.py). The
 figure prints no numbers and does not name its metric; the claim checked is
 Appendix C's: the stochastic worst case is never below the deterministic one.
 Command: python experiments/lexirecall_fig14.py -> lexirecall_fig14.png
+Simulated rankings, no collection: the script takes only --no-plot.
 """
 
 from __future__ import annotations
 
-from _common import pyplot, save
+from collections.abc import Sequence
+
+from _common import parse, parser, pyplot, save
 
 from irpref.meta import worst_case_optimal
 
 METRICS = ["RR", "AP", "nDCG", "RBP(p=0.8)"]
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(parser(__file__, __doc__, default=None), argv)
     t = worst_case_optimal(METRICS, range(1, 26))
     print(t[t.m.isin([1, 2, 5, 10, 25])].round(4).to_string(index=False))
     print("stochastic >= deterministic for every metric and m:",
           bool((t.difference >= -1e-15).all()))
+    if not args.plot:
+        return
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for name, g in t.groupby("metric", sort=False):

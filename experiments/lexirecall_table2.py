@@ -6,36 +6,40 @@ under WC (closed form: lexirecall Theorem D.2 averaged over m).
 Both the paper's and irpref's numbers are Monte Carlo over 10,000 pairs:
 differences up to ~3 standard errors of a difference (~0.02) are noise.
 nDCG uses binary gains and log2(p + 1) discounts; AP is (1/m) sum_i i / p_i.
-Command: python experiments/lexirecall_table2.py
+Simulated rankings, no collection: the script takes no option (--no-plot is accepted).
+Usage: python lexirecall_table2.py
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+
+import paper_rows
+from _common import parse, parser, verdict
 
 from irpref.meta import tie_probability, worst_case_agreement
 
 COLS = ["TSE", "R@1000", "Rprec", "AP", "nDCG", "random"]
-PAPER = {  # n: tied, TSE, R@1000, RP, AP, NDCG, random
-    10**3: (0.012, 1.000, 0.000, 0.285, 0.541, 0.535, 0.492),
-    10**4: (0.001, 1.000, 0.420, 0.077, 0.552, 0.549, 0.497),
-    10**5: (0.000, 1.000, 0.179, 0.008, 0.554, 0.555, 0.498),
-    10**6: (0.000, 1.000, 0.026, 0.001, 0.547, 0.554, 0.499),
-}
+TABLE = paper_rows.PAPERS["lexirecall"]["Table 2"]  # "n=1000": {tied, TSE, ..., random}
 
 
-def main() -> None:
-    for n, paper in PAPER.items():
+def main(argv: Sequence[str] | None = None) -> None:
+    parse(parser(__file__, __doc__, default=None, plot=False), argv)
+    print(paper_rows.source("lexirecall", "Table 2"))
+    for key, paper in TABLE.items():
+        n = int(key.removeprefix("n="))
         t = worst_case_agreement(COLS, n, (5, 50), 10_000, seed=0).set_index("measure")
         cf = tie_probability("TSE", n, (5, 50))
-        print(f"n={n}: tied paper {paper[0]:.3f}  irpref closed form {cf:.4f} "
+        print(f"n={n}: tied paper {paper['tied']}  irpref closed form {cf:.4f} "
               f"simulated {t.tied.iloc[0]:.4f}")
-        for name, want in zip(COLS, paper[1:]):
+        for name in COLS:
+            want, digits = paper_rows.printed(paper[name])
             got, se = t.agreement[name], t.agreement_se[name]
-            z = abs(got - want) / math.sqrt(2 * se * se) if se > 0 else 0.0
-            verdict = "exact" if round(got, 3) == want else (
-                "MC noise" if z <= 3 else f"differs ({z:.1f} se)")
-            print(f"  {name:<7} paper {want:.3f}  irpref {got:.4f} (se {se:.4f})  {verdict}")
+            # both numbers are Monte Carlo over 10,000 pairs: se of the difference
+            v = verdict(want, got, digits, se=math.sqrt(2) * se,
+                        reason=paper_rows.reason("lexirecall", "Table 2", key, name))
+            print(f"  {name:<7} paper {paper[name]}  irpref {got:.4f} (se {se:.4f})  {v}")
 
 
 if __name__ == "__main__":

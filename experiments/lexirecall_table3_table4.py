@@ -4,37 +4,44 @@ complete rankings, m = 10 (Table 3) and n = 10^6 (Table 4).
 Closed forms of Appendix D (irpref.meta.tie_probability); AP has none at these
 sizes and is estimated from 20,000 random ranking pairs (Monte Carlo).
 Command: python experiments/lexirecall_table3_table4.py
+Simulated rankings, no collection: the script takes no option (--no-plot is accepted).
 """
 
 from __future__ import annotations
 
-from _common import compare
+import math
+from collections.abc import Sequence
+
+import paper_rows
+from _common import compare, parse, parser
 
 from irpref.meta import simulate_ties, tie_probability
 
 COLS = ["TSE", "R@1000", "Rprec", "AP", "sgnLR"]
-TABLE3 = {10**3: (0.005, 1.000, 0.825, 0.000, 0.000), 10**4: (0.001, 0.313, 0.980, 0.000, 0.000),
-          10**5: (0.000, 0.826, 0.998, 0.000, 0.000), 10**6: (0.000, 0.980, 1.000, 0.000, 0.000)}
-TABLE4 = {1: (0.000, 0.998, 1.000, 0.000, 0.000), 5: (0.000, 0.990, 1.000, 0.000, 0.000),
-          10: (0.000, 0.981, 1.000, 0.000, 0.000), 25: (0.000, 0.952, 0.999, 0.000, 0.000),
-          50: (0.000, 0.907, 0.995, 0.000, 0.000)}
+MC_PAIRS = 20_000
 
 
-def value(measure: str, n: int, m: int) -> float:
+def value(measure: str, n: int, m: int) -> tuple[float, float | None]:
+    """Pr(tie) and, for AP (Monte Carlo), the standard error of the difference
+    with the paper's number (taken as Monte Carlo of the same size)."""
     if measure == "AP":
-        p, _ = simulate_ties("AP", n, m, 20000, seed=0)
-        return p
-    return tie_probability(measure, n, m)
+        p, _ = simulate_ties("AP", n, m, MC_PAIRS, seed=0)
+        return p, math.sqrt(2 * p * (1 - p) / MC_PAIRS)
+    return tie_probability(measure, n, m), None
 
 
-def main() -> None:
-    for title, table in (("Table 3 (m = 10)", TABLE3), ("Table 4 (n = 10^6)", TABLE4)):
-        print(title)
-        for key, printed in table.items():
-            n, m = (key, 10) if table is TABLE3 else (10**6, key)
-            for measure, paper in zip(COLS, printed):
+def main(argv: Sequence[str] | None = None) -> None:
+    parse(parser(__file__, __doc__, default=None, plot=False), argv)
+    for table, title in (("Table 3", "m = 10"), ("Table 4", "n = 10^6")):
+        print(f"{paper_rows.source('lexirecall', table)} ({title})")
+        for key, row in paper_rows.PAPERS["lexirecall"][table].items():
+            n, m = (int(key[2:]), 10) if table == "Table 3" else (10**6, int(key[2:]))
+            for measure in COLS:
+                paper, digits = paper_rows.printed(row[measure])
+                got, se = value(measure, n, m)
                 label = f"  n={n:<8} m={m:<3} {measure}" + (" (MC)" if measure == "AP" else "")
-                print(compare(label, paper, value(measure, n, m), digits=3))
+                print(compare(label, paper, got, digits, se=se,
+                              reason=paper_rows.reason("lexirecall", table, key, measure)))
 
 
 if __name__ == "__main__":
