@@ -148,6 +148,8 @@ def _readable(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _write(frame: pd.DataFrame, fmt: str, out, legend: str | None = None) -> None:
+    if fmt == "json" and "threshold" in frame:  # a missing threshold is null, not nan
+        frame = frame.assign(threshold=frame["threshold"].astype("float64"))
     if fmt == "table" and frame.empty:
         out.write("(none)\n")
         return
