@@ -279,3 +279,20 @@ def test_cli_bad_file_names_file_and_line(tmp_path):
     assert f"{bad}:2" in out.stderr and "Traceback" not in out.stderr
     missing = irpref_cli("agree", HUMAN, tmp_path / "nope.qrels")
     assert missing.returncode == 1 and "nope.qrels" in missing.stderr
+
+
+@pytest.mark.parametrize("docs_b", [["d1", "d2", "d3"], ["e1"]])
+def test_join_is_exact_when_hashes_collide(tmp_path, monkeypatch, docs_b):
+    """Every document hashes alike: the join must still pair only equal ids."""
+    from irpref.agreement import labels as module
+
+    a = write_qrels(tmp_path / "a.qrels", [("q1", "d1", 1), ("q1", "d2", 0), ("q2", "e1", 2)]
+                    if len(docs_b) > 1 else [("q1", "e2", 1)])
+    b = write_qrels(tmp_path / "b.qrels", [("q1", d, 1) for d in docs_b])
+    expected = module.join_labels(irpref.read_qrels(a), irpref.read_qrels(b))
+    monkeypatch.setattr(module, "hash_strings", lambda arr: np.zeros(len(arr), np.uint64))
+    got = module.join_labels(irpref.read_qrels(a), irpref.read_qrels(b))
+    assert got.n == expected.n == (2 if len(docs_b) > 1 else 0)
+    assert got.grade_a.tolist() == expected.grade_a.tolist()
+    assert got.grade_b.tolist() == expected.grade_b.tolist()
+    assert len(got.only_a) == len(expected.only_a) and len(got.only_b) == len(expected.only_b)

@@ -72,7 +72,7 @@ class Agreement:
     @cached_property
     def orderings(self) -> pd.DataFrame:
         """measure, statistic, value: tau_b, tau_ap_a, tau_ap_b, tau_ap, top overlap, swaps."""
-        return _systems.ordering_statistics(self.scored, self.swaps, self.top)
+        return _systems.ordering_statistics(self.scored, self.top)
 
     @cached_property
     def scores(self) -> pd.DataFrame:

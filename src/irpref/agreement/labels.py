@@ -44,6 +44,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irpref.errors import InputError
+from irpref.hashing import hash_strings, mix
 from irpref.io import Qrels
 
 __all__ = [
@@ -135,6 +136,46 @@ def _codes(a: pa.Array, b: pa.Array) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     return codes[: len(a)], codes[len(a):], enc.dictionary
 
 
+def _match_exact(qa, qb, da, db) -> tuple[np.ndarray, np.ndarray]:
+    """Rows (ia, ib) of equal (query, doc) pairs, by interned codes (exact)."""
+    ca, cb, _ = _codes(da, db)
+    width = int(max(ca.max(initial=-1), cb.max(initial=-1))) + 1
+    _, ia, ib = np.intersect1d(qa * width + ca, qb * width + cb, assume_unique=True,
+                               return_indices=True)
+    return ia, ib
+
+
+def _match(qa: np.ndarray, qb: np.ndarray, da: pa.Array, db: pa.Array):
+    """Rows (ia, ib) of equal (query, doc) pairs (pairs are distinct on each side).
+
+    One 64-bit key per pair (query code mixed with the document's string hash,
+    :mod:`irpref.hashing`), a sort and a binary search; every match is confirmed
+    on the document strings, and a key seen twice on one side or a match that
+    is not one sends the join to :func:`_match_exact` (a collision costs time,
+    never a wrong result)."""
+    seed_a = mix(qa.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1))
+    seed_b = mix(qb.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1))
+    ka, kb = hash_strings(da) ^ seed_a, hash_strings(db) ^ seed_b
+    order = np.argsort(ka)
+    sorted_a = ka[order]
+    if len(sorted_a) > 1 and (sorted_a[1:] == sorted_a[:-1]).any():
+        return _match_exact(qa, qb, da, db)
+    order_b = np.argsort(kb)
+    kb_sorted = kb[order_b]
+    if len(kb_sorted) > 1 and (kb_sorted[1:] == kb_sorted[:-1]).any():
+        return _match_exact(qa, qb, da, db)
+    # sorted needles: the binary searches walk the table in order (cache friendly)
+    pos = np.minimum(np.searchsorted(sorted_a, kb_sorted), max(len(sorted_a) - 1, 0))
+    hit = (np.flatnonzero(sorted_a[pos] == kb_sorted) if len(sorted_a)
+           else np.zeros(0, np.int64))
+    ia, ib = order[pos[hit]], order_b[hit]
+    same = (qa[ia] == qb[ib]) & pc.equal(da.take(pa.array(ia)), db.take(pa.array(ib))) \
+        .to_numpy(zero_copy_only=False)
+    if not same.all():
+        return _match_exact(qa, qb, da, db)
+    return ia, ib
+
+
 @dataclass(frozen=True, eq=False)
 class Labels:
     """The pairs both sides judge (grade >= 0 on both), with what only one judges."""
@@ -185,24 +226,26 @@ class Labels:
         return list(range(1, top + 1))
 
 
+def _take(values: pa.Array, rows: np.ndarray, keep: np.ndarray) -> pa.Array:
+    return values if keep.all() else values.take(pa.array(rows))
+
+
 def join_labels(a: Qrels, b: Qrels) -> Labels:
-    """Join two qrels on interned (query, document) ids (one sort, no loop per pair).
+    """Join two qrels on (query, document) pairs (:func:`_match`; no loop per pair).
 
     A pair is judged by a side when it lists it with a grade >= 0."""
     qa, qb, qdict = _codes(a.query, b.query)
-    da, db, _ = _codes(a.doc, b.doc)
-    width = max(1, int(max(da.max(initial=-1), db.max(initial=-1))) + 1)
-    key_a, key_b = qa * width + da, qb * width + db
     ga, gb = np.asarray(a.grade, np.int64), np.asarray(b.grade, np.int64)
     judged_a, judged_b = ga >= 0, gb >= 0
-    key_a, qa_j, ga_j = key_a[judged_a], qa[judged_a], ga[judged_a]
-    key_b, gb_j = key_b[judged_b], gb[judged_b]
-    _, ia, ib = np.intersect1d(key_a, key_b, assume_unique=True, return_indices=True)
+    sel_a, sel_b = np.flatnonzero(judged_a), np.flatnonzero(judged_b)
+    qa_j, ga_j, gb_j = qa[sel_a], ga[sel_a], gb[sel_b]
+    ia, ib = _match(qa_j, qb[sel_b], _take(a.doc, sel_a, judged_a),
+                    _take(b.doc, sel_b, judged_b))
     ia_order = np.sort(ia)  # the common pairs in A's file order
     ib_order = ib[np.argsort(ia, kind="stable")]
-    in_b = np.zeros(len(key_b), dtype=bool)
+    in_b = np.zeros(len(sel_b), dtype=bool)
     in_b[ib] = True
-    in_a = np.zeros(len(key_a), dtype=bool)
+    in_a = np.zeros(len(sel_a), dtype=bool)
     in_a[ia] = True
     qcodes = qa_j[ia_order]
     used, first = np.unique(qcodes, return_index=True)

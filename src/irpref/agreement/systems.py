@@ -118,17 +118,14 @@ def evaluate_both(qrels_a, qrels_b, runs, measures: Sequence[str], *, rel: int =
     return out
 
 
-def ordering_statistics(scored: Sequence[Scored], swaps: pd.DataFrame,
-                        top: int = 5) -> pd.DataFrame:
+def ordering_statistics(scored: Sequence[Scored], top: int = 5) -> pd.DataFrame:
     """One row per (measure, statistic): runs, tau_b, tau_ap_a, tau_ap_b, tau_ap,
-    top_overlap@k, swaps, and how many swaps are significant under A, under B, under
-    both (``swaps``: :func:`swaps_table`)."""
-    under = swaps.groupby(["measure", "significant_under"]).size()
+    top_overlap@k and swaps (run pairs ordered strictly one way under A and the other
+    under B; their significance: :func:`swaps_table`, which runs the tests)."""
     rows = []
     for s in scored:
         ka, kb = s.key_a, s.key_b
         ta, tb = tau_ap(ka, kb), tau_ap(kb, ka)
-        count = {w: float(under.get((s.measure, w), 0)) for w in ("a", "b", "both", "neither")}
         rows += [
             (s.measure, "runs", float(len(s.runs))),
             (s.measure, "tau_b", tau_b(ka, kb)),
@@ -136,10 +133,7 @@ def ordering_statistics(scored: Sequence[Scored], swaps: pd.DataFrame,
             (s.measure, "tau_ap_b", tb),
             (s.measure, "tau_ap", (ta + tb) / 2.0),
             (s.measure, f"top_overlap@{top}", top_overlap(ka, kb, top)),
-            (s.measure, "swaps", sum(count.values())),
-            (s.measure, "swaps_significant_a", count["a"] + count["both"]),
-            (s.measure, "swaps_significant_b", count["b"] + count["both"]),
-            (s.measure, "swaps_significant_both", count["both"]),
+            (s.measure, "swaps", float(len(swapped_pairs(ka, kb)[0]))),
         ]
     return pd.DataFrame(rows, columns=["measure", "statistic", "value"])
 

@@ -25,8 +25,7 @@ from irpref.judged import TIES
 from irpref.report.tables import write_frame
 
 COUNTS = {"pairs", "pairs_only_a", "pairs_only_b", "pairs_unjudged_a", "pairs_unjudged_b",
-          "queries", "relevant_only_a", "relevant_only_b", "runs", "swaps",
-          "swaps_significant_a", "swaps_significant_b", "swaps_significant_both"}
+          "queries", "relevant_only_a", "relevant_only_b", "runs", "swaps"}
 
 COVERAGE_NOTE = (
     "pairs_only_a / pairs_only_b: judged by one side only; unjudged under the other, "
@@ -122,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
         _write(_readable(result.orderings) if fmt != "tsv" and fmt != "json"
                else result.orderings, fmt, text,
                "tau_ap_a: ordering under B judged against A's as the truth; tau_ap_b the "
-               "reverse; tau_ap their mean; ties averaged over every tie-break")
+               "reverse; tau_ap their mean; ties averaged over every tie-break; --swaps lists "
+               "the swapped pairs with their significance")
     else:
         table = result.statistics
         if fmt not in ("tsv", "json"):
