@@ -226,3 +226,32 @@ def test_cli_readable_and_paper_formats_with_runs(noisy_qrels):
                         ("json", '"statistic": "tau_ap_b"')):
         out = irpref_cli("agree", QRELS, noisy_qrels, *RUNS, "-m", "AP", "--format", fmt)
         assert out.returncode == 0 and needle in out.stdout, out.stdout
+
+
+def test_cli_judged_at_per_run_and_query(tmp_path):
+    """B judges 60% of A's pairs: Judged@10 under each side, per query and per run."""
+    qrels = irpref.read_qrels(QRELS)
+    keep = np.random.default_rng(3).random(len(qrels.grade)) < 0.6
+    rows = [r for r, k in zip(zip(qrels.query.to_pylist(), qrels.doc.to_pylist(),
+                                  qrels.grade.tolist()), keep) if k]
+    sparse = write_qrels(tmp_path / "sparse.qrels", rows)
+    out = irpref_cli("agree", QRELS, sparse, *RUNS, "-m", "AP", "--judged-at", "10",
+                     "--format", "tsv")
+    assert out.returncode == 0, out.stderr
+    table = _tsv(out.stdout)
+    assert table[0] == ["run", "query", "judged_a", "judged_b"]
+    for side, q in (("a", QRELS), ("b", sparse)):
+        ref = irpref.evaluate(q, RUNS, ["Judged@10"])
+        means = irpref.summarize(ref).set_index("run")["value"]
+        ref = ref.set_index(["run", "query"])["value"]
+        col = table[0].index(f"judged_{side}")
+        for r in table[1:]:
+            if r[1] == "":
+                assert float(r[col]) == pytest.approx(means[r[0]])
+            elif r[col] not in ("", "nan"):
+                assert float(r[col]) == pytest.approx(ref[(r[0], r[1])])
+    assert sum(r[1] == "" for r in table[1:]) == len(RUNS)
+    readable = irpref_cli("agree", QRELS, sparse, *RUNS, "--judged-at", "10")
+    assert readable.returncode == 0 and "judged_b" in readable.stdout
+    alone = irpref_cli("agree", QRELS, sparse, "--judged-at", "10")
+    assert alone.returncode == 2 and "--judged-at needs RUN files" in alone.stderr

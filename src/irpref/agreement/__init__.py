@@ -46,6 +46,8 @@ class Agreement:
     scored: list = field(default_factory=list)  # systems.Scored, one per measure
     top: int = 5
     alpha: float = 0.05
+    judged_at: int | None = None
+    extras: dict = field(default_factory=dict)  # side -> tidy table of the extra metrics
 
     @cached_property
     def statistics(self) -> pd.DataFrame:
@@ -73,6 +75,15 @@ class Agreement:
     def orderings(self) -> pd.DataFrame:
         """measure, statistic, value: tau_b, tau_ap_a, tau_ap_b, tau_ap, top overlap, swaps."""
         return _systems.ordering_statistics(self.scored, self.top)
+
+    @cached_property
+    def judged(self) -> pd.DataFrame:
+        """run, query, judged_a, judged_b: Judged@k (share of the top k the qrels judge)
+        per run and query under each side, then per-run means (query null); empty
+        unless ``judged_at`` was given with runs."""
+        if self.judged_at is None or not self.extras:
+            return pd.DataFrame(columns=["run", "query", "judged_a", "judged_b"])
+        return _systems.judged_table(self.extras, f"Judged@{self.judged_at}")
 
     @cached_property
     def scores(self) -> pd.DataFrame:
@@ -106,6 +117,7 @@ def agree(
     top: int = 5,
     alpha: float = 0.05,
     use_tag: bool = False,
+    judged_at: int | None = None,
 ) -> Agreement:
     """Agreement between ``qrels_a`` (the reference, e.g. human) and ``qrels_b``.
 
@@ -116,11 +128,16 @@ def agree(
                       :func:`irpref.evaluate` and the orderings compared.
     thresholds:       binarization thresholds (default 1 .. largest grade).
     top:              k of the top-k overlap; ``alpha``: significance level.
+    judged_at:        with runs, also Judged@k per run and query under each side
+                      (:attr:`Agreement.judged`): how much of each ranking's top k
+                      the other side leaves unjudged.
 
     Raises :class:`irpref.errors.InputError` when the two share no judged pair.
     """
     rel = check_rel(rel, "rel")
     top = check_positive_int(top, "top")
+    if judged_at is not None:
+        judged_at = check_positive_int(judged_at, "judged_at")
     alpha = check_alpha(alpha, "alpha")
     if isinstance(measures, str):
         measures = measures.split()
@@ -136,8 +153,10 @@ def agree(
         thresholds = labels.thresholds()
     else:
         thresholds = [_check_threshold(t, labels, "thresholds") for t in thresholds]
-    scored = []
+    scored, extras = [], {}
     if runs:
-        scored = _systems.evaluate_both(a, b, runs, names, rel=rel, depth=depth, ties=ties,
-                                        missing=missing, use_tag=use_tag)
-    return Agreement(labels, list(thresholds), scored, top, alpha)
+        extra = [f"Judged@{judged_at}"] if judged_at is not None else []
+        scored, extras = _systems.evaluate_both(a, b, runs, names, rel=rel, depth=depth,
+                                                ties=ties, missing=missing, use_tag=use_tag,
+                                                extra=extra)
+    return Agreement(labels, list(thresholds), scored, top, alpha, judged_at, extras)

@@ -89,18 +89,25 @@ def _win_rates(pw: Pairwise, runs: list[str]) -> np.ndarray:
 
 def evaluate_both(qrels_a, qrels_b, runs, measures: Sequence[str], *, rel: int = 1,
                   depth: int | None = None, ties: str = "docid", missing: str = "skip",
-                  use_tag: bool = False) -> list[Scored]:
-    """Every measure and preference of ``measures`` under ``qrels_a`` and ``qrels_b``."""
+                  use_tag: bool = False, extra: Sequence[str] = ()
+                  ) -> tuple[list[Scored], dict[str, pd.DataFrame]]:
+    """Every measure and preference of ``measures`` under ``qrels_a`` and ``qrels_b``,
+    each qrels judged once; ``extra`` metrics are evaluated on the same judged
+    rankings and returned per side as tidy tables (run, query, measure, value)."""
     metrics, prefs = split_measures(measures)
-    tables = {}
+    every = list(dict.fromkeys([*metrics, *extra]))
+    tables, extras = {}, {}
     for side, qrels in zip(SIDES, (qrels_a, qrels_b)):
-        layout, count_docs = layout_for(metrics, prefs, ties=ties)
+        layout, count_docs = layout_for(every, prefs, ties=ties)
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, use_tag=use_tag,
                               layout=layout, count_docs=count_docs)
+        results = evaluate(None, None, every, missing=missing, judged=judged) if every else None
         tables[side] = (
-            evaluate(None, None, metrics, missing=missing, judged=judged) if metrics else None,
+            results,
             compare(None, None, prefs, ties=ties, judged=judged) if prefs else None,
         )
+        if extra:
+            extras[side] = results[results["measure"].isin(list(extra))]
         names = list(judged.run_names)
     out = []
     for name in metrics:
@@ -115,7 +122,23 @@ def evaluate_both(qrels_a, qrels_b, runs, measures: Sequence[str], *, rel: int =
         pws = {s: Pairwise.from_preference(tables[s][1], name) for s in SIDES}
         out.append(Scored(name, "preference", 1, names, _win_rates(pws["a"], names),
                           _win_rates(pws["b"], names), pws["a"], pws["b"]))
-    return out
+    return out, extras
+
+
+def judged_table(extras: dict[str, pd.DataFrame], measure: str) -> pd.DataFrame:
+    """run, query, judged_a, judged_b: ``measure`` (a Judged@k) per run and query under
+    each qrels (NaN where a side does not evaluate the query), then one mean row per
+    run (query null) over the queries each side evaluates."""
+    parts = []
+    for side in SIDES:
+        t = extras[side]
+        t = t[t["measure"] == measure][["run", "query", "value"]]
+        parts.append(t.rename(columns={"value": f"judged_{side}"}).astype({"run": object,
+                                                                          "query": object}))
+    per_query = parts[0].merge(parts[1], on=["run", "query"], how="outer", sort=False)
+    means = per_query.groupby("run", sort=False)[["judged_a", "judged_b"]].mean().reset_index()
+    means.insert(1, "query", None)
+    return pd.concat([per_query, means], ignore_index=True)
 
 
 def ordering_statistics(scored: Sequence[Scored], top: int = 5) -> pd.DataFrame:

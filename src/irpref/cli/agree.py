@@ -73,6 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--swaps", action="store_true",
                       help="list the run pairs whose order swaps (with RUN), with their "
                            "significance under A and B")
+    view.add_argument("--judged-at", **checked(params.check_positive_int), default=None,
+                      metavar="K",
+                      help="print Judged@K (share of each ranking's top K judged) per run "
+                           "under A and under B (with RUN; tsv/json: per query too)")
     view.add_argument("--scores", action="store_true",
                       help="print every run's value and rank under A and under B (with RUN)")
     add_format(parser)
@@ -90,8 +94,10 @@ def run(args: argparse.Namespace) -> int:
     from irpref.agreement.systems import split_measures
 
     thresholds = _thresholds(args.thresholds)
-    if (args.swaps or args.scores) and not args.runs:
-        raise UsageError(f"{'--swaps' if args.swaps else '--scores'} needs RUN files")
+    for flag, wanted in (("--swaps", args.swaps), ("--scores", args.scores),
+                         ("--judged-at", args.judged_at is not None)):
+        if wanted and not args.runs:
+            raise UsageError(f"{flag} needs RUN files")
     if args.measures and not args.runs:
         raise UsageError("-m/--measure needs RUN files (QRELS_A QRELS_B RUN... -m MEASURE)")
     measures = [t for m in args.measures or [] for t in m.split()] or None
@@ -100,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     result = agree(args.qrels_a, args.qrels_b, args.runs or None, measures,
                    thresholds=thresholds, rel=args.rel, depth=args.depth, ties=args.ties,
                    missing=args.missing, top=args.top, alpha=args.alpha,
-                   use_tag=args.tag_names)
+                   use_tag=args.tag_names, judged_at=args.judged_at)
     text = io.StringIO()  # the whole output is built before a line is printed
     fmt = args.format
     if args.confusion or args.confusion_at is not None:
@@ -112,6 +118,12 @@ def run(args: argparse.Namespace) -> int:
         _write(result.swaps, fmt, text,
                f"significant_under: Holm-adjusted p < {args.alpha} (paired test over all run "
                "pairs of the measure) under a, b, both or neither")
+    elif args.judged_at is not None:
+        table = result.judged
+        if fmt not in ("tsv", "json"):  # the terminal and paper views: per-run means
+            table = table[table["query"].isna()].drop(columns="query")
+        _write(table, fmt, text, f"Judged@{args.judged_at} under QRELS_A (judged_a) and "
+               "QRELS_B (judged_b); unjudged documents count as non-relevant in most measures")
     elif args.scores:
         _write(result.scores, fmt, text, "rank 1 = best in the measure's own direction")
     elif args.runs:
