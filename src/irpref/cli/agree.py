@@ -117,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.swaps:
         _write(result.swaps, fmt, text,
                f"significant_under: Holm-adjusted p < {args.alpha} (paired test over all run "
-               "pairs of the measure) under a, b, both or neither")
+               "pairs of the measure) under a, b, both or neither",
+               empty="(no run pair changes order)")
     elif args.judged_at is not None:
         table = result.judged
         if fmt not in ("tsv", "json"):  # the terminal and paper views: per-run means
@@ -159,11 +160,12 @@ def _readable(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _write(frame: pd.DataFrame, fmt: str, out, legend: str | None = None) -> None:
+def _write(frame: pd.DataFrame, fmt: str, out, legend: str | None = None,
+           empty: str = "(none)") -> None:
     if fmt == "json" and "threshold" in frame:  # a missing threshold is null, not nan
         frame = frame.assign(threshold=frame["threshold"].astype("float64"))
     if fmt == "table" and frame.empty:
-        out.write("(none)\n")
+        out.write(empty + "\n")
         return
     view = frame
     if fmt == "table":  # fixed decimals, no scientific notation of counts
