@@ -182,6 +182,10 @@ def test_coverage_leniency_and_negative_grades(tmp_path):
     assert got[("relevant_only_a", 2)] == 1 and got[("relevant_only_b", 2)] == 1
     assert got[("relevant_only_b", 1)] == 2
     assert sorted(t for s, t in got if s == "kappa_binary") == [1, 2, 3]
+    out = irpref_cli("agree", a, b, "--format", "tsv")
+    assert out.returncode == 0
+    assert "note: 1 pairs judged only by QRELS_A, 2 only by QRELS_B" in out.stderr
+    assert irpref_cli("agree", a, b, "--quiet").stderr == ""
 
 
 def test_one_category_is_undefined_not_a_number(tmp_path):
@@ -296,3 +300,10 @@ def test_join_is_exact_when_hashes_collide(tmp_path, monkeypatch, docs_b):
     assert got.grade_a.tolist() == expected.grade_a.tolist()
     assert got.grade_b.tolist() == expected.grade_b.tolist()
     assert len(got.only_a) == len(expected.only_a) and len(got.only_b) == len(expected.only_b)
+
+
+def test_cli_output_file(tmp_path):
+    target = tmp_path / "agree.tsv"
+    out = irpref_cli("agree", HUMAN, H2O, "--format", "tsv", "-o", target)
+    assert out.returncode == 0 and out.stdout == ""
+    assert target.read_text() == irpref_cli("agree", HUMAN, H2O, "--format", "tsv").stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import sys
 
 import numpy as np
 import pandas as pd
@@ -107,6 +108,11 @@ def run(args: argparse.Namespace) -> int:
                    thresholds=thresholds, rel=args.rel, depth=args.depth, ties=args.ties,
                    missing=args.missing, top=args.top, alpha=args.alpha,
                    use_tag=args.tag_names, judged_at=args.judged_at)
+    only_a, only_b = len(result.labels.only_a), len(result.labels.only_b)
+    if (only_a or only_b) and not getattr(args, "quiet", False):
+        print(f"irpref: note: {only_a} pairs judged only by QRELS_A, {only_b} only by "
+              "QRELS_B: unjudged under the other side, which most measures score as "
+              "non-relevant", file=sys.stderr)
     text = io.StringIO()  # the whole output is built before a line is printed
     fmt = args.format
     if args.confusion or args.confusion_at is not None:
