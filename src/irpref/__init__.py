@@ -4,6 +4,7 @@ Tie-aware measures, atomized search length, lexicographic and recall-paired
 preferences, trec_eval-exact classical measures, significance testing.
 """
 
+from irpref.agreement import agree
 from irpref.asl import search_lengths
 from irpref.compare import compare, mean_preferences, preference_matrix
 from irpref.evaluate import evaluate, judge_inputs, summarize
@@ -31,6 +32,7 @@ __all__ = [
     "TrecFormatError",
     "compare",
     "adjust_pvalues",
+    "agree",
     "calc_aggregate",
     "discriminative_power",
     "evaluate",

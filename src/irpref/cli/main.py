@@ -38,6 +38,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "meta": ("meta", "meta-evaluation: ties, agreement, degradation, tie probabilities"),
     "report": ("report", "one self-contained HTML (or Markdown) report with tables and plots"),
     "plot": ("plot", "one figure (differences, distributions, preferences, ...) as PNG/SVG/PDF"),
+    "agree": ("agree", "agreement of two qrels (kappa, alpha) and of the system orderings they "
+                       "induce"),
 }
 
 GLOBAL_FLAGS = ("--debug", "--quiet")
