@@ -3,7 +3,8 @@
 - trec_eval's own test suite (``out.test*``): the library reproduces every
   printed line byte for byte (the CLI is tested in test_trec_eval_cli.py).
 - All 37 DL 2019 passage runs (relevance level 1 and 2) and all 17 Robust
-  2003 runs: per-query values equal pytrec_eval's (which embeds trec_eval).
+  2003 runs: per-query values equal pytrec_eval's (which embeds trec_eval),
+  and so do the condensed lists of ``-J`` (pytrec_eval's judged_docs_only_flag).
   pytrec_eval stores scores as 32-bit floats, so scores that differ only
   beyond float32 precision tie there and are broken by docid; the comparison
   feeds irpref the same float32-rounded scores, and a second test checks that
@@ -23,6 +24,7 @@ import pytest
 import pytrec_eval
 
 import irpref
+from irpref.condense import condense
 from irpref.io.trec import read_qrels, read_run
 from irpref.judged import intern, judge
 from irpref.trec_eval_format import format_trec_eval, resolve_measures
@@ -93,12 +95,16 @@ def robust03(data_dir):
     return _load(data_dir / "robust03", ROBUST03_RUNS)
 
 
-def _compare(qrels, runs, qdict, rel):
-    """Per-query comparison on float32 scores; returns the number of values compared."""
+def _compare(qrels, runs, qdict, rel, judged_only=False):
+    """Per-query comparison on float32 scores; returns the number of values compared.
+    ``judged_only``: condensed lists (trec_eval -J) on both sides."""
     runs32 = [_as_float32(r) for r in runs]
     judged = _judge(qrels, runs32, rel)
+    if judged_only:
+        judged = condense(judged)
     values = {k: irpref.parse_measure(m).compute(judged) for k, m in MEASURES.items()}
-    evaluator = pytrec_eval.RelevanceEvaluator(qdict, PYTREC, relevance_level=rel)
+    evaluator = pytrec_eval.RelevanceEvaluator(qdict, PYTREC, relevance_level=rel,
+                                               judged_docs_only_flag=judged_only)
     qindex = {q: i for i, q in enumerate(judged.queries)}
     compared = 0
     for r, run in enumerate(runs32):
@@ -129,6 +135,17 @@ def test_robust03_all_runs_match_pytrec_eval(robust03):
     assert len(runs) == len(ROBUST03_RUNS)
     assert min(len(r) for r in runs) < 2000  # shallow runs are in the set
     assert _compare(qrels, runs, qdict, 1) > len(ROBUST03_RUNS) * 90 * len(MEASURES)
+
+
+def test_judged_only_matches_pytrec_eval(dl19, robust03):
+    """-J (judged documents only): condense() equals trec_eval's judged_docs_only_flag
+    (form_res_rels.c) on every measure pytrec_eval has, on runs full of unjudged
+    documents (DL 2019 runs retrieve many unjudged passages)."""
+    qrels, runs, qdict = dl19
+    assert _compare(qrels, runs[:12], qdict, 2, judged_only=True) == 12 * 43 * len(MEASURES)
+    assert _compare(qrels, runs[:12], qdict, 1, judged_only=True) == 12 * 43 * len(MEASURES)
+    qrels, runs, qdict = robust03
+    assert _compare(qrels, runs, qdict, 1, judged_only=True) > 0
 
 
 def test_dl19_double_scores_differ_only_where_float32_collapses(dl19):
