@@ -27,7 +27,7 @@ import irpref
 from irpref.condense import condense
 from irpref.io.trec import read_qrels, read_run
 from irpref.judged import intern, judge
-from irpref.trec_eval_format import format_trec_eval, resolve_measures
+from irpref.trec_eval_format import format_trec_eval, read_zscores, resolve_measures
 
 # pytrec_eval name -> irpref measure (the measures and the rest pytrec_eval has;
 # iprec_at_recall and 11pt_avg are left out: pytrec_eval embeds trec_eval 9, which rounded
@@ -179,6 +179,15 @@ CASES = {
                       dict(query_flag=True, complete=True, depth=100)),
     "out.test.aql": (["all_trec", "relstring.20"], "qrels.rel_level", "results.test",
                      dict(query_flag=True, rel=2)),
+    # -J and -Z (irpref's verified outputs, see tests/data/README.md)
+    "irpref.test.aqJ": (["all_trec"], "qrels.test", "results.test",
+                        dict(query_flag=True, judged_only=True)),
+    "irpref.test.aqlJ": (["all_trec", "relstring.20"], "qrels.rel_level", "results.test",
+                         dict(query_flag=True, rel=2, judged_only=True)),
+    "irpref.test.aqcMJ": (["all_trec"], "qrels.test", "results.trunc",
+                          dict(query_flag=True, complete=True, depth=100, judged_only=True)),
+    "irpref.test.aqZ": (["all_trec"], "qrels.test", "results.test",
+                        dict(query_flag=True, zscores="zscores_file")),
 }
 
 
@@ -194,9 +203,13 @@ def test_trec_eval_suite_through_library(data_dir, tmp_path, name):
     marks, qrels_name, run_name, opts = CASES[name]
     opts = dict(opts)
     depth, rel = opts.pop("depth", None), opts.pop("rel", 1)
+    if "zscores" in opts:
+        opts["zscores"] = read_zscores(str(d / opts["zscores"]))
     run_path = tmp_path / "run.txt"
     run_path.write_text("\n".join(_read_trunc(d / run_name)) + "\n")
     judged = judge(intern(read_qrels(d / qrels_name), [read_run(run_path)]), depth=depth, rel=rel)
+    if opts.pop("judged_only", False):  # -J, after the -M cut
+        judged = condense(judged)
     text = format_trec_eval(judged, resolve_measures(marks), runid="STANDARD", **opts)
     assert text == (d / name).read_text()
 

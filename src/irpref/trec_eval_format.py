@@ -338,7 +338,19 @@ def resolve_measures(marks: Sequence[str]) -> list[Requested]:
                 raise TrecEvalError(
                     f"irpref trec_eval: measure '{name}' is not supported ({UNSUPPORTED[name]})")
             marked.add(name)
-    return [_setup(spec, params.get(spec.name)) for spec in TREC_MEASURES if spec.name in marked]
+    out = []
+    for spec in TREC_MEASURES:
+        if spec.name not in marked:
+            continue
+        given = params.get(spec.name)
+        try:
+            out.append(_setup(spec, given))
+        except TrecEvalError as exc:  # name the -m text the error is about
+            text = f"{spec.name}.{given}"
+            if given is None or text in str(exc):
+                raise
+            raise TrecEvalError(f"{exc} (-m {text})", usage=exc.usage) from None
+    return out
 
 
 # ---- evaluation -----------------------------------------------------------------
