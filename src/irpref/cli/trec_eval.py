@@ -283,9 +283,34 @@ def main(argv: list[str]) -> int:
     except (TrecFormatError, InputError) as exc:
         print(f"irpref trec_eval: error: {exc}", file=sys.stderr)
         return 1
+    if not complete:
+        _note_missing(judged.queries, judged.present[0])
     sys.stdout.write(text)
     sys.stdout.flush()
     return 0
+
+
+def _note_missing(queries: np.ndarray, present: np.ndarray) -> None:
+    """One stderr line when the run lacks queries of the qrels (stdout unchanged).
+
+    irpref skips them, as trec_eval's help describes ("queries for which there
+    are relevant docs but no retrieved docs are also ignored by default") and
+    trec_eval 9 does. trec_eval 10.0's main loop (trec_eval.c, ``main``) no
+    longer skips them without ``-c``: it keeps the results pointer of the
+    previous query, so form_res_rels.c returns that query's cached ranking,
+    which is printed and averaged a second time under its own id; before any
+    query was found the pointer is uninitialised (a crash, or "Can't calculate
+    measure", exit 4). Neither is reproduced.
+    """
+    missing = queries[~present]
+    if len(missing) and present.any():
+        n = len(missing)
+        which = "query" if n == 1 else "queries"
+        them = "it as an empty ranking" if n == 1 else "them as empty rankings"
+        print(f"irpref trec_eval: note: the run has no results for {n} {which} of the qrels "
+              f"(first: {missing[0]}), skipped: the averages are over the "
+              f"{int(present.sum())} queries it has (-c scores {them})",
+              file=sys.stderr)
 
 
 def run_raw(argv: list[str]) -> int:
