@@ -214,3 +214,15 @@ def test_custom_gains_tie_aware_equals_mean_over_orderings():
     for layout in ("full", "compact"):
         got = m.compute(_judge(qrels, {"run": run}, "expected", layout))[0, 0]
         assert got == pytest.approx(np.mean(values), rel=1e-12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections(), st.sampled_from(["docid", "input", "expected"]))
+def test_custom_gains_compact_equals_full(coll, ties):
+    """nDCG(gains=...) reads the compact layout exactly as the full one."""
+    qrels, runs = coll
+    full, compact = (_judge(qrels, runs, ties, layout) for layout in ("full", "compact"))
+    for text in ("nDCG(gains=0:-1;2:5)@4", "nDCG(gains=1:3;3:0.5)", "nDCG(gain=exp,gains=0:2)"):
+        m = parse_measure(text)
+        assert reads_compact(m, ties)
+        np.testing.assert_array_equal(m.compute(compact), m.compute(full), strict=True)
