@@ -321,6 +321,7 @@ def test_errors(data_dir, te_fast):
         ("ndcg.-1=2", "irpref trec_eval: ndcg.-1=2: gains of negative relevance levels "
                       "(unjudged documents) are not supported\n"),
         ("ndcg.1=3,2", "trec_eval: malformed pair parameters in '1=3,2' (-m ndcg.1=3,2)\n"),
+        ("ndcg.1=1e999", "irpref trec_eval: ndcg.1=1e999: gains must be finite\n"),
         ("P.x", "trec_eval: Negative cutoff detected (-m P.x)\n"),
         ("P.5,5.5", "trec_eval: duplicate cutoffs detected (-m P.5,5.5)\n"),
         ("rbp.p=0.5,2=3", "irpref trec_eval: custom gains for rbp (2) are not supported "

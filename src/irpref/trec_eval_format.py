@@ -205,6 +205,8 @@ def ndcg_gains(params: str) -> dict[int, float]:
     if len(set(levels)) != len(levels):
         raise TrecEvalError(f"irpref trec_eval: ndcg.{params}: a relevance level is given "
                             "twice")
+    if not all(np.isfinite(v) for _, v in pairs):
+        raise TrecEvalError(f"irpref trec_eval: ndcg.{params}: gains must be finite")
     return dict(pairs)
 
 
