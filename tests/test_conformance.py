@@ -3,7 +3,8 @@
 - trec_eval's own test suite (``out.test*``): the library reproduces every
   printed line byte for byte (the CLI is tested in test_trec_eval_cli.py).
 - All 37 DL 2019 passage runs (relevance level 1 and 2) and all 17 Robust
-  2003 runs: per-query values equal pytrec_eval's (which embeds trec_eval).
+  2003 runs: per-query values equal pytrec_eval's (which embeds trec_eval),
+  and so do the condensed lists of ``-J`` (pytrec_eval's judged_docs_only_flag).
   pytrec_eval stores scores as 32-bit floats, so scores that differ only
   beyond float32 precision tie there and are broken by docid; the comparison
   feeds irpref the same float32-rounded scores, and a second test checks that
@@ -23,9 +24,10 @@ import pytest
 import pytrec_eval
 
 import irpref
+from irpref.condense import condense
 from irpref.io.trec import read_qrels, read_run
 from irpref.judged import intern, judge
-from irpref.trec_eval_format import format_trec_eval, resolve_measures
+from irpref.trec_eval_format import format_trec_eval, read_zscores, resolve_measures
 
 # pytrec_eval name -> irpref measure (the issue's measures and the rest pytrec_eval has;
 # iprec_at_recall and 11pt_avg are left out: pytrec_eval embeds trec_eval 9, which rounded
@@ -93,12 +95,16 @@ def robust03(data_dir):
     return _load(data_dir / "robust03", ROBUST03_RUNS)
 
 
-def _compare(qrels, runs, qdict, rel):
-    """Per-query comparison on float32 scores; returns the number of values compared."""
+def _compare(qrels, runs, qdict, rel, judged_only=False):
+    """Per-query comparison on float32 scores; returns the number of values compared.
+    ``judged_only``: condensed lists (trec_eval -J) on both sides."""
     runs32 = [_as_float32(r) for r in runs]
     judged = _judge(qrels, runs32, rel)
+    if judged_only:
+        judged = condense(judged)
     values = {k: irpref.parse_measure(m).compute(judged) for k, m in MEASURES.items()}
-    evaluator = pytrec_eval.RelevanceEvaluator(qdict, PYTREC, relevance_level=rel)
+    evaluator = pytrec_eval.RelevanceEvaluator(qdict, PYTREC, relevance_level=rel,
+                                               judged_docs_only_flag=judged_only)
     qindex = {q: i for i, q in enumerate(judged.queries)}
     compared = 0
     for r, run in enumerate(runs32):
@@ -129,6 +135,17 @@ def test_robust03_all_runs_match_pytrec_eval(robust03):
     assert len(runs) == len(ROBUST03_RUNS)
     assert min(len(r) for r in runs) < 2000  # shallow runs are in the set
     assert _compare(qrels, runs, qdict, 1) > len(ROBUST03_RUNS) * 90 * len(MEASURES)
+
+
+def test_judged_only_matches_pytrec_eval(dl19, robust03):
+    """-J (judged documents only): condense() equals trec_eval's judged_docs_only_flag
+    (form_res_rels.c) on every measure pytrec_eval has, on runs full of unjudged
+    documents (DL 2019 runs retrieve many unjudged passages)."""
+    qrels, runs, qdict = dl19
+    assert _compare(qrels, runs[:12], qdict, 2, judged_only=True) == 12 * 43 * len(MEASURES)
+    assert _compare(qrels, runs[:12], qdict, 1, judged_only=True) == 12 * 43 * len(MEASURES)
+    qrels, runs, qdict = robust03
+    assert _compare(qrels, runs, qdict, 1, judged_only=True) > 0
 
 
 def test_dl19_double_scores_differ_only_where_float32_collapses(dl19):
@@ -162,6 +179,15 @@ CASES = {
                       dict(query_flag=True, complete=True, depth=100)),
     "out.test.aql": (["all_trec", "relstring.20"], "qrels.rel_level", "results.test",
                      dict(query_flag=True, rel=2)),
+    # -J and -Z (irpref's verified outputs, see tests/data/README.md)
+    "irpref.test.aqJ": (["all_trec"], "qrels.test", "results.test",
+                        dict(query_flag=True, judged_only=True)),
+    "irpref.test.aqlJ": (["all_trec", "relstring.20"], "qrels.rel_level", "results.test",
+                         dict(query_flag=True, rel=2, judged_only=True)),
+    "irpref.test.aqcMJ": (["all_trec"], "qrels.test", "results.trunc",
+                          dict(query_flag=True, complete=True, depth=100, judged_only=True)),
+    "irpref.test.aqZ": (["all_trec"], "qrels.test", "results.test",
+                        dict(query_flag=True, zscores="zscores_file")),
 }
 
 
@@ -177,9 +203,13 @@ def test_trec_eval_suite_through_library(data_dir, tmp_path, name):
     marks, qrels_name, run_name, opts = CASES[name]
     opts = dict(opts)
     depth, rel = opts.pop("depth", None), opts.pop("rel", 1)
+    if "zscores" in opts:
+        opts["zscores"] = read_zscores(str(d / opts["zscores"]))
     run_path = tmp_path / "run.txt"
     run_path.write_text("\n".join(_read_trunc(d / run_name)) + "\n")
     judged = judge(intern(read_qrels(d / qrels_name), [read_run(run_path)]), depth=depth, rel=rel)
+    if opts.pop("judged_only", False):  # -J, after the -M cut
+        judged = condense(judged)
     text = format_trec_eval(judged, resolve_measures(marks), runid="STANDARD", **opts)
     assert text == (d / name).read_text()
 

@@ -10,6 +10,7 @@ Averages are sums taken in query order divided by the number of queries
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -17,9 +18,11 @@ import numpy as np
 
 from irpref.judged import NONPOOL, JudgedRankings
 from irpref.measures import parse_measure
+from irpref.measures.classic import Gains
 from irpref.measures.trec_extra import MIN_GEO_MEAN, iprec_average
 
 __all__ = [
+    "MISSING_ZSCORE",
     "NICKNAMES",
     "TREC_MEASURES",
     "UNSUPPORTED",
@@ -28,12 +31,22 @@ __all__ = [
     "TrecMeasure",
     "evaluate_trec",
     "format_trec_eval",
+    "read_zscores",
+    "refuse_ambiguous_gains",
+    "to_zscores",
     "resolve_measures",
 ]
 
 
 class TrecEvalError(ValueError):
-    """A trec_eval usage error (bad measure, bad parameters)."""
+    """A trec_eval error: bad measure or parameters, or nothing to evaluate.
+
+    ``usage`` marks an error of the request found only once the data is read
+    (the CLI exits 2 for it, 1 for the others)."""
+
+    def __init__(self, message: str, usage: bool = False) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 @dataclass(frozen=True)
@@ -144,17 +157,81 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 # ---- -m parsing (meas_init.c) ---------------------------------------------------
 def _atof(text: str) -> float:
     """C ``atof``: the longest numeric prefix, 0.0 if none."""
-    import re
-
     m = re.match(r"\s*[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)", text)
     return float(m.group(0)) if m else 0.0
 
 
-def _long(text: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise TrecEvalError(f"trec_eval: cutoff {text!r} is not an integer") from None
+def _atol(text: str) -> int:
+    """C ``atol``: optional blanks and sign, then the leading digits; 0 if none
+    (trec_eval reads cut-offs so: ``23.4`` is 23, ``x`` is 0)."""
+    m = re.match(r"[ \t\n\v\f\r]*([+-]?\d+)", text)
+    return int(m.group(1)) if m else 0
+
+
+def _valid_int(text: str) -> bool:
+    """gain_init.c's ``valid_int``: an optional sign, then only digits."""
+    return re.fullmatch(r"[+-]?[0-9]+", text) is not None
+
+
+def _param_pairs(params: str) -> list[tuple[str, float]]:
+    """``name=value,...`` as meas_init.c's ``get_param_pairs`` reads it: every
+    item holds one '=', values are C ``atof``; anything else is malformed."""
+    last = ","
+    for ch in params:
+        if ch in ",=":
+            if ch == last:
+                last = ","
+                break
+            last = ch
+    if last != "=":
+        raise TrecEvalError(f"trec_eval: malformed pair parameters in '{params}'")
+    out = []
+    for item in params.split(","):
+        name, _, value = item.partition("=")
+        out.append((name, _atof(value)))
+    return out
+
+
+def ndcg_gains(params: str) -> dict[int, float]:
+    """trec_eval's custom gains of ``-m ndcg.1=3,2=9`` (gain_init.c): the pairs
+    whose name is an integer; other names are ignored, as trec_eval ignores them.
+    A negative level (trec_eval's unjudged codes) or a level given twice is
+    refused: trec_eval's answer then depends on its sort order."""
+    pairs = [(int(k), v) for k, v in _param_pairs(params) if _valid_int(k)]
+    levels = [k for k, _ in pairs]
+    if any(k < 0 for k in levels):
+        raise TrecEvalError(f"irpref trec_eval: ndcg.{params}: gains of negative relevance "
+                            "levels (unjudged documents) are not supported")
+    if len(set(levels)) != len(levels):
+        raise TrecEvalError(f"irpref trec_eval: ndcg.{params}: a relevance level is given "
+                            "twice")
+    if not all(np.isfinite(v) for _, v in pairs):
+        raise TrecEvalError(f"irpref trec_eval: ndcg.{params}: gains must be finite")
+    return dict(pairs)
+
+
+def refuse_ambiguous_gains(requested: Sequence[Requested], max_grade: int) -> None:
+    """Refuse custom ndcg gains that trec_eval 10.0 may order wrongly.
+
+    gain_init.c sorts the gains with a comparison that truncates their
+    difference to an integer, so two gains less than 1 apart compare equal and
+    the ideal ranking then depends on the sort's internals. The gains in play
+    are the listed ones and the default gain (= level) of every other level up
+    to the qrels' largest grade.
+    """
+    for req in requested:
+        if not req.gains:
+            continue
+        values = dict.fromkeys(range(max(max_grade, -1) + 1))
+        values = {k: float(k) for k in values} | req.gains
+        g = sorted(set(values.values()))
+        close = [(a, b) for a, b in zip(g, g[1:]) if b - a < 1.0]
+        if close:
+            a, b = close[0]
+            raise TrecEvalError(
+                f"irpref trec_eval: ndcg.{req.params}: gains {a:g} and {b:g} differ by less "
+                "than 1; trec_eval 10.0 compares gains truncated to integers, so its ideal "
+                "ranking is then not defined (choose gains at least 1 apart)", usage=True)
 
 
 @dataclass
@@ -166,13 +243,14 @@ class Requested:
     names: list[str] = field(default_factory=list)
     measures: list[str] = field(default_factory=list)  # irpref texts, one per name
     values: tuple = ()
+    gains: dict[int, float] = field(default_factory=dict)  # ndcg's custom gains
 
 
 def _setup(spec: TrecMeasure, params: str | None) -> Requested:
     req = Requested(spec, params)
     name = spec.name
     if spec.style == "cut_long":
-        cuts = sorted(_long(p) for p in params.split(",")) if params else list(spec.default)
+        cuts = sorted(_atol(p) for p in params.split(",")) if params else list(spec.default)
         if cuts[0] <= 0:
             raise TrecEvalError("trec_eval: Negative cutoff detected")
         if len(set(cuts)) != len(cuts):
@@ -202,13 +280,7 @@ def _setup(spec: TrecMeasure, params: str | None) -> Requested:
         else:  # 11pt_avg: computed from IPrec values
             req.measures = []
     elif spec.style == "p_pair":
-        pairs: dict[str, float] = {}
-        if params:
-            for item in params.split(","):
-                if "=" not in item:
-                    raise TrecEvalError(f"trec_eval: malformed pair parameters in '{params}'")
-                key, val = item.split("=", 1)
-                pairs[key] = _atof(val)
+        pairs = dict(_param_pairs(params)) if params else {}
         if name == "rbp":
             extra = set(pairs) - {"p"}
             if extra:
@@ -217,10 +289,17 @@ def _setup(spec: TrecMeasure, params: str | None) -> Requested:
                     "not supported")
             req.values = (pairs.get("p", 0.9),)
             req.measures = [spec.build(pairs.get("p", 0.9))]
-        elif pairs:
+        elif name == "ndcg" and params:
+            req.gains = ndcg_gains(params)
+            text = spec.build()
+            if req.gains:
+                text += f"(gains={Gains(req.gains)})"
+            req.measures = [text]
+        elif any(_valid_int(k) for k in pairs):
             raise TrecEvalError(
-                f"irpref trec_eval: custom gains for {name} ('{params}') are not supported")
-        else:
+                f"irpref trec_eval: custom gains for {name} ('{params}') are not supported "
+                "(only for ndcg)")
+        else:  # names that are not levels are ignored, as gain_init.c ignores them
             req.measures = [spec.build()]
         req.names = [f"{name}_{params}" if params else name]
     elif spec.style == "special":
@@ -261,7 +340,19 @@ def resolve_measures(marks: Sequence[str]) -> list[Requested]:
                 raise TrecEvalError(
                     f"irpref trec_eval: measure '{name}' is not supported ({UNSUPPORTED[name]})")
             marked.add(name)
-    return [_setup(spec, params.get(spec.name)) for spec in TREC_MEASURES if spec.name in marked]
+    out = []
+    for spec in TREC_MEASURES:
+        if spec.name not in marked:
+            continue
+        given = params.get(spec.name)
+        try:
+            out.append(_setup(spec, given))
+        except TrecEvalError as exc:  # name the -m text the error is about
+            text = f"{spec.name}.{given}"
+            if given is None or text in str(exc):
+                raise
+            raise TrecEvalError(f"{exc} (-m {text})", usage=exc.usage) from None
+    return out
 
 
 # ---- evaluation -----------------------------------------------------------------
@@ -318,6 +409,7 @@ def format_trec_eval(
     complete: bool = False,
     run: int = 0,
     complete_num_rel: int | None = None,
+    zscores: ZScores | None = None,
 ) -> str:
     """trec_eval's output for run ``run`` of ``judged``.
 
@@ -327,7 +419,9 @@ def format_trec_eval(
     ``complete``, the ``num_rel`` summary is ``complete_num_rel`` when given:
     trec_eval 10.0 then counts every qrels line with grade > 0 over all qrels
     queries, ignoring ``-l`` and ``-M`` (``m_num_rel.c``, ``te_calc_avg_num_rel``),
-    while the per-query ``num_rel`` lines keep ``-l``.
+    while the per-query ``num_rel`` lines keep ``-l``. With ``zscores`` (``-Z``)
+    every value is first turned into a z-score (:func:`to_zscores`) and printed
+    as trec_eval does then (``Z`` before the name, counts as ``%6.4f`` sums).
     """
     present = judged.present[run]
     evaluated = np.ones_like(present) if complete else present
@@ -339,6 +433,9 @@ def format_trec_eval(
         if req.spec.name == "utility":
             for label in req.names:
                 values[label] = np.where(present, values[label], 0.0)
+    if zscores is not None:
+        values = to_zscores(values, requested, judged.queries, zscores)
+    z = "Z" if zscores is not None else ""
     lines: list[str] = []
     if query_flag:
         for q in qidx:
@@ -350,10 +447,10 @@ def format_trec_eval(
                     v = values[label][q]
                     if req.spec.name == "relstring":
                         lines.append(f"{label:<22}\t{qid}\t'{v}'")
-                    elif req.spec.value == "long":
+                    elif req.spec.value == "long" and not z:
                         lines.append(f"{label:<22}\t{qid}\t{int(v)}")
                     else:
-                        lines.append(f"{label:<22}\t{qid}\t{v:6.4f}")
+                        lines.append(f"{z}{label:<22}\t{qid}\t{_c_float(v)}")
     if summary_flag:
         n = len(qidx)
         for req in requested:
@@ -366,17 +463,103 @@ def format_trec_eval(
             for label in req.names:
                 v = np.asarray(values[label], dtype=np.float64)[qidx]
                 if spec.average == "count":
-                    lines.append(f"{label:<22}\tall\t{n}")
+                    lines.append(f"{z}{label:<22}\tall\t{_c_float(n) if z else n}")
                 elif spec.average == "gm":
                     logs = np.log(np.maximum(v, MIN_GEO_MEAN))
                     total = float(np.add.accumulate(logs)[-1])
-                    lines.append(f"{label:<22}\tall\t{np.exp(total / n):6.4f}")
+                    lines.append(f"{z}{label:<22}\tall\t{_c_float(np.exp(total / n))}")
                 else:
                     total = float(np.add.accumulate(v)[-1])
                     if spec.name == "num_rel" and complete and complete_num_rel is not None:
                         total = complete_num_rel
-                    if spec.value == "long":
+                    if spec.value == "long" and not z:
                         lines.append(f"{label:<22}\tall\t{int(total)}")
+                    elif spec.value == "long":  # -Z: sums of z-scores, as doubles
+                        lines.append(f"{z}{label:<22}\tall\t{_c_float(total)}")
                     else:
-                        lines.append(f"{label:<22}\tall\t{total / n:6.4f}")
+                        lines.append(f"{z}{label:<22}\tall\t{_c_float(total / n)}")
     return "".join(line + "\n" for line in lines)
+
+
+def _c_float(x: float) -> str:
+    """C's ``%6.4f`` (NaN prints ``nan`` or ``-nan`` as glibc does)."""
+    x = float(x)
+    if x != x:
+        return f"{'-nan' if np.signbit(x) else 'nan':>6}"
+    return f"{x:6.4f}"
+
+
+# ---- -Z: z-scores against reference means (get_zscores.c, convert_zscores.c) ------
+MISSING_ZSCORE = -1000000.0
+"""What trec_eval prints for a value without a usable mean and deviation."""
+
+ZScores = dict[str, dict[str, tuple[float, float]]]
+
+
+def read_zscores(path: str) -> ZScores:
+    """A ``-Z`` file: lines ``qid measure_name mean stddev`` (whitespace
+    separated; get_zscores.c). Returns {qid: {measure: (mean, stddev)}}.
+
+    Refused with :class:`~irpref.errors.InputError` naming the line: a line
+    without exactly four fields (trec_eval: "Malformed line", blank lines
+    included), a mean or deviation that is not a number (trec_eval's ``atof``
+    would read 0), the same query and measure twice (trec_eval would keep one
+    of them at random).
+    """
+    from irpref.errors import InputError
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read the z-score file ({exc.strerror})") from None
+    if not data:
+        raise InputError(path, None, "empty z-score file")
+    out: ZScores = {}
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    for number, raw in enumerate(lines, 1):
+        text = raw.decode("utf-8", "replace")
+        fields = text.split()
+        if len(fields) != 4:
+            raise InputError(path, number, "expected 'qid measure mean stddev'", text)
+        qid, meas, mean, sd = fields
+        try:
+            pair = (float(mean), float(sd))
+        except ValueError:
+            raise InputError(path, number, "mean and stddev must be numbers", text) from None
+        if meas in out.setdefault(qid, {}):
+            raise InputError(path, number, f"query {qid} measure {meas} given twice", text)
+        out[qid][meas] = pair
+    return out
+
+
+def to_zscores(values: dict[str, np.ndarray | list[str]], requested: Sequence[Requested],
+               queries: np.ndarray, zscores: ZScores) -> dict[str, np.ndarray | list[str]]:
+    """Every per-query value as ``(value - mean) / stddev`` (convert_zscores.c).
+
+    The mean and deviation are those of the query and the printed measure
+    name; without them, or with a zero deviation and a value other than the
+    mean, the value is :data:`MISSING_ZSCORE`; a zero deviation and the mean
+    itself give 0. relstring is left as it is.
+    """
+    out: dict[str, np.ndarray | list[str]] = dict(values)
+    for req in requested:
+        if req.spec.name in ("runid", "relstring"):
+            continue
+        for label in req.names:
+            raw = np.asarray(values[label], dtype=np.float64)
+            mean = np.full(len(queries), np.nan)
+            sd = np.full(len(queries), np.nan)
+            for q, qid in enumerate(queries):
+                pair = zscores.get(str(qid), {}).get(label)
+                if pair is not None:
+                    mean[q], sd[q] = pair
+            known = ~np.isnan(mean)
+            z = np.full(len(queries), MISSING_ZSCORE)
+            scaled = known & (sd != 0)
+            z[scaled] = (raw[scaled] - mean[scaled]) / sd[scaled]
+            z[known & (sd == 0) & (raw == mean)] = 0.0
+            out[label] = z
+    return out

@@ -20,6 +20,7 @@ import zlib
 
 import numpy as np
 
+from irpref.condense import condense
 from irpref.errors import InputError
 from irpref.io.trec import TrecFormatError, read_qrels, read_run
 from irpref.judged import intern, judge
@@ -29,14 +30,16 @@ from irpref.trec_eval_format import (
     UNSUPPORTED,
     TrecEvalError,
     format_trec_eval,
+    read_zscores,
+    refuse_ambiguous_gains,
     resolve_measures,
 )
 
 PARSER_KWARGS = {"add_help": False}
 
 USAGE = """\
-Usage: irpref trec_eval [-h] [-q] [-c] [-n] [-l <num>] [-M <num>] [-N <num>]
-                        {-m measure[.params]}* rel_info_file results_file
+Usage: irpref trec_eval [-h] [-q] [-c] [-n] [-J] [-l <num>] [-M <num>] [-N <num>]
+                        [-Z zmean_file] {-m measure[.params]}* rel_info_file results_file
 """
 
 HELP = USAGE + """
@@ -54,9 +57,16 @@ Drop-in replacement for trec_eval 10.0 (same flags, measures and output).
  -n, --nosummary                 do not print the summary
  -M, --Max_retrieved_per_topic <num>  keep the top num of each ranking
  -N, --Number_docs_in_coll <num> documents in the collection (utility's d)
+ -J, --Judged_docs_only          drop unjudged documents from every ranking
+                                 (after -M) and rank the judged ones 1, 2, ...
+ -Z, --Zscore <file>             print z-scores (value - mean) / stddev, the
+                                 mean and stddev of each query and measure
+                                 read from lines 'qid measure mean stddev'
  -D, --Debug_level <num>         accepted and ignored
  -R / -T                         only the default formats (qrels, trec_results)
-Not supported: -J (judged docs only), -Z (z-scores), preference measures.
+ A query of the qrels the run lacks is skipped (averages over the queries
+ the run has) unless -c is given.
+Not supported: preference measures (-R prefs, qrels_prefs, qrels_jg).
 
 Measures (in output order): {measures}
 Nicknames: {nicknames}
@@ -198,7 +208,8 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(USAGE)
         return 2
     marks: list[str] = []
-    query_flag = complete = False
+    query_flag = complete = judged_only = False
+    zscore_file: str | None = None
     summary = True
     rel, depth, corpus = 1, None, 0
     for opt, val in opts:
@@ -230,9 +241,10 @@ def main(argv: list[str]) -> int:
         elif opt == "T" and val != "trec_results":
             print(f"irpref trec_eval: results format '{val}' is not supported", file=sys.stderr)
             return 2
-        elif opt in ("J", "Z"):
-            print(f"irpref trec_eval: option -{opt} is not supported", file=sys.stderr)
-            return 2
+        elif opt == "J":
+            judged_only = True
+        elif opt == "Z":
+            zscore_file = val
     if len(args) != 2:
         sys.stderr.write(USAGE)
         return 2
@@ -250,25 +262,55 @@ def main(argv: list[str]) -> int:
     try:
         qrels = read_qrels(args[0])
         run, runid = _read_run(args[1])
+        zscores = read_zscores(zscore_file) if zscore_file is not None else None
+        grades = np.asarray(qrels.grade)
+        refuse_ambiguous_gains(requested, int(grades.max(initial=0)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             judged = judge(intern(qrels, [run]), depth=depth, rel=rel,
                            corpus_size=corpus or None)
+        if judged_only:  # -J: after the -M cut, as trec_eval (form_res_rels.c)
+            judged = condense(judged)
         # -c: trec_eval's num_rel summary counts every qrels line with grade > 0 over
         # all qrels queries, whatever -l and -M say (m_num_rel.c, te_calc_avg_num_rel)
         complete_num_rel = int(np.count_nonzero(np.asarray(qrels.grade) > 0))
         text = format_trec_eval(judged, requested, runid=runid, query_flag=query_flag,
                                 summary_flag=summary, complete=complete,
-                                complete_num_rel=complete_num_rel)
+                                complete_num_rel=complete_num_rel, zscores=zscores)
     except TrecEvalError as exc:
         print(str(exc), file=sys.stderr)
-        return 1
-    except TrecFormatError as exc:
+        return 2 if exc.usage else 1
+    except (TrecFormatError, InputError) as exc:
         print(f"irpref trec_eval: error: {exc}", file=sys.stderr)
         return 1
+    if not complete:
+        _note_missing(judged.queries, judged.present[0])
     sys.stdout.write(text)
     sys.stdout.flush()
     return 0
+
+
+def _note_missing(queries: np.ndarray, present: np.ndarray) -> None:
+    """One stderr line when the run lacks queries of the qrels (stdout unchanged).
+
+    irpref skips them, as trec_eval's help describes ("queries for which there
+    are relevant docs but no retrieved docs are also ignored by default") and
+    trec_eval 9 does. trec_eval 10.0's main loop (trec_eval.c, ``main``) no
+    longer skips them without ``-c``: it keeps the results pointer of the
+    previous query, so form_res_rels.c returns that query's cached ranking,
+    which is printed and averaged a second time under its own id; before any
+    query was found the pointer is uninitialised (a crash, or "Can't calculate
+    measure", exit 4). Neither is reproduced.
+    """
+    missing = queries[~present]
+    if len(missing) and present.any():
+        n = len(missing)
+        which = "query" if n == 1 else "queries"
+        them = "it as an empty ranking" if n == 1 else "them as empty rankings"
+        print(f"irpref trec_eval: note: the run has no results for {n} {which} of the qrels "
+              f"(first: {missing[0]}), skipped: the averages are over the "
+              f"{int(present.sum())} queries it has (-c scores {them})",
+              file=sys.stderr)
 
 
 def run_raw(argv: list[str]) -> int:

@@ -71,6 +71,8 @@ class Param:
         if self.choices is not None:
             return "one of " + "|".join(map(str, self.choices))
         kind = "integer" if self.type is int else "number" if self.type is float else "text"
+        if hasattr(self.type, "expected"):  # a structured value describes itself
+            return self.type.expected
         if self.range is None:
             return "finite number" if self.type is float else kind
         return f"{kind} in {self.range}"
@@ -83,7 +85,7 @@ class Param:
         elif self.type is float:
             what = "a number"
         else:
-            return f"{where}: {key} must be text"
+            return f"{where}: {key} must be {getattr(self.type, 'expected', 'text')}"
         if self.range is None:
             return f"{where}: {key} must be {'a finite number' if self.type is float else what}"
         lo, lo_open, hi, hi_open = _bounds(self.range)

@@ -156,6 +156,57 @@ def _discount(rank0: np.ndarray) -> np.ndarray:
     return 1.0 / np.log2(rank0 + 2.0)
 
 
+class Gains:
+    """Custom gains of some grades, as trec_eval's ``-m ndcg.1=3,2=9``
+    (m_ndcg.c, gain_init.c): a listed grade gains its value (zero and
+    negative gains allowed, grade 0 may gain), every other grade keeps its
+    default gain (the ``gain`` kind). Text form ``LEVEL:GAIN;LEVEL:GAIN``,
+    e.g. ``nDCG(gains=1:3;2:9;4:4.5)``, printed sorted by grade."""
+
+    expected = ("LEVEL:GAIN pairs separated by ';', each grade >= 0 at most once, finite gains "
+                "(e.g. 1:3;2:9.5)")
+    __slots__ = ("pairs",)
+
+    def __init__(self, text: str | dict[int, float] | Gains) -> None:
+        if isinstance(text, Gains):
+            pairs = dict(text.pairs)
+        elif isinstance(text, dict):
+            pairs = {int(k): float(v) for k, v in text.items()}
+        else:
+            pairs = {}
+            for item in str(text).split(";"):
+                level, colon, value = item.partition(":")
+                level, value = level.strip(), value.strip()
+                if not colon or not level.isdigit() or not level.isascii():
+                    raise ValueError(item)
+                if int(level) in pairs:
+                    raise ValueError(f"grade {level} twice")
+                pairs[int(level)] = float(value)
+        if not pairs or any(k < 0 or not np.isfinite(v) for k, v in pairs.items()):
+            raise ValueError(text)
+        self.pairs: tuple[tuple[int, float], ...] = tuple(sorted(pairs.items()))
+
+    def __str__(self) -> str:
+        return ";".join(f"{k}:{int(v) if float(v).is_integer() else repr(v)}"
+                        for k, v in self.pairs)
+
+    __repr__ = __str__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Gains) and self.pairs == other.pairs
+
+    def __hash__(self) -> int:
+        return hash(self.pairs)
+
+    def of(self, grades: np.ndarray, kind: str = "linear") -> np.ndarray:
+        """Gain of each grade (negative grades, i.e. unjudged, gain 0)."""
+        grades = np.asarray(grades)
+        out = np.where(grades > 0, gains(np.maximum(grades, 0), kind), 0.0)
+        for level, value in self.pairs:
+            out[grades == level] = value
+        return out
+
+
 GAIN = {
     "gain": Param(
         str,
@@ -163,7 +214,13 @@ GAIN = {
         "gain of a grade g > 0: linear (g: trec_eval, Jarvelin & Kekalainen 2002) or exp "
         "(2^g - 1: Burges et al. 2005, ranx's ndcg_burges)",
         ("linear", "exp"),
-    )
+    ),
+    "gains": Param(
+        Gains,
+        None,
+        "custom gains of listed grades, LEVEL:GAIN;... (trec_eval -m ndcg.1=3,2=9): other "
+        "grades keep the gain kind's; the ideal ranks the judged grades by gain",
+    ),
 }
 
 
@@ -171,6 +228,27 @@ def gains(grades: np.ndarray, kind: str = "linear") -> np.ndarray:
     """Gains of positive grades: ``g`` (linear) or ``2^g - 1`` (exp)."""
     g = np.asarray(grades).astype(np.float64)
     return np.exp2(g) - 1.0 if kind == "exp" else g
+
+
+def custom_ideal_dcg(judged: JudgedRankings, cutoff: int | None, custom: Gains,
+                     kind: str = "linear") -> np.ndarray:
+    """(Q,) ideal DCG under custom gains (trec_eval m_ndcg.c with gain_init.c):
+    every judged qrels document (grade >= 0) sorted by decreasing gain, summed
+    rank by rank while the gain is positive (a gain <= 0 ends the ideal)."""
+    keep = judged.qrels_grade >= 0
+    q = judged.qrels_query[keep]
+    g = custom.of(judged.qrels_grade[keep], kind)
+    order = np.lexsort((-g, q))
+    q, g = q[order], g[order]
+    offsets = np.zeros(judged.n_queries + 1, np.int64)
+    np.cumsum(np.bincount(q, minlength=judged.n_queries), out=offsets[1:])
+    rank0 = np.arange(len(g)) - offsets[:-1][q]
+    # the ideal stops at the first gain <= 0 of its query (sorted descending)
+    take = g > 0
+    if cutoff is not None:
+        take &= rank0 < cutoff
+    return np.bincount(q[take], weights=g[take] / np.log2(rank0[take] + 2.0),
+                       minlength=judged.n_queries)
 
 
 def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") -> np.ndarray:
@@ -192,13 +270,26 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") 
 @register(
     "nDCG",
     formula="nDCG@k = sum_{i<=k} g(d_i)/log2(i+1) / the same for the qrels sorted by grade; "
-    "gain g = grade (gain=exp: 2^grade - 1); grades <= 0 gain nothing",
-    source="trec_eval m_ndcg.c, m_ndcg_cut.c (Jarvelin & Kekalainen 2002); gain=exp: "
+    "gain g = grade (gain=exp: 2^grade - 1); grades <= 0 gain nothing; gains=1:3;2:9 sets "
+    "the gain of listed grades (trec_eval ndcg.1=3,2=9)",
+    source="trec_eval m_ndcg.c, m_ndcg_cut.c, gain_init.c (Jarvelin & Kekalainen 2002); gain=exp: "
     "Burges et al., ICML 2005, section 4",
     params=GAIN,
     trec_eval="ndcg",
 )
 def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    custom = m.get("gains")
+    if custom is not None:  # every judged item may gain (grade 0 too), in item order
+        items = judged.items_with_grade(0)
+        gain = custom.of(judged.grade[items.index], m.get("gain"))
+        rank, seg = items.rank, items.segment
+        keep = gain != 0
+        if m.cutoff is not None:
+            keep &= rank < m.cutoff
+        dcg = np.bincount(seg[keep], weights=gain[keep] / np.log2(rank[keep] + 2.0),
+                          minlength=judged.n_segments).reshape(judged.n_runs, judged.n_queries)
+        ideal = custom_ideal_dcg(judged, m.cutoff, custom, m.get("gain"))
+        return _safe_div(dcg, ideal[None, :])
     # items with grade > 0 only (the others add 0.0), summed in item order
     items = judged.items_with_grade(1)
     rank, seg = items.rank, items.segment

@@ -55,7 +55,14 @@ import numpy as np
 from irpref.judged import JudgedRankings
 from irpref.measures import classic, trec_extra  # noqa: F401  (register before attaching)
 from irpref.measures.base import REGISTRY, Measure, attach_kernel, declare_compact, register
-from irpref.measures.classic import REL, _discount, _safe_div, gains, ideal_dcg
+from irpref.measures.classic import (
+    REL,
+    _discount,
+    _safe_div,
+    custom_ideal_dcg,
+    gains,
+    ideal_dcg,
+)
 
 __all__ = ["TieGroups", "first_irrelevant_fraction", "tie_groups"]
 
@@ -357,7 +364,12 @@ def expected_dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     (McSherry & Najork 2008, section 2.6); gain = grade (grades <= 0 gain nothing),
     or 2^grade - 1 with ``gain=exp``."""
     kind = m.get("gain") if "gain" in m.family.params else "linear"
-    if kind == "linear":
+    custom = m.get("gains") if "gains" in m.family.params else None
+    if custom is not None:  # trec_eval's custom gains: any judged grade may gain
+        judged_items = judged.items_with_grade(0).index
+        weight = custom.of(judged.grade[judged_items], kind)
+        g = TieGroups(judged, judged_items[weight != 0], weight[weight != 0])
+    elif kind == "linear":
         g = tie_groups(judged, None)  # groups with a positive gain; weight: their total gain
     else:
         marked = judged.items_with_grade(1).index
@@ -369,7 +381,9 @@ def expected_dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 @attach_kernel("nDCG")
 def expected_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """E[nDCG@k] = E[DCG@k] / DCG@k of the ideal ranking (McSherry & Najork 2008, 2.6)."""
-    ideal = ideal_dcg(judged, m.cutoff, m.get("gain"))
+    custom = m.get("gains")
+    ideal = (ideal_dcg(judged, m.cutoff, m.get("gain")) if custom is None
+             else custom_ideal_dcg(judged, m.cutoff, custom, m.get("gain")))
     return _safe_div(expected_dcg(judged, m), ideal[None, :])
 
 
