@@ -272,28 +272,38 @@ def test_measure_parameters(data_dir, te_fast):
     assert "relstring             \t301\t'0000011000'\n" in out
 
 
-def test_gm_map_floors_missing_queries_with_c(data_dir, tmp_path, te_fast):
+def test_run_lacking_a_query_is_refused_without_c(data_dir, tmp_path, te_fast):
+    """trec_eval 10.0 has no correct output for a run lacking a qrels query without -c
+    (cli/trec_eval.py, _refuse_missing): refused, nothing on stdout, -c suggested."""
     d = data_dir / "trec_eval"
     lines = [ln for ln in (d / "results.test").read_text().splitlines()
              if not ln.startswith("302")]
     run = tmp_path / "run"
     run.write_text("\n".join(lines) + "\n")
     plain = te_fast("-m", "map", "-m", "gm_map", "-m", "num_q", str(d / "qrels.test"), str(run))
-    comp = te_fast("-c", "-m", "map", "-m", "gm_map", "-m", "num_q", str(d / "qrels.test"),
-              str(run))
-    vals = {ln.split("\t")[0].strip(): float(ln.split("\t")[2])
-            for ln in plain.stdout.splitlines()}
-    cvals = {ln.split("\t")[0].strip(): float(ln.split("\t")[2])
-             for ln in comp.stdout.splitlines()}
-    assert vals["num_q"] == 2 and cvals["num_q"] == 3
-    # the skipped query is named on stderr (trec_eval 10.0 itself mishandles such a run:
-    # see cli/trec_eval.py, _note_missing); stdout is trec_eval's summary
-    assert plain.stderr == ("irpref trec_eval: note: the run has no results for 1 query of the "
-                            "qrels (first: 302), skipped: the averages are over the 2 queries "
-                            "it has (-c scores it as an empty ranking)\n")
-    assert comp.stderr == ""
-    assert cvals["map"] == pytest.approx(vals["map"] * 2 / 3, abs=1e-4)
-    assert cvals["gm_map"] == pytest.approx((vals["gm_map"] ** 2 * 1e-5) ** (1 / 3), abs=1e-4)
+    assert plain.returncode == 1 and plain.stdout == ""
+    assert plain.stderr == ("irpref trec_eval: error: the run has no results for 1 query of the "
+                         "qrels (first: 302); trec_eval 10.0 gives no correct output for such "
+                         "a run without -c: pass -c to average over every query of the qrels "
+                         "(missing queries score 0)\n")
+    comp = te_fast("-c", "-q", "-m", "map", "-m", "gm_map", "-m", "num_q",
+                   str(d / "qrels.test"), str(run))
+    assert comp.returncode == 0 and comp.stderr == ""
+    rows = [ln.split("\t") for ln in comp.stdout.splitlines()]
+    per_query = {(m.strip(), q): float(v) for m, q, v in rows}
+    assert per_query[("num_q", "all")] == 3
+    assert per_query[("map", "302")] == 0.0
+    kept = [per_query[("map", q)] for q in ("301", "303")]
+    assert per_query[("map", "all")] == pytest.approx(sum(kept) / 3, abs=1e-4)
+    gm = (max(kept[0], 1e-5) * max(kept[1], 1e-5) * 1e-5) ** (1 / 3)
+    assert per_query[("gm_map", "all")] == pytest.approx(gm, abs=1e-4)
+
+
+def test_run_lacking_a_query_is_refused_through_the_command(data_dir):
+    d = data_dir / "trec_eval"
+    proc = irpref_cli("trec_eval", d / "qrels.test", d / "results.trunc")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "(first: 302)" in proc.stderr and "-c" in proc.stderr
 
 
 def test_stdin_and_gzip(data_dir, tmp_path):

@@ -64,8 +64,8 @@ Drop-in replacement for trec_eval 10.0 (same flags, measures and output).
                                  read from lines 'qid measure mean stddev'
  -D, --Debug_level <num>         accepted and ignored
  -R / -T                         only the default formats (qrels, trec_results)
- A query of the qrels the run lacks is skipped (averages over the queries
- the run has) unless -c is given.
+ A run that lacks a query of the qrels is refused (exit 1, nothing printed)
+ unless -c is given: trec_eval 10.0 has no correct output for it.
 Not supported: preference measures (-R prefs, qrels_prefs, qrels_jg).
 
 Measures (in output order): {measures}
@@ -283,34 +283,40 @@ def main(argv: list[str]) -> int:
     except (TrecFormatError, InputError) as exc:
         print(f"irpref trec_eval: error: {exc}", file=sys.stderr)
         return 1
-    if not complete:
-        _note_missing(judged.queries, judged.present[0])
+    if not complete and _refuse_missing(judged.queries, judged.present[0]):
+        return 1
     sys.stdout.write(text)
     sys.stdout.flush()
     return 0
 
 
-def _note_missing(queries: np.ndarray, present: np.ndarray) -> None:
-    """One stderr line when the run lacks queries of the qrels (stdout unchanged).
+def _refuse_missing(queries: np.ndarray, present: np.ndarray) -> bool:
+    """Refuse a run that lacks queries of the qrels when ``-c`` is not given:
+    one stderr line naming the first missing query and suggesting ``-c``;
+    True when refused (nothing is printed on stdout).
 
-    irpref skips them, as trec_eval's help describes ("queries for which there
-    are relevant docs but no retrieved docs are also ignored by default") and
-    trec_eval 9 does. trec_eval 10.0's main loop (trec_eval.c, ``main``) no
-    longer skips them without ``-c``: it keeps the results pointer of the
+    trec_eval's help says such queries are ignored, and trec_eval 9 averaged
+    over the queries the run has; trec_eval 10.0's main loop (trec_eval.c,
+    ``main``) no longer skips them: it keeps the results pointer of the
     previous query, so form_res_rels.c returns that query's cached ranking,
-    which is printed and averaged a second time under its own id; before any
-    query was found the pointer is uninitialised (a crash, or "Can't calculate
-    measure", exit 4). Neither is reproduced.
+    printed and averaged a second time under the missing query's id, and before
+    any query was found the pointer is uninitialised (a crash, or "Can't
+    calculate measure", exit 4). trec_eval 10.0 therefore never prints a
+    correct evaluation of such a run; irpref refuses it rather than guess which
+    of the two meanings the user relies on: ``-c`` averages over every query of
+    the qrels (missing ones score 0), and ``irpref evaluate`` averages over the
+    queries the run has, with a warning.
     """
     missing = queries[~present]
-    if len(missing) and present.any():
-        n = len(missing)
-        which = "query" if n == 1 else "queries"
-        them = "it as an empty ranking" if n == 1 else "them as empty rankings"
-        print(f"irpref trec_eval: note: the run has no results for {n} {which} of the qrels "
-              f"(first: {missing[0]}), skipped: the averages are over the "
-              f"{int(present.sum())} queries it has (-c scores {them})",
-              file=sys.stderr)
+    if not len(missing):
+        return False
+    n = len(missing)
+    which = "query" if n == 1 else "queries"
+    print(f"irpref trec_eval: error: the run has no results for {n} {which} of the qrels "
+          f"(first: {missing[0]}); trec_eval 10.0 gives no correct output for such a run "
+          "without -c: pass -c to average over every query of the qrels (missing queries "
+          "score 0)", file=sys.stderr)
+    return True
 
 
 def run_raw(argv: list[str]) -> int:
