@@ -20,6 +20,7 @@ from irpref.cli.common import (
     add_rel,
     as_usage,
     checked,
+    once,
     open_output,
 )
 from irpref.compare import compare_matrices
@@ -34,9 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          f"(default: {' '.join(DEFAULT_PREFERENCES)})", metavar="PREF")
     add_rel(parser)
     add_depth(parser)
-    parser.add_argument("--ties", choices=[t for t in TIES if t != "expected"], default="docid",
+    parser.add_argument("--ties", **once(), choices=[t for t in TIES if t != "expected"],
+                        default="docid",
                         help="tie policy: docid (trec_eval: score desc, docid desc) or input")
-    parser.add_argument("--subtopics", metavar="FILE", default=None,
+    parser.add_argument("--subtopics", **once(), metavar="FILE", default=None,
                         help="ndeval-format subtopic qrels (topic subtopic docid grade) for "
                              "ST-RPP; default: read QRELS in that format when ST-RPP is asked")
     parser.add_argument("--per-query", action="store_true", help="also print per-query values")

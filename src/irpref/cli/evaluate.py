@@ -15,6 +15,7 @@ from irpref.cli.common import (
     add_output,
     as_usage,
     judge_args,
+    once,
     open_output,
 )
 from irpref.evaluate import evaluate, summarize
@@ -35,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_judging(parser)
     add_missing(parser)
-    parser.add_argument("--subtopics", metavar="FILE", default=None,
+    parser.add_argument("--subtopics", **once(), metavar="FILE", default=None,
                         help="ndeval-format subtopic qrels (topic subtopic docid grade) for "
                         "alpha-nDCG@k, ERR-IA@k, nERR-IA@k, MAP-IA, S-recall@k; QRELS may "
                         "be the same file")

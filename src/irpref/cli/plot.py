@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from irpref import params
-from irpref.cli.common import add_inputs, add_rel, as_usage, checked
+from irpref.cli.common import add_inputs, add_rel, as_usage, checked, once, require_matplotlib
 from irpref.errors import UsageError
 
 KINDS = ("differences", "distributions", "preferences", "search-lengths", "ties",
@@ -38,10 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="measure(s) or preference(s); one for differences, distributions "
                              "and preferences (defaults per kind, e.g. AP, sgnLP)")
     add_rel(parser)
-    parser.add_argument("--baseline", metavar="RUN", default=None,
+    parser.add_argument("--baseline", **once(), metavar="RUN", default=None,
                         help="baseline run for differences and search-length change "
                              "(default: the first run)")
-    parser.add_argument("--run", metavar="RUN", default=None,
+    parser.add_argument("--run", **once(), metavar="RUN", default=None,
                         help="search-lengths: plot the per-item change of RUN vs the baseline")
     parser.add_argument("--test", dest="tests", nargs="+", action="extend",
                         choices=("paired", "t", "sign", "wilcoxon"), metavar="TEST",
@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="N", help="degrade/subsample: samples per point (default 5)")
     parser.add_argument("--seed", **checked(params.check_seed), default=0, metavar="S",
                         help="degrade/subsample: seed (default 0)")
-    parser.add_argument("-o", "--output", required=True, metavar="FILE",
+    parser.add_argument("-o", "--output", **once(), required=True, metavar="FILE",
                         help="FILE.png, FILE.svg or FILE.pdf")
 
 
@@ -162,10 +162,7 @@ def figure(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     out = _check(args)
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise UsageError("irpref plot needs matplotlib: pip install irpref[plot]") from None
+    require_matplotlib("plot")
     from irpref.report import plots
 
     fig = figure(args)

@@ -6,8 +6,10 @@ run with one column per measure (e.g. :func:`irpref.report.baseline.wide`);
 ``markers`` a DataFrame of the same shape holding significance markers
 (``▲``/``▼`` or empty), written after the value (Markdown/HTML) or as a
 superscript (LaTeX ``$^{\\uparrow}$``, as ranx's ``to_latex`` does with
-letters). The best value of each measure is bold (the largest, unless
-``higher_is_better[measure]`` is False). NaN prints empty.
+letters). The best value of each measure is bold: the largest or the
+smallest as the measure's record says (``ASL``: the smallest; a count such as
+``NumRet``: none), unless ``higher_is_better[measure]`` says (True, False, or
+None for no bold). NaN prints empty.
 """
 
 from __future__ import annotations
@@ -31,16 +33,33 @@ def _latex_escape(text: str) -> str:
     return "".join(LATEX_SPECIAL.get(c, c) for c in str(text))
 
 
+def _column_sign(col, higher_is_better: dict | None) -> int:
+    """+1/-1/0: the better direction of a measure column, from its record
+    (:func:`irpref.report.orientation.sign_of`); ``higher_is_better[col]``
+    overrides it; a column that names no measure has none."""
+    if higher_is_better is not None and col in higher_is_better:
+        flag = higher_is_better[col]
+        return 0 if flag is None else (1 if flag else -1)
+    from irpref.report.orientation import sign_of
+
+    try:
+        return sign_of(str(col))
+    except (ValueError, TypeError):  # UsageError is a ValueError: not a measure name
+        return 0
+
+
 def _best(values: pd.DataFrame, higher_is_better: dict | None) -> pd.DataFrame:
-    """Boolean frame: the best value(s) of each column (ties all bold)."""
+    """Boolean frame: the best value(s) of each column (ties all bold); the best
+    is the largest or the smallest as the measure's record says, none for a
+    measure without a better direction (a count)."""
     out = pd.DataFrame(False, index=values.index, columns=values.columns)
-    for col in values.columns:
-        v = pd.to_numeric(values[col], errors="coerce").to_numpy(np.float64)
-        if np.isnan(v).all():
+    for j, col in enumerate(values.columns):
+        v = pd.to_numeric(values.iloc[:, j], errors="coerce").to_numpy(np.float64)
+        sign = _column_sign(col, higher_is_better)
+        if np.isnan(v).all() or sign == 0:
             continue
-        higher = True if higher_is_better is None else higher_is_better.get(col, True)
-        target = np.nanmax(v) if higher else np.nanmin(v)
-        out[col] = v == target
+        target = np.nanmax(v) if sign > 0 else np.nanmin(v)
+        out.iloc[:, j] = v == target
     return out
 
 

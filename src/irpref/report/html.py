@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from irpref.report.orientation import better_word, sign_of
+
 __all__ = ["DEFAULT_MEASURES", "PREFERENCES", "Report", "Section", "baseline_summary",
            "build_report", "write_html", "write_markdown"]
 
@@ -75,27 +77,40 @@ def baseline_summary(results: pd.DataFrame, baseline: str, alpha: float = 0.05
     correction over the runs compared with the baseline (per measure); see
     :func:`irpref.report.baseline.baseline_table`.
 
-    Columns: measure, run, mean, diff, wins, losses, ties, p, p_holm, significant.
+    Columns: measure, run, n, paired, mean, diff, wins, losses, ties, p, p_holm,
+    significant, marker (▲ better / ▼ worse than the baseline, better as the
+    measure's record says: a smaller ASL is better).
     """
     from irpref.report.baseline import baseline_table
 
     table = baseline_table(results, baseline, test="t", correction="holm", alpha=alpha)
     table = table.rename(columns={"p_adjusted": "p_holm"})
-    return table[["measure", "run", "mean", "diff", "wins", "losses", "ties", "p", "p_holm",
-                  "significant"]]
+    return table[["measure", "run", "n", "paired", "mean", "diff", "wins", "losses", "ties",
+                  "p", "p_holm", "significant", "marker"]]
 
 
 def _summary_table(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    """Run x measure table of means; a significant difference gets ▲ (better) or ▼."""
+    """Run x measure table of means; a significant difference gets its marker,
+    ▲ (better) or ▼ (worse), as :func:`baseline_summary` oriented it."""
     cells = {}
     for rec in summary.itertuples(index=False):
         text = f"{rec.mean:.4f}"
         if rec.run == baseline:
             text += " (baseline)"
-        elif rec.significant:
-            text += " ▲" if rec.diff > 0 else " ▼"
+        elif rec.marker:
+            text += f" {rec.marker}"
         cells.setdefault(rec.run, {})[rec.measure] = text
     return pd.DataFrame.from_dict(cells, orient="index").rename_axis("run").reset_index()
+
+
+def _direction_note(measures: Sequence[str]) -> str:
+    """``; lower is better for ASL; no mark for NumRet (no better direction)`` or ''."""
+    lower = [m for m in measures if sign_of(m) < 0]
+    none = [m for m in measures if sign_of(m) == 0]
+    note = f"; lower is better for {', '.join(lower)}" if lower else ""
+    if none:
+        note += f"; no mark for {', '.join(none)} (no better direction)"
+    return note
 
 
 DEGRADE_FRACTIONS = (0.3, 0.6, 0.9)
@@ -156,18 +171,22 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
     summary = baseline_summary(results, baseline, alpha)
     means = _summary_table(summary, baseline)
     caption = "Means"
-    if many:  # best first by the first measure, a rank to scan by
-        first = summary[summary["measure"] == measures[0]].set_index("run")["mean"]
-        means = means.iloc[np.argsort(-first.loc[means["run"]].to_numpy(), kind="stable")]
+    ranked = next((m for m in measures if sign_of(m) != 0), None)
+    if many and ranked is not None:  # best first by the first ranked measure
+        first = summary[summary["measure"] == ranked].set_index("run")["mean"]
+        key = -sign_of(ranked) * first.loc[means["run"]].to_numpy()
+        means = means.iloc[np.argsort(key, kind="stable")]
         means.insert(0, "rank", np.arange(1, len(means) + 1))
-        caption = f"Means, best {measures[0]} first"
+        caption = f"Means, best {ranked} first ({better_word(sign_of(ranked))})"
     stats = summary[summary["run"] != baseline][
-        ["measure", "run", "diff", "wins", "losses", "ties", "p", "p_holm", "significant"]]
+        ["measure", "run", "n", "paired", "diff", "wins", "losses", "ties", "p", "p_holm",
+         "significant"]]
     sections.append(Section(
         "summary", "Summary against the baseline",
         f"Mean of each measure per run; ▲/▼ marks a run significantly better/worse than the "
-        f"baseline {baseline} (paired t test, Holm-corrected over the runs, alpha = {alpha:g}), "
-        "reported as Sakai recommends (Statistical reform in IR?, SIGIR Forum 2014).",
+        f"baseline {baseline} (paired t test over the queries both have, Holm-corrected over "
+        f"the runs, alpha = {alpha:g}){_direction_note(measures)}, reported as Sakai "
+        "recommends (Statistical reform in IR?, SIGIR Forum 2014).",
         [Block("table", caption, table=means.reset_index(drop=True)),
          Block("details", "Differences, wins/losses/ties and p-values", open=not many,
                children=[Block("table", table=stats.reset_index(drop=True))])]))

@@ -162,14 +162,15 @@ class _Layout:
     row's end and the separator), ``prefixes[i]`` before column ``i``."""
 
     def __init__(self, lead: str, end: str, prefixes: Sequence[str], null: str,
-                 encode, json_values: bool) -> None:
+                 encode, json_values: bool, empty_nan: bool = False) -> None:
         self.lead, self.end, self.prefixes = lead, end, list(prefixes)
         self.null, self.encode, self.json_values = null, encode, json_values
+        self.empty_nan = empty_nan  # TSV: a NaN (not applicable) is an empty field
 
 
-def _tsv_layout(columns: Sequence[str]) -> _Layout:
+def _tsv_layout(columns: Sequence[str], empty_nan: bool = False) -> _Layout:
     return _Layout("\n", "\n", ["" if i == 0 else "\t" for i in range(len(columns))], "",
-                   _escape_array, json_values=False)
+                   _escape_array, json_values=False, empty_nan=empty_nan)
 
 
 def _json_layout(columns: Sequence[str]) -> _Layout:
@@ -178,12 +179,14 @@ def _json_layout(columns: Sequence[str]) -> _Layout:
     return _Layout("},\n", "}", prefixes, "null", _json_strings, json_values=True)
 
 
-def _float_text(values: np.ndarray, json_values: bool) -> pa.Array:
+def _float_text(values: np.ndarray, layout: _Layout) -> pa.Array:
     """Shortest round-trip text of each double (pyarrow's cast); ``null`` for a
-    non-finite value in JSON."""
+    non-finite value in JSON; empty for NaN in a TSV written with ``empty_nan``."""
     text = pc.cast(pa.array(values, type=pa.float64()), pa.string())
-    if json_values and not np.isfinite(values).all():
+    if layout.json_values and not np.isfinite(values).all():
         text = pc.if_else(pa.array(np.isfinite(values)), text, pa.scalar("null"))
+    elif layout.empty_nan and np.isnan(values).any():
+        text = pc.if_else(pa.array(~np.isnan(values)), text, pa.scalar(""))
     return text
 
 
@@ -205,7 +208,7 @@ def _source(col: pd.Series, layout: _Layout):
         if _few_distinct(bits):
             codes, uniques = pd.factorize(bits, use_na_sentinel=False)
             floats = uniques.view(np.float64)
-            return "dict", codes, _float_text(floats, layout.json_values), list(floats)
+            return "dict", codes, _float_text(floats, layout), list(floats)
         return "float", values
     if layout.json_values and (pd.api.types.is_integer_dtype(col.dtype)
                                or pd.api.types.is_bool_dtype(col.dtype)):
@@ -270,7 +273,7 @@ def _record_pieces(sources: list, rows, n: int, layout: _Layout) -> list:
         elif before:
             pieces.append(before)
         if src[0] == "float":
-            pieces.append(_float_text(src[1][rows], layout.json_values))
+            pieces.append(_float_text(src[1][rows], layout))
         else:
             index = (np.arange(len(src[1]))[rows] if isinstance(rows, slice) else rows)
             pieces.append(src[1].take(pa.array(index)))
@@ -397,15 +400,17 @@ def _emit(out: TextIO, data) -> None:
 
 
 def write_tsv(frame, out: TextIO, columns: Sequence[str] | None = None, *,
-              sort_by: str | None = None) -> None:
+              sort_by: str | None = None, empty_nan: bool = False) -> None:
     """``frame`` (or a list of frames, one table) as TSV with a header line; a column
     a frame lacks is empty (see the module docstring for the rules). ``sort_by``:
-    each frame's rows stably sorted by that column in natural order."""
+    each frame's rows stably sorted by that column in natural order. ``empty_nan``:
+    a NaN float is an empty field (a value that does not apply, e.g. the
+    baseline's difference to itself), not ``nan``."""
     frames = _frames(frame)
     if columns is None:
         columns = list((frames[0] if frames else frame).columns)
     _emit(out, ("\t".join(escape(str(c)) for c in columns) + "\n").encode("utf-8"))
-    _write_records(frames, columns, _tsv_layout(columns), out, sort_by)
+    _write_records(frames, columns, _tsv_layout(columns, empty_nan), out, sort_by)
 
 
 def write_json(frame, out: TextIO, columns: Sequence[str] | None = None, *,
