@@ -71,9 +71,13 @@ def compare_matrices(
     prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES)
     rel, depth = check_rel(rel, "rel"), check_depth(depth, "depth")
     sub: SubtopicQrels | None = None
+    if subtopics is not None and judged is None:  # QRELS may be the subtopic file itself
+        from irpref.measures.diversity import use_subtopics
+
+        qrels, sub = use_subtopics(qrels, subtopics)
     if any(p.family.needs_subtopics for p in prefs):
         if subtopics is not None:
-            sub = as_subtopic_qrels(subtopics)
+            sub = sub if sub is not None else as_subtopic_qrels(subtopics)
         elif judged is None:
             sub = as_subtopic_qrels(qrels)
             qrels = collapse(sub)

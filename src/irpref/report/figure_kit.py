@@ -93,9 +93,10 @@ def _measure_rows(results: pd.DataFrame, measure: str | None, cols: list[str]) -
 
 
 def _layout(fig, n: int, labels: Sequence[str], fontsize: float, *, bottom: float = 0.0,
-            right: float = 0.3) -> None:
+            right: float = 0.3, top: float = 0.45) -> None:
     """Margins for a figure with ``n`` run labels on its y axis (and ``bottom``
-    inches of x labels): ``tight_layout`` measures every tick label, which for
+    inches of x labels, ``top`` inches above the axes for the title and a legend
+    set above them): ``tight_layout`` measures every tick label, which for
     100 runs costs more than drawing the figure, so many-run figures size their
     margins from the longest label instead."""
     if n <= MANY:
@@ -105,7 +106,7 @@ def _layout(fig, n: int, labels: Sequence[str], fontsize: float, *, bottom: floa
     chars = max((len(str(x)) for x in labels), default=4)
     left = chars * fontsize * 0.62 / 72 + 0.75  # tick labels + axis label, inches
     fig.subplots_adjust(left=min(left / width, 0.5), right=1 - right / width,
-                        bottom=min((bottom + 0.6) / height, 0.4), top=1 - 0.45 / height)
+                        bottom=min((bottom + 0.6) / height, 0.4), top=1 - top / height)
 
 
 def _finish(fig, data: pd.DataFrame, labels: dict[str, str] | None = None):

@@ -65,7 +65,7 @@ def search_length_distributions(table: pd.DataFrame):
     axis.set_minor_formatter(NullFormatter())
     ax.set_title("Per-item atomized search lengths (lower is better)",
                  pad=18 if len(runs) > MANY else 6)
-    _layout(fig, len(runs), labels.values(), 7)
+    _layout(fig, len(runs), labels.values(), 7, top=0.8)  # title above the legend
     return _finish(fig, data, labels)
 
 
@@ -221,6 +221,9 @@ def discriminative_bars(data: pd.DataFrame):
 CURVE_LABELS = {"percent_tied": "pairs tied (%)", "agreement": "sign agreement with full labels",
                 "kendall_tau": "Kendall's tau with full-label ordering"}
 CURVE_X = {"fraction": "fraction of relevance labels removed", "size": "queries kept"}
+# the valid range of each statistic: a shaded mean ± 1 sd band is clipped to it
+CURVE_RANGE = {"percent_tied": (0.0, 100.0), "agreement": (0.0, 1.0),
+               "kendall_tau": (-1.0, 1.0)}
 
 
 def meta_curve_data(table: pd.DataFrame) -> pd.DataFrame:
@@ -248,7 +251,8 @@ def meta_curve_data(table: pd.DataFrame) -> pd.DataFrame:
 def meta_curves(table: pd.DataFrame):
     """One panel per statistic (agreement, tau, ties) against the fraction of
     labels removed or the queries kept, one line per measure with one standard
-    deviation shaded (after Diaz, lexiprecision, 2023, Figs. 8-9, which
+    deviation shaded, the band clipped to the statistic's valid range
+    (:data:`CURVE_RANGE`: tau in [-1, 1]) (after Diaz, lexiprecision, 2023, Figs. 8-9, which
     measure agreement with dRR_1; here each measure's own full-label comparisons)."""
     plt = _plt()
     data = meta_curve_data(table)
@@ -261,13 +265,18 @@ def meta_curves(table: pd.DataFrame):
             x, mean, sd = part["x"], part["mean"], part["sd"].fillna(0.0)
             ax.plot(x, mean, color=colour, marker=MARKERS[i % len(MARKERS)],
                     linestyle=["-", "--", ":", "-."][i % 4], label=m)
-            ax.fill_between(x, mean - sd, mean + sd, color=colour, alpha=0.2, linewidth=0)
+            low, high = CURVE_RANGE[stat]
+            ax.fill_between(x, np.clip(mean - sd, low, high), np.clip(mean + sd, low, high),
+                            color=colour, alpha=0.2, linewidth=0)
         ax.set_xlabel(CURVE_X[data.attrs["x"]])
         ax.set_ylabel(CURVE_LABELS[stat])
         ax.set_title(CURVE_LABELS[stat].split(" with")[0].capitalize(), fontsize=9)
-        ax.legend(title="measure", fontsize=7)
+        low, high = CURVE_RANGE[stat]
+        ax.legend(title=f"measure (band: ±1 sd,\nclipped to [{low:g}, {high:g}])",
+                  fontsize=7, title_fontsize=7)
     what = "label degradation" if data.attrs["x"] == "fraction" else "query subsampling"
-    fig.suptitle(f"Meta-evaluation: {what} (mean ± 1 sd)", fontsize=10)
+    fig.suptitle(f"Meta-evaluation: {what} (mean ± 1 sd, clipped to each statistic's "
+                 "valid range)", fontsize=10)
     fig.tight_layout()
     return _finish(fig, data)
 

@@ -164,7 +164,7 @@ def distributions(results: pd.DataFrame, measure: str | None = None):
     _boxes(ax, values, runs, labels, f"per-query {measure or 'value'}")
     ax.set_title(f"Distribution of per-query {measure or 'values'}",
                  pad=18 if len(runs) > MANY else 6)
-    _layout(fig, len(runs), labels.values(), 7)
+    _layout(fig, len(runs), labels.values(), 7, top=0.8)  # title above the legend
     return _finish(fig, data, labels)
 
 
