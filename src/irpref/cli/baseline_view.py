@@ -3,7 +3,7 @@
 ``--baseline RUN [--test paired|t|wilcoxon|sign] [--correction holm|bonferroni|bh|none]
 [--alpha 0.05] [--ci [t|bootstrap]] [--bootstrap N]`` and the layout of
 ``--format markdown|latex|html``
-(the choices are :data:`irpref.report.tables.FORMATS`).
+(the choices are :data:`irpref.report.formats.FORMATS`).
 The subcommand calls :func:`add_arguments` from its own ``add_arguments`` and
 returns :func:`write` from ``run`` when :func:`wanted` (see
 ``src/irpref/cli/evaluate.py``); the numbers come from
@@ -22,7 +22,7 @@ import pandas as pd
 from irpref import params
 from irpref.cli.common import checked, once
 from irpref.errors import UsageError
-from irpref.report.tables import PAPER_FORMATS
+from irpref.report.formats import PAPER_FORMATS
 
 TESTS = ("paired", "t", "wilcoxon", "sign")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
@@ -98,7 +98,7 @@ def table_of(args: argparse.Namespace, results: pd.DataFrame) -> pd.DataFrame:
 
 def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
     from irpref.report.baseline import wide
-    from irpref.report.formats import render
+    from irpref.report.formats import render, render_text
 
     table = table_of(args, results)
     fmt = args.format
@@ -123,8 +123,8 @@ def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
             shown["paired"] = ["" if pd.isna(v) else str(v) for v in shown["paired"]]
             for col in ("p", "p_adjusted"):
                 shown[col] = ["" if np.isnan(v) else f"{v:.3g}" for v in shown[col]]
-        out.write(shown.to_string(index=False, na_rep="", float_format=lambda v: f"{v:.4f}"))
-        out.write("\n")
+        out.write(render_text(shown, na_rep="", float_format=lambda v: f"{v:.4f}", width=80)
+                  + "\n")
         if legend:
             out.write(legend + "\n")
         return 0
@@ -135,7 +135,7 @@ def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
         json.dump(records, out, indent=1, ensure_ascii=False)
         out.write("\n")
         return 0
-    from irpref.report.tables import write_tsv
+    from irpref.report.records import write_tsv
 
     write_tsv(table, out, empty_nan=True)  # shortest round-trip text, as every irpref TSV
     return 0

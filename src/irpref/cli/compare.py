@@ -27,6 +27,7 @@ from irpref.cli.common import (
 from irpref.compare import compare_matrices
 from irpref.judged import TIES
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
+from irpref.report.formats import render_text
 from irpref.report.tables import natural_key, write_table
 
 
@@ -124,7 +125,6 @@ def _write_readable(comp, teleport: float, out) -> None:
     runs = [comp.runs[i] for i in perm]
     labels = [f"{i + 1:>{len(str(len(runs)))}} {name}" for i, name in enumerate(runs)]
     cols = [str(i + 1) for i in range(len(runs))]
-    opts = ("display.max_rows", None, "display.max_columns", None, "display.width", 10_000)
     for name in comp.names:
         values = comp.values[name][:, perm][:, :, perm]
         kind = PREFERENCES[comp.preferences[comp.names.index(name)].name].kind
@@ -136,8 +136,8 @@ def _write_readable(comp, teleport: float, out) -> None:
             out.write(_pairing_note(comp, name, perm, runs))
         mean = comp.mean(name)[perm][:, perm] + 0.0  # + 0.0: no "-0.0000" for a tie
         mat = pd.DataFrame(mean, index=labels, columns=cols)
-        with pd.option_context(*opts, "display.float_format", lambda v: f"{v:+.4f}"):
-            out.write(mat.to_string() + "\n")
+        out.write(render_text(mat, index=True, float_format=lambda v: f"{v:+.4f}",
+                              width=10_000) + "\n")
         if len(values) == 0:
             out.write("(no query with a relevant item)\n\n")
             continue
@@ -150,5 +150,4 @@ def _write_readable(comp, teleport: float, out) -> None:
                 f"{r} ({fmt.format(s)})" for r, s in zip(group["run"], group["score"])
             ]
         out.write(f"-- {name}: system orderings --\n")
-        with pd.option_context(*opts):
-            out.write(wide.to_string(index=False) + "\n\n")
+        out.write(render_text(wide, width=10_000) + "\n\n")

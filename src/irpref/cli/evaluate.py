@@ -22,7 +22,7 @@ from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
 from irpref.measures.diversity import check_subtopics, use_subtopics
 from irpref.measures.names import canonical_name
-from irpref.report.tables import write_table
+from irpref.report.tables import write_table  # the one writer (report.formats)
 
 DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
 
