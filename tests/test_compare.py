@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 
 import irpref
 from irpref.aggregate import (
@@ -249,8 +250,10 @@ def test_system_orderings_from_tidy(data_dir):
 
 
 def _cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(["irpref", "compare", *map(str, args)], capture_output=True,
-                          text=True, check=check)
+    proc = irpref_cli("compare", *args)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
@@ -176,14 +177,7 @@ def test_escaping():
 # ------------------------------------------------ the CLI: every option together
 
 def _cli(*args: str):
-    import shutil
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    exe = shutil.which("irpref") or str(Path(sys.executable).parent / "irpref")
-    return subprocess.run([exe, "evaluate", str(QRELS), *RUNS, "--rel", "2", *args],
-                          capture_output=True, text=True)
+    return irpref_cli("evaluate", QRELS, *RUNS, "--rel", "2", *args)
 
 
 @pytest.mark.parametrize("test,correction,alpha", [("wilcoxon", "bh", "0.1"),

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from irpref import params
-from irpref.cli.common import add_rel, checked, once, require_matplotlib
+from irpref.cli.common import add_missing, add_rel, checked, once, require_matplotlib
 from irpref.errors import UsageError
 
 
@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", **once(), metavar="RUN",
                         help="baseline run: its name or its file (default: the first run)")
     add_rel(parser)
+    add_missing(parser)
     parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
                         help="significance level (default 0.05)")
     parser.add_argument("--title", **once(), default="irpref report", help="report title")
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
     report = build_report(args.qrels, args.runs, args.measures,
                           baseline=args.baseline, rel=args.rel, alpha=args.alpha,
-                          title=args.title)
+                          title=args.title, missing=args.missing)
     if kind == ".md":
         figures = write_markdown(report, out)
         print(f"wrote {out} and {len(figures)} figures beside it", file=sys.stderr)

@@ -42,7 +42,8 @@ import pandas as pd
 from irpref.report.records import sort_queries, sort_runs, write_json, write_tsv
 
 __all__ = ["FORMATS", "PAPER_FORMATS", "TEXT_FORMATS", "render", "render_frame",
-           "render_text", "write_frame", "write_table"]
+           "render_text", "report_html_table", "report_markdown_table", "write_frame",
+           "write_table"]
 
 TEXT_FORMATS = ("table", "tsv", "json")
 PAPER_FORMATS = ("markdown", "latex", "html")
@@ -323,3 +324,40 @@ def render_text(frame: pd.DataFrame, *, digits: int = 4, index: bool = False,
                            "display.width", width):
         return frame.to_string(index=index, na_rep=na_rep, float_format=fmt,
                                formatters=formatters or None)
+
+
+# -- the report's tables (irpref report: HTML and Markdown) -----------------------
+
+def _fmt(v) -> str:
+    if v is None or v is pd.NA:
+        return ""
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else f"{float(v):.4g}"
+    return str(v)
+
+
+def report_html_table(frame: pd.DataFrame) -> str:
+    """A report table as HTML: numbers right-aligned, text (run names, labels)
+    left-aligned (class ``t``), floats with 4 significant digits, NaN empty."""
+    text = [not (pd.api.types.is_numeric_dtype(frame[c])
+                 or frame[c].astype(str).str.match(r"^-?\d").all())
+            or pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
+    cls = [' class="t"' if t else "" for t in text]
+    head = "".join(f"<th{k}>{_html.escape(str(c))}</th>" for c, k in zip(frame.columns, cls))
+    body = "".join(
+        "<tr>" + "".join(f"<td{k}>{_html.escape(_fmt(v))}</td>" for v, k in zip(row, cls))
+        + "</tr>" for row in frame.itertuples(index=False)
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def report_markdown_table(frame: pd.DataFrame) -> str:
+    """A report table as Markdown, cells as :func:`report_html_table` prints them."""
+    def cell(v) -> str:
+        return _fmt(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
+             "|" + "|".join("---" for _ in frame.columns) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)

@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from irpref.report.formats import report_html_table as _html_table
+from irpref.report.formats import report_markdown_table as _md_table
 from irpref.report.orientation import better_word, sign_of
 
 __all__ = ["DEFAULT_MEASURES", "PREFERENCES", "Report", "Section", "baseline_summary",
@@ -120,23 +122,27 @@ DEGRADE_SAMPLES = 3  # cheap: 9 pairwise comparisons of RR and sgnLP
 def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *,
                  baseline: str | None = None, rel: int = 1,
                  preferences: Sequence[str] = PREFERENCES, alpha: float = 0.05,
-                 title: str = "irpref report") -> Report:
+                 title: str = "irpref report", missing: str = "skip") -> Report:
     """Evaluate ``runs`` and assemble the report's sections (see module doc).
 
     ``baseline`` is a run name (default: the first run); an unknown name is a
-    :class:`irpref.errors.UsageError` naming the runs.
+    :class:`irpref.errors.UsageError` naming the runs. ``missing``: queries a
+    run lacks, the rule of :func:`irpref.evaluate` and :func:`irpref.compare`
+    (``skip``: runs are compared on the queries both have; ``zero``).
     """
     from irpref import progress
 
     measures = list(measures or DEFAULT_MEASURES)
     bar = progress.bar(7, "report", "step")  # one step per section
     try:
-        return _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
+        return _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
+                      missing)
     finally:
         bar.close()
 
 
-def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar) -> Report:
+def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
+           missing) -> Report:
     from irpref.compare import compare
     from irpref.errors import UsageError
     from irpref.evaluate import evaluate, judge_inputs
@@ -144,7 +150,7 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
     from irpref.stats import significance
 
     judged = judge_inputs(qrels, runs, rel=rel, ties="docid")
-    results = evaluate(None, None, measures, judged=judged)
+    results = evaluate(None, None, measures, judged=judged, missing=missing)
     names = [str(r) for r in pd.unique(results["run"])]
     given = [str(r) for r in runs] if not isinstance(runs, (str, os.PathLike)) else []
     if baseline is None:
@@ -212,7 +218,7 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
         "values of each run, which a mean hides (Sakai, SIGIR Forum 2014).", per_query))
 
     bar.update()
-    prefs = compare(None, None, list(preferences), judged=judged)
+    prefs = compare(None, None, list(preferences), judged=judged, missing=missing)
     pref_blocks = []
     for p in preferences:
         fig = plots.preference_heatmap(short(prefs, "run_a", "run_b"), p)
@@ -331,28 +337,6 @@ nav a{margin-right:1em}
 """
 
 
-def _fmt(v) -> str:
-    if v is None or v is pd.NA:
-        return ""
-    if isinstance(v, (float, np.floating)):
-        return "" if np.isnan(v) else f"{float(v):.4g}"
-    return str(v)
-
-
-def _html_table(frame: pd.DataFrame) -> str:
-    """Numbers right-aligned, text (run names, labels) left-aligned."""
-    text = [not (pd.api.types.is_numeric_dtype(frame[c])
-                 or frame[c].astype(str).str.match(r"^-?\d").all())
-            or pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
-    cls = [' class="t"' if t else "" for t in text]
-    head = "".join(f"<th{k}>{html.escape(str(c))}</th>" for c, k in zip(frame.columns, cls))
-    body = "".join(
-        "<tr>" + "".join(f"<td{k}>{html.escape(_fmt(v))}</td>" for v, k in zip(row, cls))
-        + "</tr>" for row in frame.itertuples(index=False)
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
 def _html_block(b: Block) -> str:
     if b.kind == "table":
         cap = f"<h3>{html.escape(b.title)}</h3>" if b.title else ""
@@ -423,17 +407,6 @@ def _atomic_write(path: Path, data: bytes) -> None:
 def write_html(report: Report, path) -> None:
     """Write the report as one self-contained HTML file (temp name, then rename)."""
     _atomic_write(Path(path), render_html(report).encode("utf-8"))
-
-
-def _md_table(frame: pd.DataFrame) -> str:
-    def cell(v) -> str:
-        return _fmt(v).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
-             "|" + "|".join("---" for _ in frame.columns) + "|"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
-              for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
 
 
 def write_markdown(report: Report, path) -> list[Path]:
