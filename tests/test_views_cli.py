@@ -103,3 +103,16 @@ def test_saved_judgments_feed_compare_and_ties(tmp_path):
         loaded = irpref_cli(command, saved, *args, "--format", "tsv")
         assert loaded.returncode == 0, (command, loaded.stderr)
         assert loaded.stdout == direct.stdout, command
+
+
+def test_saved_judgments_feed_report_and_plot(tmp_path):
+    saved = tmp_path / "j.parquet"
+    assert irpref_cli("judge", QRELS, *RUNS[:3], "--rel", "2", "-o", saved).returncode == 0
+    report = irpref_cli("report", saved, "-m", "AP", "ASL", "--rel", "2", "-o", tmp_path / "r.md")
+    assert report.returncode == 0, report.stderr
+    assert "Not shown for saved judged rankings" in (tmp_path / "r.md").read_text()
+    plot = irpref_cli("plot", "differences", saved, "-m", "ASL", "--rel", "2",
+                      "-o", tmp_path / "d.png")
+    assert plot.returncode == 0, plot.stderr
+    ties = irpref_cli("plot", "ties", saved, "--rel", "2", "-o", tmp_path / "t.png")
+    assert ties.returncode == 2 and "not a saved judged file" in ties.stderr

@@ -13,13 +13,19 @@ import sys
 from pathlib import Path
 
 from irpref import params
-from irpref.cli.common import add_missing, add_rel, checked, once, require_matplotlib
+from irpref.cli.common import (
+    add_inputs,
+    add_missing,
+    add_rel,
+    checked,
+    once,
+    require_matplotlib,
+)
 from irpref.errors import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("qrels", metavar="QRELS", help="TREC qrels file (.gz ok)")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (.gz ok)")
+    add_inputs(parser)
     parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
                         metavar="MEASURE",
                         help="measures (default: AP nDCG@10 P@10 RR)")
@@ -48,10 +54,18 @@ def run(args: argparse.Namespace) -> int:
     out, kind = _check(args)  # a UsageError: usage and exit 2 (irpref.cli.main)
     require_matplotlib("report")
     from irpref.report.html import build_report, write_html, write_markdown
+    from irpref.store import is_judged_file, load_for_args
 
+    judged = None
+    if is_judged_file(args.qrels):  # saved by irpref judge: no RUN after it
+        judged = load_for_args(args, "docid")
+    elif not args.runs:
+        raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref "
+                         "judge)")
     report = build_report(args.qrels, args.runs, args.measures,
                           baseline=args.baseline, rel=args.rel, alpha=args.alpha,
-                          title=args.title, missing=args.missing)
+                          title=args.title, missing=args.missing, judged=judged,
+                          use_tag=args.tag_names)
     if kind == ".md":
         figures = write_markdown(report, out)
         print(f"wrote {out} and {len(figures)} figures beside it", file=sys.stderr)

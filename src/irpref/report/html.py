@@ -122,13 +122,18 @@ DEGRADE_SAMPLES = 3  # cheap: 9 pairwise comparisons of RR and sgnLP
 def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *,
                  baseline: str | None = None, rel: int = 1,
                  preferences: Sequence[str] = PREFERENCES, alpha: float = 0.05,
-                 title: str = "irpref report", missing: str = "skip") -> Report:
+                 title: str = "irpref report", missing: str = "skip",
+                 judged=None, use_tag: bool = False) -> Report:
     """Evaluate ``runs`` and assemble the report's sections (see module doc).
 
     ``baseline`` is a run name (default: the first run); an unknown name is a
     :class:`irpref.errors.UsageError` naming the runs. ``missing``: queries a
     run lacks, the rule of :func:`irpref.evaluate` and :func:`irpref.compare`
     (``skip``: runs are compared on the queries both have; ``zero``).
+    ``judged``: judged rankings already read (e.g. saved by ``irpref judge``)
+    instead of ``qrels`` and ``runs``; the ties section, which judges the runs
+    again with tied scores averaged, then says it needs the files. ``use_tag``:
+    runs named by their tag column.
     """
     from irpref import progress
 
@@ -136,23 +141,25 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     bar = progress.bar(7, "report", "step")  # one step per section
     try:
         return _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
-                      missing)
+                      missing, judged, use_tag)
     finally:
         bar.close()
 
 
 def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
-           missing) -> Report:
+           missing, judged, use_tag) -> Report:
     from irpref.compare import compare
     from irpref.errors import UsageError
     from irpref.evaluate import evaluate, judge_inputs
     from irpref.report import plots
     from irpref.stats import significance
 
-    judged = judge_inputs(qrels, runs, rel=rel, ties="docid")
+    saved = judged is not None
+    if not saved:
+        judged = judge_inputs(qrels, runs, rel=rel, ties="docid", use_tag=use_tag)
     results = evaluate(None, None, measures, judged=judged, missing=missing)
     names = [str(r) for r in pd.unique(results["run"])]
-    given = [str(r) for r in runs] if not isinstance(runs, (str, os.PathLike)) else []
+    given = [str(r) for r in runs or []] if not isinstance(runs, (str, os.PathLike)) else []
     if baseline is None:
         baseline = names[0]
     elif baseline not in names and baseline in given and len(given) == len(names):
@@ -265,16 +272,14 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
              Block("table", "Discriminative power", table=power), *pairs]))
 
     bar.update()
-    expected = judge_inputs(qrels, runs, rel=rel, ties="expected")
-    ties = plots.tie_data(None, None, measures, rel=rel,
-                          judged={"docid": judged, "expected": expected})
-    sections.append(Section(
-        "ties", "Ties",
-        "Mean of each measure with trec_eval's docid tie-break against its expected value "
-        "over all orderings of tied items (McSherry & Najork, ECIR 2008).",
-        [Block("figure", "Tie effects", png=_png(plots.tie_effects(short(ties, "run")))),
-         Block("details", "Means by tie policy", open=not many,
-               children=[Block("table", table=ties)])]))
+    if saved:
+        sections.append(Section(
+            "ties", "Ties", "Tie effects need the runs judged again with tied scores "
+            "averaged (McSherry & Najork, ECIR 2008).",
+            [Block("text", "Not shown for saved judged rankings: irpref report QRELS RUN... "
+                   "or irpref ties QRELS RUN... shows them.")]))
+    else:
+        _ties_section(sections, qrels, runs, measures, rel, judged, many, short, use_tag)
 
     bar.update()
     from irpref.asl import search_lengths
@@ -317,6 +322,25 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
              Block("details", "Degradation table", open=False,
                    children=[Block("table", table=curves)])]))
     return Report(title, names, measures, baseline, sections, labels)
+
+
+def _ties_section(sections, qrels, runs, measures, rel, judged, many, short,
+                  use_tag: bool) -> None:
+    """Means under docid tie-breaking against their expected values (the runs
+    judged again with ``ties="expected"``)."""
+    from irpref.evaluate import judge_inputs
+    from irpref.report import plots
+
+    expected = judge_inputs(qrels, runs, rel=rel, ties="expected", use_tag=use_tag)
+    ties = plots.tie_data(None, None, measures, rel=rel,
+                          judged={"docid": judged, "expected": expected})
+    sections.append(Section(
+        "ties", "Ties",
+        "Mean of each measure with trec_eval's docid tie-break against its expected value "
+        "over all orderings of tied items (McSherry & Najork, ECIR 2008).",
+        [Block("figure", "Tie effects", png=_png(plots.tie_effects(short(ties, "run")))),
+         Block("details", "Means by tie policy", open=not many,
+               children=[Block("table", table=ties)])]))
 
 
 # --- rendering -------------------------------------------------------------------------
