@@ -147,20 +147,6 @@ def test_paper_table_bolds_the_smallest_search_length(collection, fmt):
         assert marks["good", m] == "*" and marks["mid", m] == "" and marks["bad", m] == ""
 
 
-def test_report_summary_marks_follow_orientation(collection, tmp_path):
-    out = tmp_path / "r.md"
-    proc = irpref_cli("report", *_three(collection), "-m", *MEASURES, "AP", "--baseline", "mid",
-                      "-o", out)
-    assert proc.returncode == 0, proc.stderr
-    text = out.read_text()
-    head = re.search(r"^\| run \| (.*) \|$", text, re.M).group(1).split(" | ")
-    rows = {r: re.search(rf"^\| {r} \| (.*) \|$", text, re.M).group(1).split(" | ")
-            for r in ("good", "bad")}
-    for j, m in enumerate(head):
-        assert rows["good"][j].endswith("▲") and rows["bad"][j].endswith("▼"), (m, rows)
-    assert "lower is better for " + ", ".join(MEASURES) in text
-
-
 def test_compare_orders_best_first(collection):
     proc = irpref_cli("compare", *_three(collection), "-m", "sgnLP", "RPP")
     assert proc.returncode == 0, proc.stderr
@@ -244,14 +230,24 @@ def test_ties_counts_the_queries_it_uses(collection, missing):
 
 
 @pytest.mark.parametrize("missing", ["skip", "zero"])
-def test_report_pairs_and_shows_n(collection, tmp_path, missing):
+def test_report_marks_pairs_and_shows_n(collection, tmp_path, missing):
+    """One report per --missing value: the summary marks follow orientation (good
+    better than mid on every measure, bad worse) and the run lacking queries is
+    shown with the n it is compared on."""
+    qrels, runs = collection
     out = tmp_path / "r.md"
-    proc = irpref_cli("report", *_lacking(collection), "-m", "AP", "--baseline", "mid",
-                      "--missing", missing, "-o", out)
+    proc = irpref_cli("report", qrels, runs["good"], runs["mid"], runs["bad"], runs["lacks"],
+                      "-m", *MEASURES, "AP", "--baseline", "mid", "--missing", missing,
+                      "-o", out)
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
-    head = re.search(r"^\| measure \| run \| n \| paired \|", text, re.M)
-    assert head is not None
+    head = re.search(r"^\| run \| (.*) \|$", text, re.M).group(1).split(" | ")
+    rows = {r: re.search(rf"^\| {r} \| (.*) \|$", text, re.M).group(1).split(" | ")
+            for r in ("good", "bad")}
+    for j, m in enumerate(head):
+        assert rows["good"][j].endswith("▲") and rows["bad"][j].endswith("▼"), (m, rows)
+    assert "lower is better for " + ", ".join(MEASURES) in text
+    assert re.search(r"^\| measure \| run \| n \| paired \|", text, re.M) is not None
     row = re.search(r"^\| AP \| lacks \| (\d+) \| (\d+) \|", text, re.M)
     n = 8 if missing == "skip" else 10
     assert row.groups() == (str(n), str(n))

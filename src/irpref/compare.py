@@ -25,6 +25,7 @@ from irpref.evaluate import judge_inputs, layout_for
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
 from irpref.judged import JudgedRankings
 from irpref.measures.base import parse_labelled
+from irpref.measures.diversity import use_subtopics
 from irpref.params import check_depth, check_rel
 from irpref.preferences import (
     DEFAULT_PREFERENCES,
@@ -35,7 +36,8 @@ from irpref.preferences import (
     preference_matrices,
 )
 
-__all__ = ["compare", "compare_matrices", "mean_preferences", "preference_matrix"]
+__all__ = ["PairedComparison", "compare", "compare_matrices", "mean_preferences", "paired",
+           "preference_matrix", "presence_on_dask"]
 
 
 def compare_matrices(
@@ -65,15 +67,13 @@ def compare_matrices(
                        use_tag=use_tag)
         if missing == "zero":
             return comp
-        queries, mask = _presence_on_dask(client, qrels, runs, missing, dict(
+        queries, mask = presence_on_dask(client, qrels, runs, missing, dict(
             rel=rel, depth=depth, ties=ties, use_tag=use_tag))
         return paired(comp, queries, mask)
     prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES)
     rel, depth = check_rel(rel, "rel"), check_depth(depth, "depth")
     sub: SubtopicQrels | None = None
     if subtopics is not None and judged is None:  # QRELS may be the subtopic file itself
-        from irpref.measures.diversity import use_subtopics
-
         qrels, sub = use_subtopics(qrels, subtopics)
     if any(p.family.needs_subtopics for p in prefs):
         if subtopics is not None:
@@ -97,7 +97,7 @@ def _presence(qrels, run, missing: str, kwargs: dict) -> tuple[np.ndarray, np.nd
     return judged.queries, judged.query_mask(missing)
 
 
-def _presence_on_dask(client, qrels, runs, missing: str, kwargs: dict):
+def presence_on_dask(client, qrels, runs, missing: str, kwargs: dict):
     """The query mask of every run, one Dask task per run file (the runs are
     judged again there: the distributed comparison keeps only relevant items)."""
     runs = [runs] if isinstance(runs, (str, bytes)) or not hasattr(runs, "__iter__") else runs

@@ -66,12 +66,12 @@ def run(args: argparse.Namespace) -> int:
 
         comp = compare_args(args)
         if args.missing != "zero":  # the pairing rule, from a second pass over the runs
-            from irpref.compare import _presence_on_dask, paired
+            from irpref.compare import paired, presence_on_dask
             from irpref.distributed import client_for, close
 
             client = client_for(args.dask)
             try:
-                queries, mask = _presence_on_dask(client, args.qrels, args.runs, args.missing,
+                queries, mask = presence_on_dask(client, args.qrels, args.runs, args.missing,
                                                   dict(rel=args.rel, depth=args.depth,
                                                        ties=args.ties, use_tag=args.tag_names))
             finally:
