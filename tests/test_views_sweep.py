@@ -261,3 +261,32 @@ def test_python_compare_means_over_shared_queries(collection):
     zero = irpref.compare(qrels, [runs["mid"], runs["lacks"]], ["sgnLP"], missing="zero")
     assert np.isclose(irpref.mean_preferences(skip)["value"].iloc[0],
                       zero[~zero["query"].isin(LACKED)]["value"].mean())
+
+
+# ------------------------------------------------ figures: bands and titles
+
+def test_degradation_band_stays_in_the_valid_range():
+    from matplotlib.collections import PolyCollection
+
+    table = pd.DataFrame({"measure": "RR", "fraction": [0.3, 0.6, 0.9],
+                          "kendall_tau": [0.9, 0.8, -0.7], "kendall_tau_sd": [0.4, 0.1, 0.5],
+                          "agreement": [0.95, 0.9, 0.1], "agreement_sd": [0.2, 0.0, 0.3]})
+    fig = plots.meta_curves(table)
+    ranges = {"Kendall's tau": (-1, 1), "Sign agreement": (0, 1)}
+    for ax in fig.axes:
+        low, high = ranges[ax.get_title()]
+        bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+        ys = np.concatenate([p.vertices[:, 1] for c in bands for p in c.get_paths()])
+        assert ys.max() <= high and ys.min() >= low
+        assert f"clipped to [{low:g}, {high:g}]" in ax.get_legend().get_title().get_text()
+
+
+def test_search_length_title_inside_the_figure(collection):
+    qrels, runs = collection
+    names = [runs["good"]] * 1
+    table = irpref.search_lengths(qrels, names)
+    many = pd.concat([table.assign(run=f"run_with_a_long_name_{i}") for i in range(20)])
+    fig = plots.search_length_distributions(many)
+    fig.canvas.draw()
+    title = fig.axes[0].title.get_window_extent()
+    assert title.y1 <= fig.bbox.y1 and title.y0 >= 0
