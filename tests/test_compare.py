@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 
 import irpref
 from irpref.aggregate import (
@@ -22,6 +23,7 @@ from irpref.aggregate import (
     system_orderings,
     win_rates,
 )
+from irpref.compare import compare_matrices
 from irpref.io import TrecFormatError
 from irpref.io.subtopics import as_subtopic_qrels, collapse, read_subtopic_qrels
 
@@ -33,8 +35,28 @@ RUNS = {
 }
 
 
+def test_compare_skips_queries_a_run_lacks_by_default():
+    """The one ``missing`` rule of evaluate: B lacks q2, so no pair with B is
+    compared on q2 (skip); ``missing="zero"`` scores q2 as B's empty ranking."""
+    skip = irpref.compare(QRELS, RUNS, ["sgnLP", "RPP"])
+    zero = irpref.compare(QRELS, RUNS, ["sgnLP", "RPP"], missing="zero")
+    pairs_q2 = skip[skip["query"] == "q2"]
+    assert set(zip(pairs_q2["run_a"].astype(str), pairs_q2["run_b"].astype(str))) == {
+        ("A", "C")}
+    assert len(zero) == len(skip) + 2 * 2  # (A, B) and (B, C) on q2, two preferences
+    means = irpref.mean_preferences(skip).set_index(["run_a", "run_b", "measure"])["value"]
+    q1 = skip[(skip["query"] == "q1") & (skip["measure"] == "sgnLP")].set_index(
+        ["run_a", "run_b"])["value"]
+    assert means["A", "B", "sgnLP"] == q1["A", "B"]  # the pair's one shared query
+    comp = compare_matrices(QRELS, RUNS, ["sgnLP"])
+    assert comp.mean("sgnLP")[0, 1] == q1["A", "B"]
+    assert comp.pairs_n("sgnLP")[0, 1] == 1 and comp.pairs_n("sgnLP")[0, 2] == 2
+    with pytest.raises(ValueError, match="missing"):
+        irpref.compare(QRELS, RUNS, ["sgnLP"], missing="drop")
+
+
 def test_compare_tidy_table():
-    t = irpref.compare(QRELS, RUNS)
+    t = irpref.compare(QRELS, RUNS, missing="zero")
     assert list(t.columns) == ["run_a", "run_b", "query", "measure", "value"]
     assert list(t["measure"].cat.categories) == [
         "sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)", "RPP(p=inverse)",
@@ -228,8 +250,10 @@ def test_system_orderings_from_tidy(data_dir):
 
 
 def _cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(["irpref", "compare", *map(str, args)], capture_output=True,
-                          text=True, check=check)
+    proc = irpref_cli("compare", *args)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 
 import irpref
 from irpref import examples
@@ -21,9 +18,7 @@ RUNS = [str(p) for p in examples.run_paths()]
 
 
 def run_cli(*args):
-    exe = shutil.which("irpref") or str(Path(sys.executable).parent / "irpref")
-    return subprocess.run([exe, "evaluate", str(QRELS), *RUNS, "--rel", "2", "-m", "AP", "P@10",
-                           *args], capture_output=True, text=True)
+    return irpref_cli("evaluate", QRELS, *RUNS, "--rel", "2", "-m", "AP", "P@10", *args)
 
 
 @pytest.fixture(scope="module")

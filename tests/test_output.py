@@ -12,19 +12,16 @@ from __future__ import annotations
 import io
 import json
 import math
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from helpers import irpref_cli
 
 import irpref
 from irpref import examples
-from irpref.report import tables
+from irpref.report import records as record_engine
 from irpref.report.tables import escape, natural_key, write_json, write_table, write_tsv
 
 QRELS = str(examples.qrels_path())
@@ -38,8 +35,10 @@ ODD_VALUES = [0.0, -0.0, 1.0, -1.0, 0.1, 1 / 3, 1e-7, 5e-324, 2.2250738585072014
 
 
 def cli(*args):
-    exe = shutil.which("irpref") or str(Path(sys.executable).parent / "irpref")
-    return subprocess.run([exe, *args], capture_output=True)
+    """The installed command; stdout as UTF-8 bytes (compared with the reference)."""
+    proc = irpref_cli(*args)
+    proc.stdout = proc.stdout.encode("utf-8")
+    return proc
 
 
 def _cell(col: pd.Series, i: int, fmt: str, texts: list | None) -> str:
@@ -122,7 +121,7 @@ def _means(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 @pytest.mark.parametrize("seed", range(3))
 def test_random_tables_match_the_reference(fmt, kind, seed, monkeypatch):
     rng = np.random.default_rng(seed)
-    monkeypatch.setattr(tables, "CHUNK_ROWS", int(rng.integers(7, 400)))  # many chunks
+    monkeypatch.setattr(record_engine, "CHUNK_ROWS", int(rng.integers(7, 400)))  # many chunks
     for repeat in (False, True):  # dense values; few distinct values (a dictionary)
         frame, keys = random_table(rng, int(rng.integers(260, 700)), kind, repeat)
         parts = [frame, _means(frame, keys)]  # per-query rows, then null-query means
@@ -142,7 +141,7 @@ def test_small_and_empty_tables(fmt):
 
 def test_json_reads_back_full_precision(monkeypatch):
     rng = np.random.default_rng(11)
-    monkeypatch.setattr(tables, "CHUNK_ROWS", 64)
+    monkeypatch.setattr(record_engine, "CHUNK_ROWS", 64)
     frame, keys = random_table(rng, 1000, "str", False)
     # integers read as floats too: "-0" and "1" are -0.0 and 1.0
     records = json.loads(written([frame, _means(frame, keys)], keys, "json"), parse_int=float)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 pytest.importorskip("matplotlib")
+
+from helpers import irpref_cli
 
 from irpref import examples  # noqa: E402
 from irpref.meta import degrade, subsample  # noqa: E402
@@ -22,8 +19,7 @@ MAGIC = {".png": b"\x89PNG", ".pdf": b"%PDF", ".svg": b"<?xml"}
 
 
 def cli(*args):
-    exe = shutil.which("irpref") or str(Path(sys.executable).parent / "irpref")
-    return subprocess.run([exe, "plot", *args], capture_output=True, text=True)
+    return irpref_cli("plot", *args)
 
 
 @pytest.mark.parametrize("kind,ext,extra", [

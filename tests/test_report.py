@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +13,8 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("matplotlib")
+
+from helpers import irpref_cli
 
 import irpref  # noqa: E402
 from irpref import examples  # noqa: E402
@@ -37,8 +38,7 @@ def irpref_cmd() -> str:
 
 
 def run_cli(*args):
-    return subprocess.run([irpref_cmd(), "report", *map(str, args)], capture_output=True,
-                          text=True)
+    return irpref_cli("report", *args)
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,7 @@ def test_unknown_baseline_is_a_usage_error(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["-o", "r.txt"], ".html or .md"),
     (["-o", "missing_dir/r.html"], "does not exist"),
-    (["--alpha", "2", "-o", "r.html"], "alpha must be in (0, 1)"),
+    (["--alpha", "2", "-o", "r.html"], "--alpha 2: must be in (0, 1)"),
 ])
 def test_bad_options(tmp_path, args, message):
     args = [str(tmp_path / a) if a.startswith(("r.", "missing")) else a for a in args]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
 
 import numpy as np
 import pytest
+from helpers import irpref_cli
 
 import irpref
 from irpref.meta.ties import tie_counts, ties_report
@@ -103,8 +103,9 @@ def test_rejects_input_order():
 
 
 def _cli(*args: str) -> str:
-    return subprocess.run(["irpref", "ties", *args], capture_output=True, text=True,
-                          check=True).stdout
+    proc = irpref_cli("ties", *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
 
 
 def test_cli_formats(data_dir):
@@ -135,6 +136,5 @@ def test_cli_formats(data_dir):
 
 def test_cli_bad_measure(data_dir):
     d = data_dir / "robust03"
-    proc = subprocess.run(["irpref", "ties", str(d / "qrels.txt"), str(d / "runs" / "uic0301.gz"),
-                           "-m", "NoSuchMeasure"], capture_output=True, text=True)
+    proc = irpref_cli("ties", d / "qrels.txt", d / "runs" / "uic0301.gz", "-m", "NoSuchMeasure")
     assert proc.returncode == 2 and "unknown measure" in proc.stderr  # usage error

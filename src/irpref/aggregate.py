@@ -19,6 +19,11 @@
   number of runs below it plus half the number tied with it.
 - **Kendall's τ** (τ-b, ties allowed) between two orderings or score vectors.
 
+Queries a run lacks (``irpref.compare(..., missing="skip")``) are NaN in the
+matrices: a pair is compared only on the queries both runs have, a run's win
+rate on a query it lacks is NaN and its mean win rate is over the queries it
+has; per-query orderings (MC4, Borda) order the runs present on the query.
+
 The reference implementation (pref_eval, ``aggregation/rank_aggregation.py``)
 breaks ties in win rate by run name and runs 10 power iterations without
 normalisation; irpref keeps ties as ties, iterates to the limit and orders
@@ -46,25 +51,36 @@ METHODS = ("win_rate", "mc4", "borda")
 
 
 def win_rates(matrices: np.ndarray) -> np.ndarray:
-    """(Q, R) per-query win rates ``Σ_b Δ_q(a, b)`` of (Q, R, R) preference matrices (Eq. 7)."""
+    """(Q, R) per-query win rates ``Σ_b Δ_q(a, b)`` of (Q, R, R) preference matrices (Eq. 7);
+    NaN entries (a pair one run of which lacks the query) are left out, and a run
+    with no entry on a query (it lacks it) has a NaN win rate there."""
     m = np.asarray(matrices, dtype=np.float64)
     if m.ndim != 3 or m.shape[1] != m.shape[2]:
         raise ValueError(f"expected (Q, R, R) matrices, got shape {m.shape}")
-    return m.sum(axis=2)
+    gaps = np.isnan(m)
+    if not gaps.any():
+        return m.sum(axis=2)
+    return np.where(gaps.all(axis=2), np.nan, np.where(gaps, 0.0, m).sum(axis=2))
 
 
 def borda(scores: np.ndarray) -> np.ndarray:
     """(R,) Borda points over per-query orderings by ``scores`` (Q, R), higher better.
 
     Per query a run gets the number of runs with a lower score plus half the
-    number of other runs with an equal score.
+    number of other runs with an equal score; a NaN score (the run lacks the
+    query) gets nothing and counts for nobody.
     """
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 2:
         raise ValueError(f"expected (Q, R) scores, got shape {s.shape}")
     if s.size == 0:
         return np.zeros(s.shape[1])
-    return (_scipy_stats().rankdata(s, axis=1, method="average") - 1.0).sum(axis=0)
+    gaps = np.isnan(s)
+    if not gaps.any():
+        return (_scipy_stats().rankdata(s, axis=1, method="average") - 1.0).sum(axis=0)
+    lower = (s[:, None, :] < s[:, :, None]).sum(axis=2)  # NaN compares False
+    equal = (s[:, None, :] == s[:, :, None]).sum(axis=2) - 1
+    return np.where(gaps, 0.0, lower + 0.5 * equal).sum(axis=0)
 
 
 def majority(scores: np.ndarray) -> np.ndarray:
@@ -138,7 +154,9 @@ def matrices_from_tidy(
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(runs, queries, (Q, R, R) matrices) of one measure of a :func:`irpref.compare` table.
 
-    Pairs given in one orientation are mirrored; missing pairs count 0.
+    Pairs given in one orientation are mirrored; a pair without a row on a
+    query (one of its runs lacks it: ``compare(..., missing="skip")``) is NaN,
+    as is the diagonal of a run with no row on that query.
     """
     table = results[results["query"].notna()]  # null query: a mean row, not a query
     if measure is not None:
@@ -155,7 +173,11 @@ def matrices_from_tidy(
     a, b = index.get_indexer(a_col.astype(str)), index.get_indexer(b_col.astype(str))
     q = pd.Index(queries).get_indexer(table["query"].to_numpy(object))
     v = table["value"].to_numpy(np.float64)
-    out = np.zeros((len(queries), len(runs), len(runs)))
+    out = np.full((len(queries), len(runs), len(runs)), np.nan)
+    seen = np.zeros((len(queries), len(runs)), dtype=bool)
+    seen[q, a] = seen[q, b] = True
+    qq, rr = np.nonzero(seen)
+    out[qq, rr, rr] = 0.0
     out[q, a, b] = v
     out[q, b, a] = -v
     return runs, np.asarray(queries, dtype=object), out
@@ -166,8 +188,13 @@ def orderings_of(
 ) -> pd.DataFrame:
     """Win rate, MC4 and Borda scores and ranks of (Q, R, R) matrices."""
     w = win_rates(matrices)
+    if np.isnan(w).any():  # runs lacking queries: each mean over the queries it has
+        with np.errstate(invalid="ignore"):
+            mean = np.nanmean(w, axis=0) if len(w) else np.zeros(len(runs))
+    else:
+        mean = w.mean(axis=0) if len(w) else np.zeros(len(runs))
     scores = {
-        "win_rate": w.mean(axis=0) if len(w) else np.zeros(len(runs)),
+        "win_rate": mean,
         "mc4": mc4(w, teleport=teleport),
         "borda": borda(w),
     }

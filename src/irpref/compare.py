@@ -6,6 +6,12 @@ pairs are ``a < b`` in the order the runs were given (the other orientation
 is the negation). :func:`mean_preferences` gives the means over queries
 (columns run_a, run_b, measure, value: no query column, so a query may be
 called ``all``); :func:`preference_matrix` the R x R matrix of one measure.
+
+Queries a run lacks follow the one ``missing`` rule of :func:`irpref.evaluate`
+(same parameter, same default): ``skip`` compares a pair only on the queries
+both runs retrieved something for (the other entries of the matrices are NaN
+and means, win rates and orderings leave them out); ``zero`` scores a missing
+query as an empty ranking, as pref_eval does.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from irpref.evaluate import judge_inputs, layout_for
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
 from irpref.judged import JudgedRankings
 from irpref.measures.base import parse_labelled
+from irpref.measures.diversity import use_subtopics
 from irpref.params import check_depth, check_rel
 from irpref.preferences import (
     DEFAULT_PREFERENCES,
@@ -29,7 +36,8 @@ from irpref.preferences import (
     preference_matrices,
 )
 
-__all__ = ["compare", "compare_matrices", "mean_preferences", "preference_matrix"]
+__all__ = ["PairedComparison", "compare", "compare_matrices", "mean_preferences", "paired",
+           "preference_matrix", "presence_on_dask"]
 
 
 def compare_matrices(
@@ -44,22 +52,32 @@ def compare_matrices(
     judged: JudgedRankings | None = None,
     use_tag: bool = False,
     client=None,
+    missing: str = "skip",
 ) -> Comparison:
-    """Like :func:`compare`, but returns the (Q, R, R) matrices (a :class:`Comparison`)."""
+    """Like :func:`compare`, but returns the (Q, R, R) matrices (a :class:`Comparison`;
+    with ``missing="skip"`` a :class:`PairedComparison`, NaN where either run of a
+    pair lacks the query)."""
     if client is not None:
         if judged is not None or subtopics is not None:
             raise ValueError("client= reads and judges qrels and runs on Dask: "
                              "judged= and subtopics= are not taken with it")
         from irpref.distributed import compare_matrices as on_dask
 
-        return on_dask(qrels, runs, measures, client=client, rel=rel, depth=depth, ties=ties,
+        comp = on_dask(qrels, runs, measures, client=client, rel=rel, depth=depth, ties=ties,
                        use_tag=use_tag)
+        if missing == "zero":
+            return comp
+        queries, mask = presence_on_dask(client, qrels, runs, missing, dict(
+            rel=rel, depth=depth, ties=ties, use_tag=use_tag))
+        return paired(comp, queries, mask)
     prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES)
     rel, depth = check_rel(rel, "rel"), check_depth(depth, "depth")
     sub: SubtopicQrels | None = None
+    if subtopics is not None and judged is None:  # QRELS may be the subtopic file itself
+        qrels, sub = use_subtopics(qrels, subtopics)
     if any(p.family.needs_subtopics for p in prefs):
         if subtopics is not None:
-            sub = as_subtopic_qrels(subtopics)
+            sub = sub if sub is not None else as_subtopic_qrels(subtopics)
         elif judged is None:
             sub = as_subtopic_qrels(qrels)
             qrels = collapse(sub)
@@ -69,7 +87,68 @@ def compare_matrices(
         layout, _ = layout_for(preferences=prefs, ties=ties, subtopics=sub)
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, use_tag=use_tag,
                               layout=layout)
-    return preference_matrices(judged, prefs, subtopics=sub)
+    mask = judged.query_mask(missing)  # (R, Q); refuses a value other than skip / zero
+    return paired(preference_matrices(judged, prefs, subtopics=sub), judged.queries, mask)
+
+
+def _presence(qrels, run, missing: str, kwargs: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(qrels queries, (R_file, Q) query mask) of one run file (a Dask task)."""
+    judged = judge_inputs(qrels, [run], **kwargs)
+    return judged.queries, judged.query_mask(missing)
+
+
+def presence_on_dask(client, qrels, runs, missing: str, kwargs: dict):
+    """The query mask of every run, one Dask task per run file (the runs are
+    judged again there: the distributed comparison keeps only relevant items)."""
+    runs = [runs] if isinstance(runs, (str, bytes)) or not hasattr(runs, "__iter__") else runs
+    parts = client.gather(client.map(_presence, [qrels] * len(runs), list(runs),
+                                     [missing] * len(runs), [kwargs] * len(runs), pure=False))
+    return parts[0][0], np.concatenate([m for _, m in parts])
+
+
+class PairedComparison(Comparison):
+    """A :class:`Comparison` whose matrices hold NaN for a pair on a query one of
+    its runs lacks: means are over the queries each pair shares
+    (:meth:`pairs_n` counts them) and :meth:`tidy` leaves the NaN rows out."""
+
+    def mean(self, name: str) -> np.ndarray:
+        v = self.values[name]
+        r = len(self.runs)
+        out = np.zeros((r, r))
+        if len(v):
+            a, b = np.triu_indices(r, 1)
+            upper = np.ascontiguousarray(v[:, a, b].T)  # (P, Q)
+            n = (~np.isnan(upper)).sum(axis=1)
+            with np.errstate(invalid="ignore"):
+                mean = np.where(n > 0, np.nansum(upper, axis=1) / np.maximum(n, 1), np.nan)
+            out[a, b] = mean
+            out[b, a] = -mean
+        return out
+
+    def pairs_n(self, name: str) -> np.ndarray:
+        """(R, R) number of queries each pair is compared on."""
+        return (~np.isnan(self.values[name])).sum(axis=0)
+
+    def tidy(self) -> pd.DataFrame:
+        table = super().tidy()
+        return table[table["value"].notna()].reset_index(drop=True)
+
+
+def paired(comp: Comparison, queries: np.ndarray, mask: np.ndarray) -> Comparison:
+    """``comp`` with NaN where a run of a pair lacks the query (``mask`` (R, Q) over
+    ``queries``: True where the run's value enters); unchanged when every run has
+    every query."""
+    if mask.all():
+        return comp
+    index = pd.Index(queries)
+    out = PairedComparison(runs=comp.runs, preferences=comp.preferences)
+    for name, values in comp.values.items():
+        qs = index.get_indexer(comp.queries[name])
+        present = mask[:, qs].T  # (Q_p, R)
+        both = present[:, :, None] & present[:, None, :]
+        out.values[name] = np.where(both, values, np.nan)
+        out.queries[name] = comp.queries[name]
+    return out
 
 
 def compare(
@@ -83,6 +162,7 @@ def compare(
     subtopics=None,
     judged: JudgedRankings | None = None,
     client=None,
+    missing: str = "skip",
 ) -> pd.DataFrame:
     """Compare every pair of ``runs``: a tidy DataFrame (run_a, run_b, query, measure, value).
 
@@ -100,10 +180,12 @@ def compare(
                  task, preferences computed by blocks of queries on the cluster;
                  the same table, value for value (:mod:`irpref.distributed`;
                  ST-RPP is not distributed).
+    missing:     queries a run lacks: ``skip`` (default, as :func:`irpref.evaluate`)
+                 compares each pair on the queries both runs have; ``zero`` scores
+                 them as empty rankings (pref_eval's behaviour).
 
     Values are per query, for the queries with at least one relevant item (as
-    pref_eval); a run that lacks a query retrieved nothing for it. Pairs are
-    ``a < b`` in input order; key columns are categorical.
+    pref_eval). Pairs are ``a < b`` in input order; key columns are categorical.
     """
     labelled = parse_labelled(
         measures if measures is not None else DEFAULT_PREFERENCES, parse_preference, Preference
@@ -111,7 +193,7 @@ def compare(
     unique = list(dict.fromkeys(p for _, p in labelled))  # two spellings: computed once
     table = compare_matrices(
         qrels, runs, unique, rel=rel, depth=depth, ties=ties, subtopics=subtopics, judged=judged,
-        client=client,
+        client=client, missing=missing,
     ).tidy()
     return _relabel(table, labelled)
 

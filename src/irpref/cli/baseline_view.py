@@ -3,7 +3,7 @@
 ``--baseline RUN [--test paired|t|wilcoxon|sign] [--correction holm|bonferroni|bh|none]
 [--alpha 0.05] [--ci [t|bootstrap]] [--bootstrap N]`` and the layout of
 ``--format markdown|latex|html``
-(the choices are :data:`irpref.report.tables.FORMATS`).
+(the choices are :data:`irpref.report.formats.FORMATS`).
 The subcommand calls :func:`add_arguments` from its own ``add_arguments`` and
 returns :func:`write` from ``run`` when :func:`wanted` (see
 ``src/irpref/cli/evaluate.py``); the numbers come from
@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from irpref import params
-from irpref.cli.common import checked
+from irpref.cli.common import checked, once
 from irpref.errors import UsageError
-from irpref.report.tables import PAPER_FORMATS
+from irpref.report.formats import PAPER_FORMATS
 
 TESTS = ("paired", "t", "wilcoxon", "sign")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
@@ -30,15 +30,15 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("baseline and significance")
-    g.add_argument("--baseline", metavar="RUN",
+    g.add_argument("--baseline", **once(), metavar="RUN",
                    help="compare every run with RUN: difference, wins/losses/ties, marker")
-    g.add_argument("--test", choices=TESTS, default="paired",
+    g.add_argument("--test", **once(), choices=TESTS, default="paired",
                    help="test against the baseline (default paired = Student's t)")
-    g.add_argument("--correction", choices=CORRECTIONS, default="holm",
+    g.add_argument("--correction", **once(), choices=CORRECTIONS, default="holm",
                    help="multiple-comparison correction over the runs (default holm)")
     g.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
                    help="significance level (0.05)")
-    g.add_argument("--ci", nargs="?", const="t", choices=("t", "bootstrap"),
+    g.add_argument("--ci", **once(), nargs="?", const="t", choices=("t", "bootstrap"),
                    help="confidence interval of each mean: t (default) or bootstrap")
     g.add_argument("--confidence", **checked(params.check_probability), default=0.95,
                    help="CI level (0.95)")
@@ -51,11 +51,28 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(args.baseline or args.ci or args.format in PAPER_FORMATS)
 
 
-def _legend(args: argparse.Namespace) -> str:
+def _legend(args: argparse.Namespace, table: pd.DataFrame) -> str:
+    """What the marks mean, which direction is better for which measure, and on
+    which queries runs are paired (stated whenever a run lacks some)."""
+    from irpref.report.orientation import sign_of
+
     test = "Student's paired t" if args.test in ("paired", "t") else args.test
-    return (f"▲/▼: significantly better/worse than {args.baseline} ({test} test, "
-            f"{args.correction} correction over the runs, alpha = {args.alpha:g}); "
-            "diff = run - baseline; W/L/T = queries won/lost/tied.")
+    measures = [str(m) for m in pd.unique(table["measure"])]
+    lower = [m for m in measures if sign_of(m) < 0]
+    none = [m for m in measures if sign_of(m) == 0]
+    text = (f"▲/▼: significantly better/worse than {args.baseline} ({test} test, "
+            f"{args.correction} correction over the runs, alpha = {args.alpha:g})")
+    if lower:
+        text += f"; lower is better for {', '.join(lower)}"
+    if none:
+        text += f"; {', '.join(none)}: no better direction, no mark"
+    text += ("; diff = run - baseline; W/L/T = queries won/lost/tied; diff, W/L/T and the "
+             "test use the paired queries (those both the run and the baseline have)")
+    short = table[table["paired"].notna() & (table["paired"] < table["n"].max())]
+    if len(short):
+        runs = ", ".join(dict.fromkeys(short["run"].astype(str)))
+        text += f"; fewer paired queries than evaluated for {runs}"
+    return text + "."
 
 
 def table_of(args: argparse.Namespace, results: pd.DataFrame) -> pd.DataFrame:
@@ -81,14 +98,14 @@ def table_of(args: argparse.Namespace, results: pd.DataFrame) -> pd.DataFrame:
 
 def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
     from irpref.report.baseline import wide
-    from irpref.report.formats import render
+    from irpref.report.formats import render, render_text
 
     table = table_of(args, results)
     fmt = args.format
     if fmt in PAPER_FORMATS or fmt == "table":
         values = wide(table, "mean")
         markers = wide(table, "marker") if args.baseline else None
-        legend = _legend(args) if args.baseline else None
+        legend = _legend(args, table) if args.baseline else None
         if fmt in PAPER_FORMATS:
             out.write(render(values, fmt, markers, legend=legend))
             if args.ci:
@@ -103,10 +120,11 @@ def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
                 "" if pd.isna(w) else f"{w}/{lo}/{t}"
                 for w, lo, t in zip(shown["wins"], shown["losses"], shown["ties"])]
             shown = shown.drop(columns=["wins", "losses", "ties", "significant"])
+            shown["paired"] = ["" if pd.isna(v) else str(v) for v in shown["paired"]]
             for col in ("p", "p_adjusted"):
                 shown[col] = ["" if np.isnan(v) else f"{v:.3g}" for v in shown[col]]
-        out.write(shown.to_string(index=False, na_rep="", float_format=lambda v: f"{v:.4f}"))
-        out.write("\n")
+        out.write(render_text(shown, na_rep="", float_format=lambda v: f"{v:.4f}", width=80)
+                  + "\n")
         if legend:
             out.write(legend + "\n")
         return 0
@@ -117,6 +135,7 @@ def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
         json.dump(records, out, indent=1, ensure_ascii=False)
         out.write("\n")
         return 0
-    sep = "," if fmt == "csv" else "\t"
-    table.to_csv(out, sep=sep, index=False, na_rep="", float_format="%.17g")
+    from irpref.report.records import write_tsv
+
+    write_tsv(table, out, empty_nan=True)  # shortest round-trip text, as every irpref TSV
     return 0

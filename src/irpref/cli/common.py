@@ -89,17 +89,52 @@ def _swallowed_files(argv: list[str]) -> list[str]:
     return out
 
 
-class Checked(argparse.Action):
-    """An option whose value is checked by an :mod:`irpref.params` rule at parse time."""
+_SEEN = "_irpref_given"  # namespace attribute: the single-valued options already given
+
+
+class Single(argparse.Action):
+    """A single-valued option that may be given once: a repeat (``--rel 1 --rel 2``,
+    ``-o a -o b``) is a usage error naming the option (exit 2) instead of argparse's
+    silent "the last one wins". Options that are lists by design (``-m``) use
+    ``action="extend"``, not this."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = getattr(namespace, _SEEN, None)
+        if seen is None:
+            seen = set()
+            setattr(namespace, _SEEN, seen)
+        if self.dest in seen:
+            names = "/".join(self.option_strings)
+            parser.error(f"{names} given twice ({option_string} {_shown(values)} repeats "
+                         f"it): give it once")
+        seen.add(self.dest)
+        setattr(namespace, self.dest, self.convert(parser, values, option_string))
+
+    def convert(self, parser, values, option_string):
+        return values
+
+
+def _shown(values) -> str:
+    return " ".join(map(str, values)) if isinstance(values, list) else str(values)
+
+
+def once(**kwargs) -> dict:
+    """``add_argument(..., **once())``: the option is refused when repeated."""
+    return {"action": Single, **kwargs}
+
+
+class Checked(Single):
+    """An option whose value is checked by an :mod:`irpref.params` rule at parse time
+    (given once, as every :class:`Single` option)."""
 
     def __init__(self, option_strings, dest, check: Callable = None, **kwargs):
         self.check = check
         super().__init__(option_strings, dest, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def convert(self, parser, values, option_string):
         flag = next((s for s in self.option_strings if s.startswith("--")), option_string)
         try:
-            setattr(namespace, self.dest, self.check(values, flag))
+            return self.check(values, flag)
         except UsageError as exc:
             parser.error(str(exc))
 
@@ -119,8 +154,19 @@ def as_usage(check: Callable):
         raise UsageError(str(exc)) from None
 
 
+MATPLOTLIB_HINT = "irpref {command} needs matplotlib: pip install irpref[plot]"
+
+
+def require_matplotlib(command: str) -> None:
+    """The one install hint (a usage error, exit 2) of the commands that draw figures."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError(MATPLOTLIB_HINT.format(command=command)) from None
+
+
 def add_output(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-o", "--output", metavar="FILE", default=None,
+    parser.add_argument("-o", "--output", metavar="FILE", default=None, **once(),
                         help="write to FILE (via a temporary file in the same directory, "
                              "renamed when complete) instead of standard output")
 
@@ -172,6 +218,7 @@ def add_judging(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
     if ties:
         parser.add_argument(
             "--ties",
+            **once(),
             choices=TIES,
             default="docid",
             help="tie policy: docid (trec_eval), input (file order), expected "
@@ -192,6 +239,7 @@ def add_depth(parser: argparse.ArgumentParser) -> None:
 def add_format(parser: argparse.ArgumentParser, default: str = "table") -> None:
     parser.add_argument(
         "--format",
+        **once(),
         choices=FORMATS,
         default=default,
         help=f"output format (default {default}); tsv keeps full precision",
@@ -205,7 +253,7 @@ def add_measures(parser: argparse.ArgumentParser, help: str, metavar: str = "MEA
 
 
 def add_missing(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--missing", choices=("skip", "zero"), default="skip",
+    parser.add_argument("--missing", **once(), choices=("skip", "zero"), default="skip",
                         help="queries a run lacks: skip them, or score them as empty "
                              "(trec_eval -c)")
 

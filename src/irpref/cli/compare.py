@@ -16,15 +16,18 @@ from irpref.cli.common import (
     add_format,
     add_inputs,
     add_measures,
+    add_missing,
     add_output,
     add_rel,
     as_usage,
     checked,
+    once,
     open_output,
 )
 from irpref.compare import compare_matrices
 from irpref.judged import TIES
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
+from irpref.report.formats import render_text
 from irpref.report.tables import natural_key, write_table
 
 
@@ -34,9 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          f"(default: {' '.join(DEFAULT_PREFERENCES)})", metavar="PREF")
     add_rel(parser)
     add_depth(parser)
-    parser.add_argument("--ties", choices=[t for t in TIES if t != "expected"], default="docid",
+    add_missing(parser)
+    parser.add_argument("--ties", **once(), choices=[t for t in TIES if t != "expected"],
+                        default="docid",
                         help="tie policy: docid (trec_eval: score desc, docid desc) or input")
-    parser.add_argument("--subtopics", metavar="FILE", default=None,
+    parser.add_argument("--subtopics", **once(), metavar="FILE", default=None,
                         help="ndeval-format subtopic qrels (topic subtopic docid grade) for "
                              "ST-RPP; default: read QRELS in that format when ST-RPP is asked")
     parser.add_argument("--per-query", action="store_true", help="also print per-query values")
@@ -60,11 +65,24 @@ def run(args: argparse.Namespace) -> int:
         from irpref.distributed import compare_args
 
         comp = compare_args(args)
+        if args.missing != "zero":  # the pairing rule, from a second pass over the runs
+            from irpref.compare import paired, presence_on_dask
+            from irpref.distributed import client_for, close
+
+            client = client_for(args.dask)
+            try:
+                queries, mask = presence_on_dask(client, args.qrels, args.runs, args.missing,
+                                                  dict(rel=args.rel, depth=args.depth,
+                                                       ties=args.ties, use_tag=args.tag_names))
+            finally:
+                close(client)
+            comp = paired(comp, queries, mask)
     else:
         judged = load_for_args(args) if is_judged_file(args.qrels) else None
         comp = compare_matrices(
             args.qrels, args.runs, args.measures, rel=args.rel, depth=args.depth,
             ties=args.ties, subtopics=args.subtopics, use_tag=args.tag_names, judged=judged,
+            missing=args.missing,
         )
     means = comp.tidy_means()
     if args.format != "table":
@@ -86,6 +104,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pairing_note(comp, name: str, perm: list[int], runs: list[str]) -> str:
+    """Which runs lack queries and on how many queries each pair is compared."""
+    n = comp.pairs_n(name)[perm][:, perm]
+    has = np.diagonal(n)  # queries each run has (of those with a relevant item)
+    total = len(comp.values[name])
+    short = [f"{runs[i]} lacks {total - has[i]}" for i in range(len(runs)) if has[i] < total]
+    off = n[~np.eye(len(runs), dtype=bool)]
+    if off.size == 0:
+        return ""
+    span = f"{off.min()}" if off.min() == off.max() else f"{off.min()}-{off.max()}"
+    return (f"-- {'; '.join(short)} of the {total} queries (--missing skip): each pair is "
+            f"compared on the queries both runs have (n = {span} per pair) --\n")
+
+
 def _write_readable(comp, teleport: float, out) -> None:
     """Per preference: the mean matrix and the system orderings, runs in natural
     order (``run2`` before ``run10``, as every terminal table)."""
@@ -93,7 +125,6 @@ def _write_readable(comp, teleport: float, out) -> None:
     runs = [comp.runs[i] for i in perm]
     labels = [f"{i + 1:>{len(str(len(runs)))}} {name}" for i, name in enumerate(runs)]
     cols = [str(i + 1) for i in range(len(runs))]
-    opts = ("display.max_rows", None, "display.max_columns", None, "display.width", 10_000)
     for name in comp.names:
         values = comp.values[name][:, perm][:, :, perm]
         kind = PREFERENCES[comp.preferences[comp.names.index(name)].name].kind
@@ -101,10 +132,12 @@ def _write_readable(comp, teleport: float, out) -> None:
             f"== {name} ({kind}): mean over {len(values)} queries; row run preferred to "
             f"column run when > 0 ==\n"
         )
+        if hasattr(comp, "pairs_n"):  # runs lacking queries (--missing skip)
+            out.write(_pairing_note(comp, name, perm, runs))
         mean = comp.mean(name)[perm][:, perm] + 0.0  # + 0.0: no "-0.0000" for a tie
         mat = pd.DataFrame(mean, index=labels, columns=cols)
-        with pd.option_context(*opts, "display.float_format", lambda v: f"{v:+.4f}"):
-            out.write(mat.to_string() + "\n")
+        out.write(render_text(mat, index=True, float_format=lambda v: f"{v:+.4f}",
+                              width=10_000) + "\n")
         if len(values) == 0:
             out.write("(no query with a relevant item)\n\n")
             continue
@@ -117,5 +150,4 @@ def _write_readable(comp, teleport: float, out) -> None:
                 f"{r} ({fmt.format(s)})" for r, s in zip(group["run"], group["score"])
             ]
         out.write(f"-- {name}: system orderings --\n")
-        with pd.option_context(*opts):
-            out.write(wide.to_string(index=False) + "\n\n")
+        out.write(render_text(wide, width=10_000) + "\n\n")

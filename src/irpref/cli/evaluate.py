@@ -15,13 +15,14 @@ from irpref.cli.common import (
     add_output,
     as_usage,
     judge_args,
+    once,
     open_output,
 )
 from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
 from irpref.measures.diversity import check_subtopics, use_subtopics
 from irpref.measures.names import canonical_name
-from irpref.report.tables import write_table
+from irpref.report.tables import write_table  # the one writer (report.formats)
 
 DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
 
@@ -35,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_judging(parser)
     add_missing(parser)
-    parser.add_argument("--subtopics", metavar="FILE", default=None,
+    parser.add_argument("--subtopics", **once(), metavar="FILE", default=None,
                         help="ndeval-format subtopic qrels (topic subtopic docid grade) for "
                         "alpha-nDCG@k, ERR-IA@k, nERR-IA@k, MAP-IA, S-recall@k; QRELS may "
                         "be the same file")

@@ -17,7 +17,15 @@ import sys
 from pathlib import Path
 
 from irpref import params
-from irpref.cli.common import add_inputs, add_rel, as_usage, checked
+from irpref.cli.common import (
+    add_inputs,
+    add_missing,
+    add_rel,
+    as_usage,
+    checked,
+    once,
+    require_matplotlib,
+)
 from irpref.errors import UsageError
 
 KINDS = ("differences", "distributions", "preferences", "search-lengths", "ties",
@@ -38,10 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="measure(s) or preference(s); one for differences, distributions "
                              "and preferences (defaults per kind, e.g. AP, sgnLP)")
     add_rel(parser)
-    parser.add_argument("--baseline", metavar="RUN", default=None,
+    add_missing(parser)
+    parser.add_argument("--baseline", **once(), metavar="RUN", default=None,
                         help="baseline run for differences and search-length change "
                              "(default: the first run)")
-    parser.add_argument("--run", metavar="RUN", default=None,
+    parser.add_argument("--run", **once(), metavar="RUN", default=None,
                         help="search-lengths: plot the per-item change of RUN vs the baseline")
     parser.add_argument("--test", dest="tests", nargs="+", action="extend",
                         choices=("paired", "t", "sign", "wilcoxon"), metavar="TEST",
@@ -52,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="N", help="degrade/subsample: samples per point (default 5)")
     parser.add_argument("--seed", **checked(params.check_seed), default=0, metavar="S",
                         help="degrade/subsample: seed (default 0)")
-    parser.add_argument("-o", "--output", required=True, metavar="FILE",
+    parser.add_argument("-o", "--output", **once(), required=True, metavar="FILE",
                         help="FILE.png, FILE.svg or FILE.pdf")
 
 
@@ -63,8 +72,11 @@ def _check(args: argparse.Namespace) -> Path:
                          f"not {out.suffix or 'no extension'}")
     if not out.parent.is_dir():
         raise UsageError(f"-o {args.output}: directory {out.parent} does not exist")
-    if not args.runs:
-        raise UsageError("no RUN file given")
+    from irpref.store import is_judged_file
+
+    if not args.runs and not is_judged_file(args.qrels):
+        raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref "
+                         "judge)")
     measures = args.measures or DEFAULTS.get(args.kind, [])
     if args.kind in ONE_MEASURE and len(measures) != 1:
         raise UsageError(f"{args.kind} plots one measure; got {len(measures)}: "
@@ -92,15 +104,21 @@ def figure(args: argparse.Namespace):
     from irpref.report import plots
 
     kind, measures = args.kind, args.measures
-    judged = judge_inputs(args.qrels, args.runs, rel=args.rel, ties="docid",
-                          use_tag=args.tag_names)
+    from irpref.store import is_judged_file, load_for_args
+
+    saved = is_judged_file(args.qrels)
+    if saved:  # saved by irpref judge (no RUN after it)
+        judged = load_for_args(args, "docid")
+    else:
+        judged = judge_inputs(args.qrels, args.runs, rel=args.rel, ties="docid",
+                              use_tag=args.tag_names)
     names = [str(r) for r in judged.run_names]
     given = [str(r) for r in args.runs]
     if kind in ("differences", "distributions"):
         from irpref.measures.names import canonical_name
 
         measure = as_usage(lambda: canonical_name(measures[0]))
-        results = evaluate(None, None, [measure], judged=judged)
+        results = evaluate(None, None, [measure], judged=judged, missing=args.missing)
         if kind == "distributions":
             return plots.distributions(results, measure)
         return plots.differences(results, _resolve(args.baseline, names, given, "--baseline"),
@@ -110,8 +128,8 @@ def figure(args: argparse.Namespace):
         from irpref.preferences import parse_preferences
 
         as_usage(lambda: parse_preferences(measures))
-        return plots.preference_heatmap(compare(None, None, measures, judged=judged),
-                                        measures[0])
+        return plots.preference_heatmap(compare(None, None, measures, judged=judged,
+                                                missing=args.missing), measures[0])
     if kind == "search-lengths":
         from irpref.asl import search_lengths
 
@@ -127,6 +145,9 @@ def figure(args: argparse.Namespace):
         from irpref.measures import parse_measures
 
         as_usage(lambda: parse_measures(measures))
+        if saved:
+            raise UsageError("the ties plot judges the runs again with tied scores averaged: "
+                             "give QRELS RUN..., not a saved judged file")
         expected = judge_inputs(args.qrels, args.runs, rel=args.rel, ties="expected",
                                 use_tag=args.tag_names)
         return plots.tie_effects(plots.tie_data(None, None, measures, rel=args.rel,
@@ -134,7 +155,7 @@ def figure(args: argparse.Namespace):
     if kind == "discriminative":
         from irpref.cli.significance import measure_tables
 
-        args.missing, args.depth, args.ties, args.corpus_size = "skip", None, "docid", None
+        args.depth, args.ties, args.corpus_size = None, "docid", None
         tables = measure_tables(args)
         return plots.discriminative_bars(plots.discriminative_data(
             tables, tests=args.tests or ["paired", "sign"], alpha=args.alpha, seed=args.seed))
@@ -162,10 +183,7 @@ def figure(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     out = _check(args)
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise UsageError("irpref plot needs matplotlib: pip install irpref[plot]") from None
+    require_matplotlib("plot")
     from irpref.report import plots
 
     fig = figure(args)

@@ -29,13 +29,8 @@ from irpref.cli.common import (
     open_output,
 )
 from irpref.meta.ties import DEFAULT_MEASURES, TiesReport, ties_report
-from irpref.report.tables import (
-    PAPER_FORMATS,
-    sort_queries,
-    write_json,
-    write_table,
-    write_tsv,
-)
+from irpref.report.formats import PAPER_FORMATS, render_frame, render_text, write_table
+from irpref.report.records import sort_queries, write_json, write_tsv
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,15 +68,11 @@ def write_report(report: TiesReport, fmt: str, out: TextIO, per_query: bool = Fa
         if fmt == "tsv":
             write_tsv(frame, out, columns)
         elif fmt in PAPER_FORMATS:
-            from irpref.report.formats import render_frame
-
             out.write(render_frame(frame[columns], fmt))
         else:
             write_json(frame, out, columns)
         return
     if fmt in PAPER_FORMATS:
-        from irpref.report.formats import render_frame
-
         for caption, frame in (("Tied scores among retrieved items", report.ties),
                                ("Per-query effect of the docid tie-break (expected - docid)",
                                 report.effects),
@@ -104,15 +95,14 @@ def write_report(report: TiesReport, fmt: str, out: TextIO, per_query: bool = Fa
         )
         out.write("\n")
     else:
-        fmt4 = {"float_format": lambda v: f"{v:.4g}"}
         out.write("Tied scores among retrieved items (groups of size >= 2):\n")
-        out.write(report.ties.to_string(index=False) + "\n\n")
+        out.write(render_text(report.ties) + "\n\n")
         out.write("Per-query effect of the docid tie-break (diff = expected - docid):\n")
-        out.write(report.effects.to_string(index=False, **fmt4) + "\n\n")
+        out.write(render_text(report.effects, digits=4) + "\n\n")
         out.write("Run pairs ordered differently by the docid and expected means:\n")
-        out.write(report.orderings.to_string(index=False, **fmt4) + "\n")
+        out.write(render_text(report.orderings, digits=4) + "\n")
         if len(report.swaps):
-            out.write("\nSwapped pairs:\n" + report.swaps.to_string(index=False, **fmt4) + "\n")
+            out.write("\nSwapped pairs:\n" + render_text(report.swaps, digits=4) + "\n")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,7 +14,12 @@ p-values corrected over the R - 1 comparisons of one measure (``holm``,
 ``bonferroni``, ``bh``, ``none``; :func:`irpref.stats.adjust_pvalues`), as
 PyTerrier's ``Experiment(baseline=..., correction=...)`` does. The marker is
 ``▲`` (significantly better than the baseline) or ``▼`` (worse) when
-p_adjusted < alpha. Confidence intervals of each run's mean: ``t``
+p_adjusted < alpha; "better" is read from the measure's record
+(:func:`irpref.report.orientation.sign_of`): a smaller ASL is better, and a
+measure with no better direction (a count such as ``NumRet``) gets no marker
+and no wins/losses. ``n`` counts the queries of the run, ``paired`` those it
+shares with the baseline: diff, wins/losses/ties and the test use only these.
+Confidence intervals of each run's mean: ``t``
 (mean ± t_{(1+c)/2, n-1} s / sqrt(n)) or a seeded percentile ``bootstrap``.
 """
 
@@ -29,7 +34,7 @@ BETTER, WORSE = "▲", "▼"
 TESTS = ("paired", "t", "wilcoxon", "sign")
 CI_METHODS = ("t", "bootstrap")
 
-COLUMNS = ["run", "measure", "n", "mean", "diff", "wins", "losses", "ties", "p",
+COLUMNS = ["run", "measure", "n", "paired", "mean", "diff", "wins", "losses", "ties", "p",
            "p_adjusted", "significant", "marker"]
 
 
@@ -62,6 +67,7 @@ def baseline_table(results: pd.DataFrame, baseline: str, *, test: str = "paired"
     losses, ties, p, p_adjusted, significant, marker``; the baseline's own
     rows have diff/p empty. ``diff`` = mean of d over the shared queries."""
     from irpref.errors import UsageError
+    from irpref.report.orientation import sign_of
     from irpref.stats import adjust_pvalues, paired_t, sign_test, wilcoxon
 
     _check(test, correction, alpha)
@@ -71,6 +77,7 @@ def baseline_table(results: pd.DataFrame, baseline: str, *, test: str = "paired"
         if baseline not in runs:
             raise UsageError(f"baseline {baseline!r} is not one of the runs: {', '.join(runs)}")
         b = runs.index(baseline)
+        sign = sign_of(str(measure))
         d = values - values[b]  # (R, Q); NaN where either lacks the query
         if test in ("paired", "t"):
             p = paired_t(d)[1]
@@ -89,20 +96,25 @@ def baseline_table(results: pd.DataFrame, baseline: str, *, test: str = "paired"
             n = valid.sum(-1)
             diff = np.where(n > 0, np.nansum(d, -1) / np.maximum(n, 1), np.nan)
             mean = np.nanmean(values, -1)
-        wins = (d > 0).sum(-1).astype(float)
-        losses = (d < 0).sum(-1).astype(float)
+        better = sign * d  # > 0: the run beats the baseline on this query
+        wins = (better > 0).sum(-1).astype(float)
+        losses = (better < 0).sum(-1).astype(float)
         ties = (d == 0).sum(-1).astype(float)
+        if sign == 0:  # no better direction: neither wins nor losses
+            wins[:] = losses[:] = ties[:] = np.nan
         significant = p_adj < alpha  # NaN: False
-        marker = np.where(significant, np.where(diff > 0, BETTER, WORSE), "")
+        marker = np.where(significant & (sign * diff > 0), BETTER,
+                          np.where(significant & (sign * diff < 0), WORSE, ""))
         frame = pd.DataFrame({
             "run": runs, "measure": measure, "n": (~np.isnan(values)).sum(-1),
-            "mean": mean, "diff": diff, "wins": wins, "losses": losses, "ties": ties,
+            "paired": n.astype(float), "mean": mean, "diff": diff, "wins": wins,
+            "losses": losses, "ties": ties,
             "p": p, "p_adjusted": p_adj, "significant": significant, "marker": marker})
-        for col in ("diff", "wins", "losses", "ties"):
+        for col in ("paired", "diff", "wins", "losses", "ties"):
             frame.loc[b, col] = np.nan
         frames.append(frame)
     out = pd.concat(frames, ignore_index=True)
-    for col in ("wins", "losses", "ties"):
+    for col in ("paired", "wins", "losses", "ties"):
         out[col] = out[col].astype("Int64")
     out.attrs.update(baseline=baseline, test=test, correction=correction, alpha=alpha)
     return out[COLUMNS]

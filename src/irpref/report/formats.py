@@ -1,25 +1,53 @@
-"""Markdown, LaTeX (booktabs) and HTML renderings of a wide run x measure table.
+"""The one table writer: terminal, TSV, JSON, Markdown, LaTeX (booktabs) and HTML.
 
-``render(values, fmt, markers=None, bold_best=True, higher_is_better=None,
-digits=4, caption=None, legend=None)``: ``values`` is a DataFrame indexed by
-run with one column per measure (e.g. :func:`irpref.report.baseline.wide`);
-``markers`` a DataFrame of the same shape holding significance markers
-(``▲``/``▼`` or empty), written after the value (Markdown/HTML) or as a
-superscript (LaTeX ``$^{\\uparrow}$``, as ranx's ``to_latex`` does with
-letters). The best value of each measure is bold (the largest, unless
-``higher_is_better[measure]`` is False). NaN prints empty.
+Every command and the report write their tables through this module:
+
+- :func:`write_table` (tidy key columns + ``value``; ``table`` and the paper
+  formats pivot it to one column per measure) and :func:`write_frame` (any
+  flat frame) write to a stream in any of :data:`FORMATS`;
+- :func:`render` lays out a wide run x measure table as Markdown, LaTeX or
+  HTML with significance markers and the best value of each measure in bold;
+  :func:`render_frame` returns any flat frame as text in any format;
+  :func:`render_text` is the aligned terminal table.
+
+TSV and JSON come from the record engine of :mod:`irpref.report.records`
+(shortest round-trip text of every double). ``render(values, fmt,
+markers=None, bold_best=True, higher_is_better=None, digits=4, caption=None,
+legend=None)``: ``values`` is a DataFrame indexed by run with one column per
+measure (e.g. :func:`irpref.report.baseline.wide`); ``markers`` a DataFrame of
+the same shape holding significance markers (``▲``/``▼`` or empty), written
+after the value (Markdown/HTML) or as a superscript (LaTeX ``$^{\\uparrow}$``,
+as ranx's ``to_latex`` does with letters). The best value of each measure is
+bold: the largest or the smallest as the measure's record says (``ASL``: the
+smallest; a count such as ``NumRet``: none), unless
+``higher_is_better[measure]`` says (True, False, or None for no bold). NaN
+prints empty.
+
+Terminal tables print floats with ``digits`` significant digits; in a column
+that mixes integer-valued and fractional values (a percentage ``20`` beside
+``66.67``) the integer-valued ones get the column's decimals (``20.00``).
 """
 
 from __future__ import annotations
 
 import html as _html
+import io
+import sys
+from collections.abc import Sequence
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
 
-from irpref.report.tables import PAPER_FORMATS as FORMATS  # the one list of paper formats
+from irpref.report.records import sort_queries, sort_runs, write_json, write_tsv
 
-__all__ = ["FORMATS", "render", "render_frame"]
+__all__ = ["FORMATS", "PAPER_FORMATS", "TEXT_FORMATS", "render", "render_frame",
+           "render_text", "report_html_table", "report_markdown_table", "write_frame",
+           "write_table"]
+
+TEXT_FORMATS = ("table", "tsv", "json")
+PAPER_FORMATS = ("markdown", "latex", "html")
+FORMATS = (*TEXT_FORMATS, *PAPER_FORMATS)  # the one list of --format choices
 
 LATEX_MARKERS = {"▲": r"$^{\uparrow}$", "▼": r"$^{\downarrow}$"}
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -31,16 +59,33 @@ def _latex_escape(text: str) -> str:
     return "".join(LATEX_SPECIAL.get(c, c) for c in str(text))
 
 
+def _column_sign(col, higher_is_better: dict | None) -> int:
+    """+1/-1/0: the better direction of a measure column, from its record
+    (:func:`irpref.report.orientation.sign_of`); ``higher_is_better[col]``
+    overrides it; a column that names no measure has none."""
+    if higher_is_better is not None and col in higher_is_better:
+        flag = higher_is_better[col]
+        return 0 if flag is None else (1 if flag else -1)
+    from irpref.report.orientation import sign_of
+
+    try:
+        return sign_of(str(col))
+    except (ValueError, TypeError):  # UsageError is a ValueError: not a measure name
+        return 0
+
+
 def _best(values: pd.DataFrame, higher_is_better: dict | None) -> pd.DataFrame:
-    """Boolean frame: the best value(s) of each column (ties all bold)."""
+    """Boolean frame: the best value(s) of each column (ties all bold); the best
+    is the largest or the smallest as the measure's record says, none for a
+    measure without a better direction (a count)."""
     out = pd.DataFrame(False, index=values.index, columns=values.columns)
-    for col in values.columns:
-        v = pd.to_numeric(values[col], errors="coerce").to_numpy(np.float64)
-        if np.isnan(v).all():
+    for j, col in enumerate(values.columns):
+        v = pd.to_numeric(values.iloc[:, j], errors="coerce").to_numpy(np.float64)
+        sign = _column_sign(col, higher_is_better)
+        if np.isnan(v).all() or sign == 0:
             continue
-        higher = True if higher_is_better is None else higher_is_better.get(col, True)
-        target = np.nanmax(v) if higher else np.nanmin(v)
-        out[col] = v == target
+        target = np.nanmax(v) if sign > 0 else np.nanmin(v)
+        out.iloc[:, j] = v == target
     return out
 
 
@@ -50,8 +95,8 @@ def render(values: pd.DataFrame, fmt: str, markers: pd.DataFrame | None = None, 
     """The table as ``markdown``, ``latex`` (booktabs) or ``html`` text."""
     from irpref.errors import UsageError
 
-    if fmt not in FORMATS:
-        raise UsageError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if fmt not in PAPER_FORMATS:
+        raise UsageError(f"format must be one of {', '.join(PAPER_FORMATS)}, not {fmt!r}")
     if markers is not None:
         markers = markers.reindex(index=values.index, columns=values.columns).fillna("")
     best = _best(values, higher_is_better) if bold_best else None
@@ -130,9 +175,14 @@ def render(values: pd.DataFrame, fmt: str, markers: pd.DataFrame | None = None, 
 
 def render_frame(frame: pd.DataFrame, fmt: str, *, digits: int = 4, caption: str | None = None,
                  legend: str | None = None) -> str:
-    """Any flat frame (e.g. a significance table) as Markdown/LaTeX/HTML, no bolding:
-    the first column is the row label; floats with ``digits`` decimals, integers
-    and booleans as they are, NaN empty."""
+    """Any flat frame (e.g. a significance table) as text in any of :data:`FORMATS`.
+    Markdown/LaTeX/HTML, no bolding: the first column is the row label; floats with
+    ``digits`` decimals, integers and booleans as they are, NaN empty. ``table``,
+    ``tsv``, ``json``: as :func:`write_frame` writes them."""
+    if fmt not in PAPER_FORMATS:
+        buf = io.StringIO()
+        write_frame(frame, fmt, buf, digits=digits, caption=caption, legend=legend)
+        return buf.getvalue()
     if frame.shape[1] == 0:
         return render(pd.DataFrame(), fmt, bold_best=False, caption=caption, legend=legend)
     first = frame.columns[0]
@@ -144,3 +194,170 @@ def render_frame(frame: pd.DataFrame, fmt: str, *, digits: int = 4, caption: str
     view.index = view.index.map(lambda v: "" if v is None or v != v else str(v))
     view.index.name = str(first)
     return render(view, fmt, bold_best=False, digits=digits, caption=caption, legend=legend)
+
+
+def write_table(
+    frame: pd.DataFrame,
+    keys: Sequence[str],
+    fmt: str = "tsv",
+    out: TextIO | None = None,
+    *,
+    wide_index: Sequence[str] | None = None,
+    wide_columns: str = "measure",
+    digits: int = 4,
+) -> None:
+    """Write ``frame`` (key columns + ``value``) as ``table``, ``tsv`` or ``json``.
+
+    ``frame`` may be a list of frames printed as one table (tsv/json), e.g.
+    per-query rows then mean rows without a query column (empty / null).
+    ``table`` pivots to a wide view: rows ``wide_index`` (default: all keys
+    but ``wide_columns``), one column per ``wide_columns`` value; a null key
+    (a mean row) shows as ``(mean)`` there.
+    """
+    out = out or sys.stdout
+    columns = [*keys, "value"]
+    sort_by = "query" if "query" in keys else None  # natural query order
+    if fmt == "tsv":
+        write_tsv(frame, out, columns, sort_by=sort_by)
+    elif fmt == "json":
+        write_json(frame, out, columns, sort_by=sort_by)
+    elif fmt in ("table", *PAPER_FORMATS):
+        if sort_by:
+            frame = ([sort_queries(f) for f in frame] if isinstance(frame, (list, tuple))
+                     else sort_queries(frame))
+        if isinstance(frame, (list, tuple)):
+            frame = pd.concat(frame, ignore_index=True)
+        if fmt == "table":  # the terminal view: runs in natural order, as queries
+            frame = sort_runs(frame)
+        index = (
+            list(wide_index) if wide_index is not None else [k for k in keys if k != wide_columns]
+        )
+        if frame.empty:
+            out.write("(no results)\n")
+            return
+        view = frame[[*index, wide_columns, "value"]].copy()
+        for k in index:
+            if view[k].isna().any():
+                view[k] = view[k].astype(object).where(view[k].notna(), "(mean)")
+        wide = view.pivot_table(
+            index=index, columns=wide_columns, values="value", sort=False, aggfunc="first",
+            observed=True,
+        )
+        wide.columns.name = None
+        if fmt in PAPER_FORMATS:
+            if wide.index.nlevels == 1:
+                out.write(render(wide, fmt, digits=digits))
+            else:
+                out.write(render_frame(wide.reset_index(), fmt, digits=digits))
+            return
+        with pd.option_context(
+            "display.max_rows",
+            None,
+            "display.max_columns",
+            None,
+            "display.width",
+            200,
+            "display.float_format",
+            lambda v: f"{v:.{digits}f}",
+        ):
+            out.write(wide.to_string() + "\n")
+    else:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+
+
+def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *,
+                digits: int = 4, caption: str | None = None, legend: str | None = None) -> None:
+    """Any flat frame in one of :data:`FORMATS`: ``table`` (aligned, ``digits``
+    significant digits), ``tsv``/``json`` (full precision), or a paper format
+    (:func:`render_frame`; ``caption``/``legend`` there, ``legend`` also under
+    the terminal table)."""
+    out = out or sys.stdout
+    if fmt == "tsv":
+        write_tsv(frame, out)
+    elif fmt == "json":
+        write_json(frame, out)
+    elif fmt in PAPER_FORMATS:
+        out.write(render_frame(frame, fmt, digits=digits, caption=caption, legend=legend))
+    elif fmt == "table":
+        if frame.empty:
+            out.write("(no results)\n")
+            return
+        out.write(render_text(frame, digits=digits) + "\n")
+        if legend:
+            out.write(legend + "\n")
+    else:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+
+
+def _decimals(values: np.ndarray, digits: int) -> int | None:
+    """The decimals to print every value of a float column with, when it mixes
+    integer-valued and fractional values without exponents (``20`` beside
+    ``66.67`` -> 2, so ``20.00``); None when ``digits`` significant digits print
+    it consistently already."""
+    finite = values[np.isfinite(values)]
+    texts = [f"{v:.{digits}g}" for v in finite]
+    if not texts or any("e" in t for t in texts):
+        return None
+    plain = ["." not in t for t in texts]
+    if all(plain) or not any(plain):
+        return None
+    return max(len(t) - t.index(".") - 1 for t in texts if "." in t)
+
+
+def render_text(frame: pd.DataFrame, *, digits: int = 4, index: bool = False,
+                float_format=None, width: int = 250, na_rep: str = "NaN") -> str:
+    """The aligned terminal table of ``frame`` (no final newline): floats with
+    ``digits`` significant digits, or ``float_format`` (a function of one float);
+    a float column mixing integer-valued and fractional values prints them all
+    with the same decimals (:func:`_decimals`)."""
+    fmt = float_format or (lambda v: f"{v:.{digits}g}")
+    formatters = {}
+    if float_format is None:
+        for j, col in enumerate(frame.columns):
+            column = frame.iloc[:, j]
+            if pd.api.types.is_float_dtype(column.dtype):
+                decimals = _decimals(column.to_numpy(np.float64), digits)
+                if decimals is not None:
+                    formatters[col] = (lambda v, d=decimals: na_rep if v != v
+                                       else f"{v:.{d}f}")
+    with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                           "display.width", width):
+        return frame.to_string(index=index, na_rep=na_rep, float_format=fmt,
+                               formatters=formatters or None)
+
+
+# -- the report's tables (irpref report: HTML and Markdown) -----------------------
+
+def _fmt(v) -> str:
+    if v is None or v is pd.NA:
+        return ""
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else f"{float(v):.4g}"
+    return str(v)
+
+
+def report_html_table(frame: pd.DataFrame) -> str:
+    """A report table as HTML: numbers right-aligned, text (run names, labels)
+    left-aligned (class ``t``), floats with 4 significant digits, NaN empty."""
+    text = [not (pd.api.types.is_numeric_dtype(frame[c])
+                 or frame[c].astype(str).str.match(r"^-?\d").all())
+            or pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
+    cls = [' class="t"' if t else "" for t in text]
+    head = "".join(f"<th{k}>{_html.escape(str(c))}</th>" for c, k in zip(frame.columns, cls))
+    body = "".join(
+        "<tr>" + "".join(f"<td{k}>{_html.escape(_fmt(v))}</td>" for v, k in zip(row, cls))
+        + "</tr>" for row in frame.itertuples(index=False)
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def report_markdown_table(frame: pd.DataFrame) -> str:
+    """A report table as Markdown, cells as :func:`report_html_table` prints them."""
+    def cell(v) -> str:
+        return _fmt(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
+             "|" + "|".join("---" for _ in frame.columns) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)

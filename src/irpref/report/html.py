@@ -22,6 +22,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from irpref.report.formats import report_html_table as _html_table
+from irpref.report.formats import report_markdown_table as _md_table
+from irpref.report.orientation import better_word, sign_of
+
 __all__ = ["DEFAULT_MEASURES", "PREFERENCES", "Report", "Section", "baseline_summary",
            "build_report", "write_html", "write_markdown"]
 
@@ -75,27 +79,40 @@ def baseline_summary(results: pd.DataFrame, baseline: str, alpha: float = 0.05
     correction over the runs compared with the baseline (per measure); see
     :func:`irpref.report.baseline.baseline_table`.
 
-    Columns: measure, run, mean, diff, wins, losses, ties, p, p_holm, significant.
+    Columns: measure, run, n, paired, mean, diff, wins, losses, ties, p, p_holm,
+    significant, marker (▲ better / ▼ worse than the baseline, better as the
+    measure's record says: a smaller ASL is better).
     """
     from irpref.report.baseline import baseline_table
 
     table = baseline_table(results, baseline, test="t", correction="holm", alpha=alpha)
     table = table.rename(columns={"p_adjusted": "p_holm"})
-    return table[["measure", "run", "mean", "diff", "wins", "losses", "ties", "p", "p_holm",
-                  "significant"]]
+    return table[["measure", "run", "n", "paired", "mean", "diff", "wins", "losses", "ties",
+                  "p", "p_holm", "significant", "marker"]]
 
 
 def _summary_table(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    """Run x measure table of means; a significant difference gets ▲ (better) or ▼."""
+    """Run x measure table of means; a significant difference gets its marker,
+    ▲ (better) or ▼ (worse), as :func:`baseline_summary` oriented it."""
     cells = {}
     for rec in summary.itertuples(index=False):
         text = f"{rec.mean:.4f}"
         if rec.run == baseline:
             text += " (baseline)"
-        elif rec.significant:
-            text += " ▲" if rec.diff > 0 else " ▼"
+        elif rec.marker:
+            text += f" {rec.marker}"
         cells.setdefault(rec.run, {})[rec.measure] = text
     return pd.DataFrame.from_dict(cells, orient="index").rename_axis("run").reset_index()
+
+
+def _direction_note(measures: Sequence[str]) -> str:
+    """``; lower is better for ASL; no mark for NumRet (no better direction)`` or ''."""
+    lower = [m for m in measures if sign_of(m) < 0]
+    none = [m for m in measures if sign_of(m) == 0]
+    note = f"; lower is better for {', '.join(lower)}" if lower else ""
+    if none:
+        note += f"; no mark for {', '.join(none)} (no better direction)"
+    return note
 
 
 DEGRADE_FRACTIONS = (0.3, 0.6, 0.9)
@@ -105,33 +122,44 @@ DEGRADE_SAMPLES = 3  # cheap: 9 pairwise comparisons of RR and sgnLP
 def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *,
                  baseline: str | None = None, rel: int = 1,
                  preferences: Sequence[str] = PREFERENCES, alpha: float = 0.05,
-                 title: str = "irpref report") -> Report:
+                 title: str = "irpref report", missing: str = "skip",
+                 judged=None, use_tag: bool = False) -> Report:
     """Evaluate ``runs`` and assemble the report's sections (see module doc).
 
     ``baseline`` is a run name (default: the first run); an unknown name is a
-    :class:`irpref.errors.UsageError` naming the runs.
+    :class:`irpref.errors.UsageError` naming the runs. ``missing``: queries a
+    run lacks, the rule of :func:`irpref.evaluate` and :func:`irpref.compare`
+    (``skip``: runs are compared on the queries both have; ``zero``).
+    ``judged``: judged rankings already read (e.g. saved by ``irpref judge``)
+    instead of ``qrels`` and ``runs``; the ties section, which judges the runs
+    again with tied scores averaged, then says it needs the files. ``use_tag``:
+    runs named by their tag column.
     """
     from irpref import progress
 
     measures = list(measures or DEFAULT_MEASURES)
     bar = progress.bar(7, "report", "step")  # one step per section
     try:
-        return _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
+        return _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
+                      missing, judged, use_tag)
     finally:
         bar.close()
 
 
-def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar) -> Report:
+def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
+           missing, judged, use_tag) -> Report:
     from irpref.compare import compare
     from irpref.errors import UsageError
     from irpref.evaluate import evaluate, judge_inputs
     from irpref.report import plots
     from irpref.stats import significance
 
-    judged = judge_inputs(qrels, runs, rel=rel, ties="docid")
-    results = evaluate(None, None, measures, judged=judged)
+    saved = judged is not None
+    if not saved:
+        judged = judge_inputs(qrels, runs, rel=rel, ties="docid", use_tag=use_tag)
+    results = evaluate(None, None, measures, judged=judged, missing=missing)
     names = [str(r) for r in pd.unique(results["run"])]
-    given = [str(r) for r in runs] if not isinstance(runs, (str, os.PathLike)) else []
+    given = [str(r) for r in runs or []] if not isinstance(runs, (str, os.PathLike)) else []
     if baseline is None:
         baseline = names[0]
     elif baseline not in names and baseline in given and len(given) == len(names):
@@ -156,18 +184,22 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
     summary = baseline_summary(results, baseline, alpha)
     means = _summary_table(summary, baseline)
     caption = "Means"
-    if many:  # best first by the first measure, a rank to scan by
-        first = summary[summary["measure"] == measures[0]].set_index("run")["mean"]
-        means = means.iloc[np.argsort(-first.loc[means["run"]].to_numpy(), kind="stable")]
+    ranked = next((m for m in measures if sign_of(m) != 0), None)
+    if many and ranked is not None:  # best first by the first ranked measure
+        first = summary[summary["measure"] == ranked].set_index("run")["mean"]
+        key = -sign_of(ranked) * first.loc[means["run"]].to_numpy()
+        means = means.iloc[np.argsort(key, kind="stable")]
         means.insert(0, "rank", np.arange(1, len(means) + 1))
-        caption = f"Means, best {measures[0]} first"
+        caption = f"Means, best {ranked} first ({better_word(sign_of(ranked))})"
     stats = summary[summary["run"] != baseline][
-        ["measure", "run", "diff", "wins", "losses", "ties", "p", "p_holm", "significant"]]
+        ["measure", "run", "n", "paired", "diff", "wins", "losses", "ties", "p", "p_holm",
+         "significant"]]
     sections.append(Section(
         "summary", "Summary against the baseline",
         f"Mean of each measure per run; ▲/▼ marks a run significantly better/worse than the "
-        f"baseline {baseline} (paired t test, Holm-corrected over the runs, alpha = {alpha:g}), "
-        "reported as Sakai recommends (Statistical reform in IR?, SIGIR Forum 2014).",
+        f"baseline {baseline} (paired t test over the queries both have, Holm-corrected over "
+        f"the runs, alpha = {alpha:g}){_direction_note(measures)}, reported as Sakai "
+        "recommends (Statistical reform in IR?, SIGIR Forum 2014).",
         [Block("table", caption, table=means.reset_index(drop=True)),
          Block("details", "Differences, wins/losses/ties and p-values", open=not many,
                children=[Block("table", table=stats.reset_index(drop=True))])]))
@@ -193,7 +225,7 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
         "values of each run, which a mean hides (Sakai, SIGIR Forum 2014).", per_query))
 
     bar.update()
-    prefs = compare(None, None, list(preferences), judged=judged)
+    prefs = compare(None, None, list(preferences), judged=judged, missing=missing)
     pref_blocks = []
     for p in preferences:
         fig = plots.preference_heatmap(short(prefs, "run_a", "run_b"), p)
@@ -240,16 +272,14 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
              Block("table", "Discriminative power", table=power), *pairs]))
 
     bar.update()
-    expected = judge_inputs(qrels, runs, rel=rel, ties="expected")
-    ties = plots.tie_data(None, None, measures, rel=rel,
-                          judged={"docid": judged, "expected": expected})
-    sections.append(Section(
-        "ties", "Ties",
-        "Mean of each measure with trec_eval's docid tie-break against its expected value "
-        "over all orderings of tied items (McSherry & Najork, ECIR 2008).",
-        [Block("figure", "Tie effects", png=_png(plots.tie_effects(short(ties, "run")))),
-         Block("details", "Means by tie policy", open=not many,
-               children=[Block("table", table=ties)])]))
+    if saved:
+        sections.append(Section(
+            "ties", "Ties", "Tie effects need the runs judged again with tied scores "
+            "averaged (McSherry & Najork, ECIR 2008).",
+            [Block("text", "Not shown for saved judged rankings: irpref report QRELS RUN... "
+                   "or irpref ties QRELS RUN... shows them.")]))
+    else:
+        _ties_section(sections, qrels, runs, measures, rel, judged, many, short, use_tag)
 
     bar.update()
     from irpref.asl import search_lengths
@@ -294,6 +324,25 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar)
     return Report(title, names, measures, baseline, sections, labels)
 
 
+def _ties_section(sections, qrels, runs, measures, rel, judged, many, short,
+                  use_tag: bool) -> None:
+    """Means under docid tie-breaking against their expected values (the runs
+    judged again with ``ties="expected"``)."""
+    from irpref.evaluate import judge_inputs
+    from irpref.report import plots
+
+    expected = judge_inputs(qrels, runs, rel=rel, ties="expected", use_tag=use_tag)
+    ties = plots.tie_data(None, None, measures, rel=rel,
+                          judged={"docid": judged, "expected": expected})
+    sections.append(Section(
+        "ties", "Ties",
+        "Mean of each measure with trec_eval's docid tie-break against its expected value "
+        "over all orderings of tied items (McSherry & Najork, ECIR 2008).",
+        [Block("figure", "Tie effects", png=_png(plots.tie_effects(short(ties, "run")))),
+         Block("details", "Means by tie policy", open=not many,
+               children=[Block("table", table=ties)])]))
+
+
 # --- rendering -------------------------------------------------------------------------
 
 CSS = """
@@ -310,28 +359,6 @@ div.rows{overflow:auto;max-height:70vh}
 details{margin:.4em 0 .8em 0}summary{cursor:pointer;font-weight:bold}
 nav a{margin-right:1em}
 """
-
-
-def _fmt(v) -> str:
-    if v is None or v is pd.NA:
-        return ""
-    if isinstance(v, (float, np.floating)):
-        return "" if np.isnan(v) else f"{float(v):.4g}"
-    return str(v)
-
-
-def _html_table(frame: pd.DataFrame) -> str:
-    """Numbers right-aligned, text (run names, labels) left-aligned."""
-    text = [not (pd.api.types.is_numeric_dtype(frame[c])
-                 or frame[c].astype(str).str.match(r"^-?\d").all())
-            or pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
-    cls = [' class="t"' if t else "" for t in text]
-    head = "".join(f"<th{k}>{html.escape(str(c))}</th>" for c, k in zip(frame.columns, cls))
-    body = "".join(
-        "<tr>" + "".join(f"<td{k}>{html.escape(_fmt(v))}</td>" for v, k in zip(row, cls))
-        + "</tr>" for row in frame.itertuples(index=False)
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _html_block(b: Block) -> str:
@@ -404,17 +431,6 @@ def _atomic_write(path: Path, data: bytes) -> None:
 def write_html(report: Report, path) -> None:
     """Write the report as one self-contained HTML file (temp name, then rename)."""
     _atomic_write(Path(path), render_html(report).encode("utf-8"))
-
-
-def _md_table(frame: pd.DataFrame) -> str:
-    def cell(v) -> str:
-        return _fmt(v).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
-             "|" + "|".join("---" for _ in frame.columns) + "|"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
-              for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
 
 
 def write_markdown(report: Report, path) -> list[Path]:
