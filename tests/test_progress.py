@@ -147,7 +147,7 @@ def bar_on(request, monkeypatch):
 
     monkeypatch.setattr(progress, "enabled", lambda: request.param)
     monkeypatch.setattr(progress, "DELAY", 0)
-    monkeypatch.setattr(stats, "BOOTSTRAP_CHUNK", 64)
+    monkeypatch.setattr(stats.bootstrap, "BOOTSTRAP_CHUNK", 64)
     monkeypatch.setattr(baseline, "BOOTSTRAP_CHUNK", 64)
     return request.param
 
