@@ -1,7 +1,9 @@
-"""Multiple-comparison corrections of p-values.
+"""Multiple-comparison corrections of p-values over one family of comparisons.
 
-Holm-Bonferroni (default), Bonferroni, Benjamini-Hochberg. Lexirecall
-Sec. 6 ("the conservative Holm-Bonferroni method").
+Holm-Bonferroni (default), Bonferroni, Benjamini-Hochberg, Benjamini-Yekutieli.
+Lexirecall Sec. 6 ("the conservative Holm-Bonferroni method"); the adjusted
+values equal ``statsmodels.stats.multitest.multipletests`` (``holm``,
+``bonferroni``, ``fdr_bh``, ``fdr_by``) on the same p-values.
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ import numpy as np
 
 __all__ = ["CORRECTIONS", "adjust_pvalues"]
 
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
-"""Multiple-comparison corrections over all run pairs of one measure and test."""
+CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
+"""Multiple-comparison corrections over one family of comparisons."""
 
 
 def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
@@ -20,6 +22,8 @@ def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
     - ``bonferroni``: min(1, m p).
     - ``holm`` (Holm 1979): p_(i) -> max_{j <= i} min(1, (m - j + 1) p_(j)).
     - ``bh`` (Benjamini & Hochberg 1995): p_(i) -> min_{j >= i} min(1, m p_(j) / j).
+    - ``by`` (Benjamini & Yekutieli 2001): as ``bh`` with m replaced by
+      m c(m), c(m) = sum_{k=1..m} 1 / k (valid under any dependence).
     - ``none``: unchanged.
     """
     if method not in CORRECTIONS:
@@ -42,7 +46,8 @@ def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
     if method == "holm":
         adj = np.maximum.accumulate(np.minimum(1.0, (m - j + 1) * s))
     else:
-        adj = np.minimum.accumulate(np.minimum(1.0, s * (m / j))[::-1])[::-1]
+        scale = m if method == "bh" else m * (1.0 / j).sum()
+        adj = np.minimum.accumulate(np.minimum(1.0, s * (scale / j))[::-1])[::-1]
     res = np.empty(m)
     res[order] = adj
     out[ok] = res

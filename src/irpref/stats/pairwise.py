@@ -16,6 +16,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from irpref.measures import parse_measure
 from irpref.preferences.registry import preference_kind as registry_kind
 
 __all__ = ["KINDS", "Pairwise", "as_pairwise", "preference_kind"]
@@ -41,6 +42,7 @@ class Pairwise:
     queries: np.ndarray  # (Q,) object
     scores: np.ndarray | None = None  # (R, Q), kind "metric"
     matrix_: np.ndarray | None = None  # (Q, R, R), kinds "real" / "sign"
+    orientation_: str | None = None  # "higher" / "lower" / "none"; None: from the record
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -49,6 +51,9 @@ class Pairwise:
             raise ValueError("a metric Pairwise needs scores (R, Q)")
         if self.kind != "metric" and self.matrix_ is None:
             raise ValueError(f"a {self.kind} Pairwise needs a matrix (Q, R, R)")
+        if self.orientation_ not in (None, "higher", "lower", "none"):
+            raise ValueError(
+                f"orientation must be higher, lower or none, not {self.orientation_!r}")
         if len(self.runs) < 2:
             raise ValueError(
                 f"{self.measure}: significance needs at least 2 runs, got {len(self.runs)}"
@@ -164,6 +169,36 @@ class Pairwise:
         if self.matrix_ is not None:
             return self.matrix_
         return (self.scores[:, None, :] - self.scores[None, :, :]).transpose(2, 0, 1)
+
+    def pair_values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """(P, Q) per-query values of the pairs (a[i], b[i]), in any order (NaN: missing)."""
+        a, b = np.asarray(a, dtype=np.intp), np.asarray(b, dtype=np.intp)
+        if self.kind == "metric":
+            return self.scores[a] - self.scores[b]
+        return np.ascontiguousarray(self.matrix_[:, a, b].T)
+
+    @cached_property
+    def orientation(self) -> str:
+        """``higher`` / ``lower`` / ``none``: which sign of a value favours run_a.
+
+        Preferences: positive favours run_a (``higher``). Metrics: the
+        measure's record (``irpref.measures.parse_measure(name).orientation``);
+        a name no record knows (e.g. from :meth:`from_scores`) is taken as
+        ``higher``; pass ``orientation_`` to say otherwise.
+        """
+        if self.orientation_ is not None:
+            return self.orientation_
+        if self.kind != "metric":
+            return "higher"
+        try:
+            return parse_measure(self.measure).orientation
+        except ValueError:
+            return "higher"
+
+    @property
+    def sign(self) -> int:
+        """+1 (higher is better), -1 (lower is better), 0 (no better or worse)."""
+        return {"higher": 1, "lower": -1, "none": 0}[self.orientation]
 
     @property
     def test_for_paired(self) -> str:

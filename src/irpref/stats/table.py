@@ -1,7 +1,10 @@
-"""One table of tests over run pairs: :func:`pair_tests`, :func:`significance`, baselines.
+"""One table of tests over run pairs: :func:`pair_tests` (one measure), :func:`significance`.
 
-- Effect sizes (mean / sd of per-query values; win proportion for sign
-  tests) and seeded percentile-bootstrap confidence intervals of the mean.
+Per pair: the test's statistic and p, the adjusted p within its family,
+effect sizes (paired standardized mean difference, Sakai's ES_E, the sign
+test's win share) and an interval of the mean difference (t, or seeded
+bootstrap percentile / BCa). Wins, losses and win shares follow the
+measure's orientation; ``mean`` and the intervals are raw run_a - run_b.
 """
 
 from __future__ import annotations
@@ -12,22 +15,38 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
+from irpref.stats.anova import anova_two_way, es_anova, tukey_parametric
 from irpref.stats.bootstrap import bootstrap_ci
 from irpref.stats.corrections import CORRECTIONS, adjust_pvalues
+from irpref.stats.families import (
+    FAMILIES,
+    assign_families,
+    baseline_list,
+    baseline_pairs,
+    check_baselines,
+)
 from irpref.stats.hsd import tukey_hsd
+from irpref.stats.intervals import t_interval, win_share_interval
 from irpref.stats.paired import paired_t, sign_test, wilcoxon
 from irpref.stats.pairwise import Pairwise, _is_comparison, as_pairwise
 from irpref.stats.seeds import SeedLike, reseed
 
-__all__ = ["COLUMNS", "TESTS", "against_baseline", "pair_tests", "significance"]
+__all__ = ["CI_METHODS", "COLUMNS", "TESTS", "pair_tests", "significance"]
 
-TESTS = ("paired", "t", "sign", "wilcoxon", "hsd")
-"""``paired`` picks ``t`` for metrics and real preferences, ``sign`` for sign preferences."""
+TESTS = ("paired", "t", "sign", "wilcoxon", "hsd", "tukey")
+"""``paired`` picks ``t`` for metrics and real preferences, ``sign`` for sign preferences;
+``hsd`` is the randomized Tukey HSD, ``tukey`` the parametric one after the two-way ANOVA."""
 
+CI_METHODS = ("t", "bootstrap", "bca", "none")
+"""Intervals of ``mean``: t interval, bootstrap percentile, bootstrap BCa, none."""
+
+FAMILY_WISE = ("hsd", "tukey")
+"""Tests whose p-values are already family-wise over all run pairs of a measure."""
 
 COLUMNS = [
     "measure", "test", "run_a", "run_b", "n", "mean", "effect", "wins", "losses", "ties",
     "statistic", "p", "p_adjusted", "ci_low", "ci_high",
+    "es_anova", "effect_low", "effect_high", "ci", "orientation", "family", "family_size",
 ]
 
 
@@ -42,26 +61,51 @@ def pair_tests(
     confidence: float = 0.95,
     wilcoxon_method: str = "auto",
     strict: bool = False,
+    ci: str | None = None,
+    pairs: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> pd.DataFrame:
-    """One row per run pair a < b: the test's statistic, raw and adjusted p, effect sizes.
+    """One row per run pair (default: every a < b): statistic, raw and adjusted p, effect sizes.
 
-    Columns: ``mean`` (mean per-query difference a - b, or mean preference of
-    a over b), ``effect`` (mean / sd for t, wilcoxon, hsd; win proportion
-    wins / (wins + losses) for sign), ``wins``/``losses``/``ties`` (queries
-    where the value is > 0, < 0, = 0), ``statistic`` (t; wins; min(W+, W-);
-    |mean| for hsd), ``p``, ``p_adjusted`` (``correction`` over all pairs;
-    HSD p-values are already family-wise and are not adjusted again),
-    ``ci_low``/``ci_high`` (bootstrap CI of ``mean``; NaN when
-    ``bootstrap=0``).
+    Raw, signed as run_a - run_b: ``mean`` (mean per-query difference, or mean
+    preference of a over b), ``effect`` (paired standardized mean difference
+    mean / sd of the per-query values; for sign, the win share below),
+    ``es_anova`` (Sakai's ES_E = mean / sqrt(V_E), V_E the residual variance of
+    the two-way ANOVA without replication over ALL runs of the measure;
+    metrics only), ``ci_low``/``ci_high`` (interval of ``mean`` by ``ci``:
+    ``t`` interval at ``confidence``, ``bootstrap`` percentile or ``bca``
+    from ``bootstrap`` seeded resamples, ``none``; default ``bootstrap`` when
+    ``bootstrap`` > 0, else ``none``).
+
+    Oriented by the measure's record (:attr:`Pairwise.orientation`):
+    ``wins``/``losses`` (queries where run_a is better / worse; NA when the
+    measure has no better or worse), ``ties`` (value 0), and for the sign test
+    the win share wins / (wins + losses) in ``effect`` with its exact
+    (Clopper-Pearson) interval in ``effect_low``/``effect_high``.
+
+    ``statistic``: t; wins; min(W+, W-); |mean| for hsd; the studentized
+    range q for tukey. ``p``; ``p_adjusted``: ``correction`` over the rows of
+    this call (hsd and tukey p-values are family-wise already and are kept).
+    ``pairs``: index arrays (a, b) of the run pairs to test, in any order
+    (the family of hsd and tukey stays all pairs).
     """
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
+    ci = ci if ci is not None else ("bootstrap" if bootstrap else "none")
+    if ci not in CI_METHODS:
+        raise ValueError(f"ci must be one of {', '.join(CI_METHODS)}, not {ci!r}")
     if test == "paired":
         test = pairwise.test_for_paired
-    d = pairwise.values
-    a, b = pairwise.pairs
+    if test == "tukey" and pairwise.kind != "metric":
+        raise ValueError(f"{pairwise.measure}: the parametric Tukey HSD (tukey) needs a metric "
+                         "(per-run scores); use hsd for preferences")
+    if pairs is None:
+        a, b = pairwise.pairs
+        d = pairwise.values
+    else:
+        a, b = (np.asarray(x, dtype=np.intp) for x in pairs)
+        d = pairwise.pair_values(a, b)
     valid = ~np.isnan(d)
     n = valid.sum(-1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -69,20 +113,42 @@ def pair_tests(
         dev = np.where(valid, d - mean[:, None], 0.0)
         sd = np.sqrt((dev * dev).sum(-1) / (n - 1))
         effect = np.where(sd > 0, mean / sd, np.where(mean == 0, 0.0, np.sign(mean) * np.inf))
-    wins, losses, ties, p_sign = sign_test(d)
+    sign = pairwise.sign
+    higher, lower, ties, p_sign = sign_test(d)
+    wins, losses = (higher, lower) if sign >= 0 else (lower, higher)
+    effect_low = effect_high = np.full(len(a), np.nan)
     if test == "t":
         statistic, p, _ = paired_t(d)
     elif test == "sign":
         statistic, p = wins.astype(np.float64), p_sign
         with np.errstate(invalid="ignore", divide="ignore"):
             effect = wins / (wins + losses)
+        effect_low, effect_high = win_share_interval(wins, losses, confidence)
     elif test == "wilcoxon":
         statistic, p, _ = wilcoxon(d, wilcoxon_method)
+    elif test == "hsd":
+        p_all, stat_all = tukey_hsd(pairwise, permutations, seed, strict=strict)
+        index = _pair_index(a, b, pairwise.n_runs)
+        p, statistic = p_all[index], stat_all[index]
     else:
-        p, statistic = tukey_hsd(pairwise, permutations, seed, strict=strict)
-    p_adj = p.copy() if test == "hsd" else adjust_pvalues(p, correction)
-    if bootstrap:
-        low, high = bootstrap_ci(d, bootstrap, confidence, reseed(seed, "bootstrap"))
+        statistic, p, _ = tukey_parametric(pairwise.scores, a, b)
+    if sign == 0:  # no better or worse: no wins, losses or win share
+        wins = losses = pd.array([pd.NA] * len(a), dtype="Int64")
+        if test == "sign":
+            statistic = np.full(len(a), np.nan)
+            effect = effect_low = effect_high = np.full(len(a), np.nan)
+    p_adj = p.copy() if test in FAMILY_WISE else adjust_pvalues(p, correction)
+    if pairwise.kind == "metric":
+        es = es_anova(mean, anova_two_way(pairwise.scores).v_e)
+    else:
+        es = np.full(len(a), np.nan)
+    if ci == "t":
+        low, high, _ = t_interval(d, confidence)
+    elif ci in ("bootstrap", "bca"):
+        if not bootstrap:
+            raise ValueError(f"ci={ci!r} needs bootstrap resamples (bootstrap > 0)")
+        method = "percentile" if ci == "bootstrap" else "bca"
+        low, high = bootstrap_ci(d, bootstrap, confidence, reseed(seed, "bootstrap"), method)
     else:
         low = high = np.full(len(a), np.nan)
     return pd.DataFrame({
@@ -90,9 +156,19 @@ def pair_tests(
         "run_a": pairwise.runs[a], "run_b": pairwise.runs[b], "n": n,
         "mean": mean, "effect": effect, "wins": wins, "losses": losses, "ties": ties,
         "statistic": np.asarray(statistic, dtype=np.float64), "p": p, "p_adjusted": p_adj,
-        "ci_low": low, "ci_high": high,
+        "ci_low": np.reshape(low, -1), "ci_high": np.reshape(high, -1),
+        "es_anova": es, "effect_low": effect_low, "effect_high": effect_high, "ci": ci,
+        "orientation": pairwise.orientation,
+        "family": f"{pairwise.measure}: all pairs" if test in FAMILY_WISE else pairwise.measure,
+        "family_size": (pairwise.n_runs * (pairwise.n_runs - 1) // 2 if test in FAMILY_WISE
+                        else int((~np.isnan(p)).sum())),
     }, columns=COLUMNS)
 
+
+def _pair_index(a: np.ndarray, b: np.ndarray, r: int) -> np.ndarray:
+    """Row of pair {a, b} in the row-major a < b order of :attr:`Pairwise.pairs`."""
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    return lo * r - lo * (lo + 1) // 2 + (hi - lo - 1)
 
 
 def significance(
@@ -107,29 +183,35 @@ def significance(
     kinds: dict[str, str] | None = None,
     wilcoxon_method: str = "auto",
     strict: bool = False,
-    baseline: str | None = None,
+    baseline: str | Sequence[str] | None = None,
+    family: str = "measure",
+    ci: str | None = None,
 ) -> pd.DataFrame:
-    """Test every run pair of every measure in tidy tables; one row per (measure, test, pair).
+    """Test run pairs of every measure in tidy tables; one row per (measure, test, pair).
 
     tables:       tidy metric tables (run, query, measure, value) from
                   :func:`irpref.evaluate`, preference tables (run_a, run_b,
                   query, measure, value) from ``irpref.compare``, results of
                   ``irpref.compare_matrices``, or :class:`Pairwise` objects;
                   several may be given.
-    test:         ``paired`` (t for metrics and real preferences, sign for
-                  sign preferences), ``t``, ``sign``, ``wilcoxon``, ``hsd``
-                  (randomized Tukey HSD), or a list of them.
-    correction:   ``holm`` (default), ``bonferroni``, ``bh`` or ``none``, over
-                  all run pairs of one measure and test (not applied to hsd).
+    test:         ``paired`` (t for metrics and real preferences, sign for sign
+                  preferences), ``t``, ``sign``, ``wilcoxon``, ``hsd``
+                  (randomized Tukey HSD), ``tukey`` (parametric Tukey HSD after
+                  the two-way ANOVA; metrics only), or a list of them.
+    correction:   ``holm`` (default), ``bonferroni``, ``bh``, ``by`` or ``none``,
+                  within each ``family`` (not applied to hsd / tukey).
+    family:       ``measure`` (default), ``baseline`` or ``all``: see
+                  :mod:`irpref.stats.families`; the ``family`` column names it.
     permutations: HSD permutations; ``seed``: HSD and bootstrap seed (every
                   measure uses the same permutations: results do not depend
                   on which other measures are tested).
-    bootstrap:    bootstrap resamples for the CI of the mean (0: none).
+    bootstrap:    bootstrap resamples for ``ci`` bootstrap / bca.
+    ci:           interval of ``mean``: ``t``, ``bootstrap`` (percentile),
+                  ``bca``, ``none``; default bootstrap if ``bootstrap`` > 0.
     strict:       HSD counts only permuted maxima strictly above the observed
                   value (see :func:`tukey_hsd`).
-    baseline:     keep only the pairs (run, ``baseline``), oriented so that
-                  ``mean`` = run - baseline, with ``correction`` over those R - 1
-                  comparisons (see :func:`against_baseline`).
+    baseline:     one run name or several: test only every other run against
+                  each (run_a = run, run_b = baseline, ``mean`` = run - baseline).
 
     See :func:`pair_tests` for the columns; :func:`irpref.discriminative_power`
     summarizes the result.
@@ -140,6 +222,11 @@ def significance(
     for t in tests:
         if t not in TESTS:
             raise ValueError(f"test must be one of {', '.join(TESTS)}, not {t!r}")
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {', '.join(FAMILIES)}, not {family!r}")
+    baselines = baseline_list(baseline)
+    if family == "baseline" and not baselines:
+        raise UsageError("--family baseline needs --baseline")
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     if isinstance(tables, (pd.DataFrame, Pairwise)) or _is_comparison(tables):
@@ -152,8 +239,11 @@ def significance(
             pairwise.extend(Pairwise.from_comparison(t, name) for name in t.values)
         else:
             pairwise.extend(as_pairwise(t, kinds))
+    for pw in pairwise:
+        check_baselines(pw.runs, baselines)
     out = []
     for pw in pairwise:
+        pairs = baseline_pairs(pw, baselines) if baselines else None
         done = set()
         for t in tests:
             resolved = pw.test_for_paired if t == "paired" else t
@@ -163,55 +253,10 @@ def significance(
             out.append(pair_tests(
                 pw, resolved, correction=correction, permutations=permutations,
                 seed=reseed(seed, "hsd"), bootstrap=bootstrap, confidence=confidence,
-                wilcoxon_method=wilcoxon_method, strict=strict,
+                wilcoxon_method=wilcoxon_method, strict=strict, ci=ci, pairs=pairs,
             ))
     frame = pd.concat(out, ignore_index=True)
-    if baseline is not None:
-        frame = against_baseline(frame, baseline, correction)
+    frame = assign_families(frame, family, correction, by_baseline=bool(baselines))
     frame.attrs.update(correction=correction, permutations=permutations, seed=seed,
-                       baseline=baseline)
+                       baseline=baseline, family=family)
     return frame
-
-
-def against_baseline(frame: pd.DataFrame, baseline: str, correction: str = "holm") -> pd.DataFrame:
-    """The rows of a :func:`significance` table that test a run against ``baseline``.
-
-    Each kept row is oriented as (run_a = run, run_b = ``baseline``), so ``mean``
-    is run - baseline (positive: the run is better on a higher-is-better
-    measure). Flipping a pair negates ``mean``, ``effect`` (t/wilcoxon/hsd),
-    the t statistic and the CI, swaps wins and losses and turns the sign
-    test's win proportion w into 1 - w; two-sided p-values are unchanged.
-    ``p_adjusted`` is recomputed with ``correction`` over the R - 1 baseline
-    comparisons of each (measure, test) (randomized HSD p-values are already
-    family-wise over all pairs and are kept). Raises ``UsageError`` naming the
-    runs when ``baseline`` is not one of them.
-    """
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
-    runs = pd.unique(pd.concat([frame["run_a"], frame["run_b"]]).astype(object))
-    if baseline not in set(runs):
-        raise UsageError(f"--baseline {baseline!r} is not one of the runs: "
-                         + ", ".join(map(str, runs)))
-    keep = (frame["run_a"] == baseline) | (frame["run_b"] == baseline)
-    out = frame[keep].reset_index(drop=True).copy()
-    flip = (out["run_a"] == baseline).to_numpy()
-    a, b = out["run_a"].to_numpy(object).copy(), out["run_b"].to_numpy(object).copy()
-    out["run_a"], out["run_b"] = np.where(flip, b, a), np.where(flip, a, b)
-    wins, losses = out["wins"].to_numpy().copy(), out["losses"].to_numpy().copy()
-    out["wins"], out["losses"] = np.where(flip, losses, wins), np.where(flip, wins, losses)
-    test = out["test"].to_numpy(object)
-    sign = test == "sign"
-    mean, effect = out["mean"].to_numpy(np.float64), out["effect"].to_numpy(np.float64)
-    out["mean"] = np.where(flip, -mean, mean)
-    out["effect"] = np.where(flip, np.where(sign, 1.0 - effect, -effect), effect)
-    stat = out["statistic"].to_numpy(np.float64)
-    stat = np.where(flip & (test == "t"), -stat, stat)
-    out["statistic"] = np.where(flip & sign, out["wins"].to_numpy(np.float64), stat)
-    low, high = out["ci_low"].to_numpy(np.float64), out["ci_high"].to_numpy(np.float64)
-    out["ci_low"], out["ci_high"] = np.where(flip, -high, low), np.where(flip, -low, high)
-    for _, idx in out.groupby(["measure", "test"], sort=False).groups.items():
-        idx = np.asarray(idx)
-        if out.at[idx[0], "test"] != "hsd":
-            out.loc[idx, "p_adjusted"] = adjust_pvalues(out.loc[idx, "p"].to_numpy(np.float64),
-                                                        correction)
-    return out
