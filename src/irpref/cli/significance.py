@@ -165,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
     if ci in ("bootstrap", "bca") and not args.bootstrap:
         raise UsageError(f"--ci {ci} needs --bootstrap N > 0")
     tables = measure_tables(args)
+    if "tukey" in tests:
+        _metrics_only(tables)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
         if ("hsd" in tests or ci in ("bootstrap", "bca")) and not getattr(args, "quiet", False):
@@ -199,6 +201,15 @@ def run(args: argparse.Namespace) -> int:
     with open_output(args.output) as out:
         write_any(frame, args.format, out, digits=4, legend=legend(args, compact, results))
     return 0
+
+
+def _metrics_only(tables) -> None:
+    """--test tukey: refuse preferences (they have no per-run scores) before any work."""
+    for table in tables:
+        if not isinstance(table, pd.DataFrame):
+            names = ", ".join(map(str, table.values))
+            raise UsageError(f"{names}: the parametric Tukey HSD (tukey) needs a metric "
+                             "(per-run scores); use hsd for preferences")
 
 
 def verdicts(results: pd.DataFrame) -> np.ndarray:
