@@ -328,3 +328,19 @@ def test_cli_usage_errors():
     res = irpref_cli("significance", QRELS, *RUNS, "-m", "sgnLP", "--test", "tukey")
     assert res.returncode == 2 and "needs a metric" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_standardized_difference_interval_inverts_the_noncentral_t(dl19, sakai):
+    row = S.pair_tests(sakai_pairwise(sakai), "t", ci="none").iloc[0]
+    assert row.effect_low < row.effect < row.effect_high
+    assert row.effect_low > 0  # p = 0.0478 < 0.05: the interval excludes 0
+    rows = S.pair_tests(Pairwise.from_metric(dl19, "nDCG@10"), "t", ci="none",
+                        confidence=0.9)
+    t = rows.effect * np.sqrt(rows.n)
+    df = rows.n - 1
+    np.testing.assert_allclose(sps.nct.cdf(t, df, rows.effect_low * np.sqrt(rows.n)), 0.95,
+                               atol=1e-7)
+    np.testing.assert_allclose(sps.nct.cdf(t, df, rows.effect_high * np.sqrt(rows.n)), 0.05,
+                               atol=1e-7)
+    excludes = (rows.effect_low > 0) | (rows.effect_high < 0)
+    np.testing.assert_array_equal(excludes, rows.p < 0.1)

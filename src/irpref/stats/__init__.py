@@ -20,7 +20,7 @@ from irpref.stats.bootstrap import BOOTSTRAP_METHODS, bootstrap_ci
 from irpref.stats.corrections import CORRECTIONS, adjust_pvalues
 from irpref.stats.families import FAMILIES, against_baseline, assign_families, baseline_pairs
 from irpref.stats.hsd import hsd_permutations, tukey_hsd
-from irpref.stats.intervals import t_interval, win_share_interval
+from irpref.stats.intervals import smd_interval, t_interval, win_share_interval
 from irpref.stats.paired import paired_t, sign_test, wilcoxon
 from irpref.stats.pairwise import Pairwise, _is_comparison, as_pairwise, preference_kind
 from irpref.stats.table import CI_METHODS, COLUMNS, TESTS, pair_tests, significance
@@ -49,6 +49,7 @@ __all__ = [
     "preference_kind",
     "sign_test",
     "significance",
+    "smd_interval",
     "t_interval",
     "tukey_hsd",
     "tukey_parametric",

@@ -26,7 +26,7 @@ from irpref.stats.families import (
     check_baselines,
 )
 from irpref.stats.hsd import tukey_hsd
-from irpref.stats.intervals import t_interval, win_share_interval
+from irpref.stats.intervals import smd_interval, t_interval, win_share_interval
 from irpref.stats.paired import paired_t, sign_test, wilcoxon
 from irpref.stats.pairwise import Pairwise, _is_comparison, as_pairwise
 from irpref.stats.seeds import SeedLike, reseed
@@ -80,7 +80,9 @@ def pair_tests(
     ``wins``/``losses`` (queries where run_a is better / worse; NA when the
     measure has no better or worse), ``ties`` (value 0), and for the sign test
     the win share wins / (wins + losses) in ``effect`` with its exact
-    (Clopper-Pearson) interval in ``effect_low``/``effect_high``.
+    (Clopper-Pearson) interval in ``effect_low``/``effect_high``; for the
+    other tests ``effect_low``/``effect_high`` is the exact (noncentral t)
+    interval of the standardized mean difference. ES_E has no interval here.
 
     ``statistic``: t; wins; min(W+, W-); |mean| for hsd; the studentized
     range q for tukey. ``p``; ``p_adjusted``: ``correction`` over the rows of
@@ -132,6 +134,9 @@ def pair_tests(
         p, statistic = p_all[index], stat_all[index]
     else:
         statistic, p, _ = tukey_parametric(pairwise.scores, a, b)
+    if test != "sign":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            effect_low, effect_high = smd_interval(effect * np.sqrt(n), n, confidence)
     if sign == 0:  # no better or worse: no wins, losses or win share
         wins = losses = pd.array([pd.NA] * len(a), dtype="Int64")
         if test == "sign":
