@@ -344,3 +344,16 @@ def test_standardized_difference_interval_inverts_the_noncentral_t(dl19, sakai):
                                atol=1e-7)
     excludes = (rows.effect_low > 0) | (rows.effect_high < 0)
     np.testing.assert_array_equal(excludes, rows.p < 0.1)
+
+
+def test_cli_measure_without_orientation_gets_no_marks():
+    res = irpref_cli("significance", QRELS, *RUNS, "-m", "num_ret", "AP", "--baseline",
+                     "bm25base_p", "--test", "sign", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    import json
+
+    records = json.loads(res.stdout)
+    none = [r for r in records if r["measure"] == "NumRet"]
+    assert none and all(r["wins"] is None and r["losses"] is None for r in none)
+    assert all(r["verdict"] in ("differs", "n.s.") for r in none)
+    assert all(isinstance(r["wins"], int) for r in records if r["measure"] == "AP")

@@ -31,7 +31,10 @@ from irpref.cli.common import (
     open_output,
 )
 from irpref.errors import UsageError
+from irpref.evaluate import evaluate
+from irpref.measures import parse_measure
 from irpref.report.tables import write_frame
+from irpref.stats import Pairwise, anova_two_way
 
 
 def _positive(value, flag: str) -> float:
@@ -77,10 +80,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _variance(args: argparse.Namespace) -> tuple[float, int, int]:
     """(V_E, topics, runs) from the runs given (two-way ANOVA without replication)."""
-    from irpref.evaluate import evaluate
-    from irpref.measures import parse_measure
-    from irpref.stats import Pairwise, anova_two_way
-
     if not args.measure:
         raise UsageError("-m MEASURE is needed to estimate the variance from runs")
     try:

@@ -77,7 +77,7 @@ def pair_tests(
     ``bootstrap`` > 0, else ``none``).
 
     Oriented by the measure's record (:attr:`Pairwise.orientation`):
-    ``wins``/``losses`` (queries where run_a is better / worse; NA when the
+    ``wins``/``losses`` (queries where run_a is better / worse; NaN when the
     measure has no better or worse), ``ties`` (value 0), and for the sign test
     the win share wins / (wins + losses) in ``effect`` with its exact
     (Clopper-Pearson) interval in ``effect_low``/``effect_high``; for the
@@ -138,7 +138,7 @@ def pair_tests(
         with np.errstate(invalid="ignore", divide="ignore"):
             effect_low, effect_high = smd_interval(effect * np.sqrt(n), n, confidence)
     if sign == 0:  # no better or worse: no wins, losses or win share
-        wins = losses = pd.array([pd.NA] * len(a), dtype="Int64")
+        wins = losses = np.full(len(a), np.nan)
         if test == "sign":
             statistic = np.full(len(a), np.nan)
             effect = effect_low = effect_high = np.full(len(a), np.nan)
