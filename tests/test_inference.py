@@ -357,3 +357,16 @@ def test_cli_measure_without_orientation_gets_no_marks():
     assert none and all(r["wins"] is None and r["losses"] is None for r in none)
     assert all(r["verdict"] in ("differs", "n.s.") for r in none)
     assert all(isinstance(r["wins"], int) for r in records if r["measure"] == "AP")
+
+
+def test_cli_anova_table(example):
+    res = irpref_cli("significance", QRELS, *RUNS, "-m", "AP", "ASL", "sgnLP", "--rel", 2,
+                     "--anova", "--format", "tsv")
+    frame = _tsv(res)
+    assert list(frame.measure) == ["AP", "ASL"]  # the preference has no ANOVA
+    for row in frame.itertuples():
+        ref = S.anova_two_way(Pairwise.from_metric(example, row.measure).scores)
+        assert (row.V_E, row.F, row.p) == (ref.v_e, ref.f, ref.p)
+        assert (row.systems, row.topics, row.df_error) == (6, 43, ref.df_error)
+    res = irpref_cli("significance", QRELS, *RUNS, "-m", "sgnLP", "--anova")
+    assert res.returncode == 2 and "--anova needs a metric" in res.stderr

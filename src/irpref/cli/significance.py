@@ -41,7 +41,16 @@ from irpref.errors import UsageError
 from irpref.evaluate import evaluate
 from irpref.meta.discriminative import discriminative_power
 from irpref.report.tables import write_frame as write_any
-from irpref.stats import CI_METHODS, CORRECTIONS, FAMILIES, TESTS, assign_families, significance
+from irpref.stats import (
+    CI_METHODS,
+    CORRECTIONS,
+    FAMILIES,
+    TESTS,
+    anova_two_way,
+    as_pairwise,
+    assign_families,
+    significance,
+)
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "RR"]
 
@@ -88,6 +97,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="level of the intervals (default 0.95)")
     parser.add_argument("--summary", action="store_true",
                         help="one row per (measure, test): discriminative power in percent")
+    parser.add_argument("--anova", action="store_true",
+                        help="one row per metric: the two-way ANOVA without replication "
+                             "(systems x topics; V_E behind es_anova and the tukey test)")
     parser.add_argument("--baseline", metavar="RUN", action="append", type=_run_list,
                         default=None,
                         help="test each run against RUN only (mean = run - RUN); repeat it "
@@ -165,6 +177,10 @@ def run(args: argparse.Namespace) -> int:
     if ci in ("bootstrap", "bca") and not args.bootstrap:
         raise UsageError(f"--ci {ci} needs --bootstrap N > 0")
     tables = measure_tables(args)
+    if args.anova:
+        with open_output(args.output) as out:
+            write_any(anova_table(tables), args.format, out, digits=4)
+        return 0
     if "tukey" in tests:
         _metrics_only(tables)
     if seed is None:
@@ -201,6 +217,25 @@ def run(args: argparse.Namespace) -> int:
     with open_output(args.output) as out:
         write_any(frame, args.format, out, digits=4, legend=legend(args, compact, results))
     return 0
+
+
+def anova_table(tables) -> pd.DataFrame:
+    """Per metric: SS, df, V_E, F and p of the two-way ANOVA without replication."""
+    rows = []
+    for table in tables:
+        if not isinstance(table, pd.DataFrame):
+            continue  # preferences have no per-run scores
+        for pw in as_pairwise(table):
+            a = anova_two_way(pw.scores)
+            rows.append({
+                "measure": pw.measure, "systems": a.n_systems, "topics": a.n_topics,
+                "ss_systems": a.ss_systems, "ss_topics": a.ss_topics, "ss_error": a.ss_error,
+                "df_systems": a.df_systems, "df_topics": a.df_topics, "df_error": a.df_error,
+                "V_E": a.v_e, "F": a.f, "p": a.p,
+            })
+    if not rows:
+        raise UsageError("--anova needs a metric (per-run scores), not only preferences")
+    return pd.DataFrame(rows)
 
 
 def _metrics_only(tables) -> None:
