@@ -118,7 +118,7 @@ def _reference_metric_maxima(x, rng, permutations, batch=None):
 
 def ab(args) -> None:
     """Old vs new HSD kernels, interleaved, medians of ``--repeats``; same maxima asserted."""
-    from irpref import stats as S
+    from irpref.stats import hsd as H
 
     q, r, n = args.queries, args.runs, args.permutations
     rng = np.random.default_rng(0)
@@ -130,14 +130,14 @@ def ab(args) -> None:
     a, b = np.triu_indices(r, 1)
     kernels = {
         "metric": (lambda: _reference_metric_maxima(x, np.random.default_rng(1), n),
-                   lambda: S._hsd_metric_maxima(x, np.random.default_rng(1), n, None)),
+                   lambda: H._hsd_metric_maxima(x, np.random.default_rng(1), n, None)),
         "sign (order)": (lambda: _reference_order_maxima(keys, np.random.default_rng(1), n, None),
-                         lambda: S._hsd_order_maxima(keys, np.random.default_rng(1), n, None)),
+                         lambda: H._hsd_order_maxima(keys, np.random.default_rng(1), n, None)),
         "real (rrLP)": (
             lambda: _reference_matrix_maxima(real, False, np.random.default_rng(1), n, None, a, b),
-            lambda: S._hsd_matrix_maxima(real, False, np.random.default_rng(1), n, None, a, b)),
+            lambda: H._hsd_matrix_maxima(real, False, np.random.default_rng(1), n, None, a, b)),
     }
-    print(f"HSD kernels, {n} permutations, {r} runs x {q} queries, {S._threads()} thread(s); "
+    print(f"HSD kernels, {n} permutations, {r} runs x {q} queries, {H._threads()} thread(s); "
           f"median of {args.repeats} interleaved old/new runs (wall s, scaled to 10,000 "
           f"permutations in brackets)")
     print(f"  {'kernel':14s} {'old':>9s} {'new':>9s} {'speed-up':>8s}  {'before (10k)':>12s}")
@@ -162,6 +162,7 @@ def bench(name: str, qrels: Path, runs: list[Path], rel: int, args) -> None:
     import irpref
     from irpref import stats as S
     from irpref.compare import compare_matrices
+    from irpref.stats import hsd as H
 
     print(f"\n== {name}: {len(runs)} runs, rel >= {rel}")
     start = time.perf_counter()
@@ -200,18 +201,18 @@ def bench(name: str, qrels: Path, runs: list[Path], rel: int, args) -> None:
     chosen = [pw for pw in pairwise
               if not args.hsd_measures or pw.measure.lower() in args.hsd_measures]
     print(f"randomized Tukey HSD, {args.permutations} permutations, seed 1, "
-          f"{S._threads()} thread(s); kernels: {' vs '.join(modes)}")
+          f"{H._threads()} thread(s); kernels: {' vs '.join(modes)}")
     head = "".join(f"  {m + ' wall':>11s} {m + ' cpu':>10s}" for m in modes)
     ratio = f"  {'ratio':>6s} {'same p':>6s}" if len(modes) == 2 else ""
     print(f"  {'measure':10s} {'kind':7s}{head}{ratio}  {'paired %':>8s}  {'hsd %':>6s}")
-    previous = os.environ.get(S.KERNELS_ENV)
+    previous = os.environ.get(H.KERNELS_ENV)
     try:
         for pw in pairwise:
             if pw not in chosen:
                 continue
             cells, walls, ps = "", [], []
             for mode in modes:
-                os.environ[S.KERNELS_ENV] = mode
+                os.environ[H.KERNELS_ENV] = mode
                 (p, _), secs, cpu = _time(
                     lambda pw=pw: S.tukey_hsd(pw, args.permutations, seed=1), args.repeats)
                 cells += f"  {secs:11.2f} {cpu:10.2f}"
@@ -230,9 +231,9 @@ def bench(name: str, qrels: Path, runs: list[Path], rel: int, args) -> None:
                   + ", ".join(f"{k} {v:g} s" for k, v in BEFORE.items()))
     finally:
         if previous is None:
-            os.environ.pop(S.KERNELS_ENV, None)
+            os.environ.pop(H.KERNELS_ENV, None)
         else:
-            os.environ[S.KERNELS_ENV] = previous
+            os.environ[H.KERNELS_ENV] = previous
 
 
 def main(argv: list[str] | None = None) -> int:

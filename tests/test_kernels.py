@@ -17,6 +17,7 @@ import irpref
 from irpref import stats as S
 from irpref.compare import compare_matrices
 from irpref.stats import Pairwise
+from irpref.stats import hsd as H
 
 try:
     from irpref import _kernels as C
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.skipif(C is None, reason="the C extension irpref._kerne
 
 def kernels(mode: str):
     """Run with ``IRPREF_KERNELS=mode``."""
-    return setenv(S.KERNELS_ENV, mode)
+    return setenv(H.KERNELS_ENV, mode)
 
 
 def both(fn):
@@ -45,13 +46,13 @@ def both(fn):
 
 def test_environment_variable_selects_the_kernels():
     with kernels("numpy"):
-        assert S._kernels() is None
+        assert H._kernels() is None
     with kernels("c"):
-        assert S._kernels() is C
+        assert H._kernels() is C
     with kernels(""):
-        assert S._kernels() is C
+        assert H._kernels() is C
     with kernels("fortran"), pytest.raises(ValueError, match="IRPREF_KERNELS must be"):
-        S._kernels()
+        H._kernels()
 
 
 # ------------------------------------------------------------ permutations
@@ -72,7 +73,7 @@ def test_permute_is_numpys_permuted_draw_for_draw(r, rows, dtype, kind, seed, sk
     got = np.empty((rows, r), dtype)
     C.permute(ours.bit_generator.capsule, got, r)
     np.testing.assert_array_equal(got, want)
-    assert S._same(ours.bit_generator.state, ref.bit_generator.state)
+    assert H._same(ours.bit_generator.state, ref.bit_generator.state)
     assert ours.integers(0, 2**32, dtype=np.uint32) == ref.integers(0, 2**32, dtype=np.uint32)
 
 
@@ -91,16 +92,16 @@ def test_a_shuffle_that_differs_from_numpy_is_not_used(monkeypatch):
         def permute(capsule, out, r):
             out[...] = np.arange(r)
 
-    monkeypatch.setattr(S, "_PERMUTE_OK", {})
-    assert not S._c_permute_ok(np.random.default_rng(0), Wrong)
-    monkeypatch.setattr(S, "_PERMUTE_OK", {})
+    monkeypatch.setattr(H, "_PERMUTE_OK", {})
+    assert not H._c_permute_ok(np.random.default_rng(0), Wrong)
+    monkeypatch.setattr(H, "_PERMUTE_OK", {})
     for kind in BIT_GENERATORS:
-        assert S._c_permute_ok(np.random.Generator(kind(0)), C), kind
+        assert H._c_permute_ok(np.random.Generator(kind(0)), C), kind
 
     class Sub(np.random.Generator):
         pass
 
-    assert not S._c_permute_ok(Sub(np.random.PCG64(0)), C)
+    assert not H._c_permute_ok(Sub(np.random.PCG64(0)), C)
 
 
 # ------------------------------------------------------------------ maxima
@@ -128,15 +129,15 @@ def test_maxima_are_bit_identical(seed, q, r, ties, batch):
     a, b = np.triu_indices(r, 1)
     n = 37
     cases = {
-        "metric": lambda: S._hsd_metric_maxima(u * 10.0 ** (seed % 7 - 3), np.random.default_rng(
+        "metric": lambda: H._hsd_metric_maxima(u * 10.0 ** (seed % 7 - 3), np.random.default_rng(
             seed), n, batch),
-        "real": lambda: S._hsd_matrix_maxima(real, False, np.random.default_rng(seed), n, batch,
+        "real": lambda: H._hsd_matrix_maxima(real, False, np.random.default_rng(seed), n, batch,
                                              a, b),
-        "skew": lambda: S._hsd_matrix_maxima(skew, False, np.random.default_rng(seed), n, batch,
+        "skew": lambda: H._hsd_matrix_maxima(skew, False, np.random.default_rng(seed), n, batch,
                                              a, b),
-        "sign": lambda: S._hsd_matrix_maxima(sign, True, np.random.default_rng(seed), n, batch,
+        "sign": lambda: H._hsd_matrix_maxima(sign, True, np.random.default_rng(seed), n, batch,
                                              a, b),
-        "order": lambda: S._hsd_order_maxima(keys, np.random.default_rng(seed), n, batch),
+        "order": lambda: H._hsd_order_maxima(keys, np.random.default_rng(seed), n, batch),
     }
     for name, fn in cases.items():
         x, y = both(fn)
@@ -164,7 +165,7 @@ def test_long_columns_sum_pairwise_like_numpy():
     for q in (127, 128, 129, 250, 1000, 9000):
         x = np.random.default_rng(q).random((q, 3)) * 10.0 ** np.random.default_rng(1).uniform(
             -4, 4, (q, 3))
-        a, b = both(lambda x=x: S._hsd_metric_maxima(x, np.random.default_rng(2), 9, None))
+        a, b = both(lambda x=x: H._hsd_metric_maxima(x, np.random.default_rng(2), 9, None))
         np.testing.assert_array_equal(a, b)
 
 
@@ -172,7 +173,7 @@ def test_non_finite_tables_use_the_numpy_kernel():
     _, real, _, _, _ = _matrices(3, 6, 4, False)
     real[2, 0, 1], real[2, 1, 0] = np.inf, -np.inf
     a_, b_ = np.triu_indices(4, 1)
-    x, y = both(lambda: S._hsd_matrix_maxima(real, False, np.random.default_rng(0), 20, None,
+    x, y = both(lambda: H._hsd_matrix_maxima(real, False, np.random.default_rng(0), 20, None,
                                              a_, b_))
     np.testing.assert_array_equal(x, y)
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
+from helpers import irpref_cli
 from trec_files import write_trec
 
 import irpref
@@ -102,8 +101,7 @@ def test_cli_power_columns(tmp_path):
     qpath, paths = write_trec(tmp_path, qrels, runs)
 
     def cli(*args):
-        return subprocess.run(["irpref", "meta", *map(str, args)], capture_output=True,
-                              text=True)
+        return irpref_cli("meta", *args)
 
     r = cli("degrade", qpath, *paths, "-m", "AP", "sgnLP", "--fractions", "0.3",
             "--samples", "2", "--power")

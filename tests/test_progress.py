@@ -147,7 +147,7 @@ def bar_on(request, monkeypatch):
 
     monkeypatch.setattr(progress, "enabled", lambda: request.param)
     monkeypatch.setattr(progress, "DELAY", 0)
-    monkeypatch.setattr(stats, "BOOTSTRAP_CHUNK", 64)
+    monkeypatch.setattr(stats.bootstrap, "BOOTSTRAP_CHUNK", 64)
     monkeypatch.setattr(baseline, "BOOTSTRAP_CHUNK", 64)
     return request.param
 
@@ -201,8 +201,8 @@ def test_evaluate_bootstrap_equals_the_one_shot_computation(bar_on):
         assert np.array_equal(got["ci_low"], low) and np.array_equal(got["ci_high"], high)
 
 
-SIG_BOOT = ["significance", QRELS, *RUNS, "-m", "AP", "--test", "t", "--bootstrap", "200000",
-            "--seed", "1", "--format", "tsv"]
+SIG_BOOT = ["significance", QRELS, *RUNS, "-m", "AP", "--test", "t", "--ci", "bootstrap",
+            "--bootstrap", "200000", "--seed", "1", "--format", "tsv"]
 EVAL_BOOT = ["evaluate", QRELS, *RUNS, "-m", "AP", "--ci", "bootstrap", "--bootstrap", "200000",
              "--seed", "1", "--format", "tsv"]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 
 import irpref
 from irpref.cli.significance import write_frame
@@ -122,8 +122,7 @@ def test_write_frame_formats():
 
 
 def _cli(*args):
-    return subprocess.run(["irpref", "significance", *map(str, args)], capture_output=True,
-                          text=True)
+    return irpref_cli("significance", *args)
 
 
 def test_cli_summary_tsv_reproduces_rr(data_dir):

@@ -3,14 +3,12 @@ table command, via the library and the installed ``irpref`` command."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 
 import irpref
 from irpref import examples
@@ -21,11 +19,6 @@ from irpref.stats import against_baseline
 
 QRELS = str(examples.qrels_path())
 RUNS = [str(p) for p in examples.run_paths()]
-
-
-def cli(*args):
-    exe = shutil.which("irpref") or str(Path(sys.executable).parent / "irpref")
-    return subprocess.run([exe, *args], capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +59,7 @@ def test_unknown_baseline_names_the_runs(results):
 
 
 def test_cli_baseline_compact_table():
-    r = cli("significance", QRELS, *RUNS, "--rel", "2", "-m", "AP", "--baseline", "TUA1-1",
+    r = irpref_cli("significance", QRELS, *RUNS, "--rel", "2", "-m", "AP", "--baseline", "TUA1-1",
             "--seed", "1")
     assert r.returncode == 0, r.stderr
     assert "significant" in r.stdout.splitlines()[0]
@@ -77,7 +70,7 @@ def test_cli_baseline_compact_table():
 
 
 def test_cli_baseline_tsv_full_columns():
-    r = cli("significance", QRELS, *RUNS, "--rel", "2", "-m", "AP", "--baseline", "TUA1-1",
+    r = irpref_cli("significance", QRELS, *RUNS, "--rel", "2", "-m", "AP", "--baseline", "TUA1-1",
             "--seed", "1", "--format", "tsv", "--bootstrap", "0")
     assert r.returncode == 0, r.stderr
     header = r.stdout.splitlines()[0].split("\t")
@@ -85,7 +78,7 @@ def test_cli_baseline_tsv_full_columns():
 
 
 def test_cli_unknown_baseline_exit_2():
-    r = cli("significance", QRELS, *RUNS, "-m", "AP", "--baseline", "nope", "--seed", "1")
+    r = irpref_cli("significance", QRELS, *RUNS, "-m", "AP", "--baseline", "nope", "--seed", "1")
     assert r.returncode == 2
     assert r.stdout == ""
     errors = [line for line in r.stderr.splitlines() if "error" in line]
@@ -100,7 +93,7 @@ def test_cli_unknown_baseline_exit_2():
 @pytest.mark.parametrize("fmt,needle", [("markdown", "|---|"), ("latex", r"\toprule"),
                                         ("html", "<table>")])
 def test_every_table_command_has_paper_formats(command, fmt, needle):
-    r = cli(command[0], QRELS, *RUNS, "--rel", "2", *command[1:], "--format", fmt)
+    r = irpref_cli(command[0], QRELS, *RUNS, "--rel", "2", *command[1:], "--format", fmt)
     assert r.returncode == 0, r.stderr
     assert needle in r.stdout
     if fmt == "latex":
@@ -109,7 +102,7 @@ def test_every_table_command_has_paper_formats(command, fmt, needle):
 
 def test_bad_format_refused_in_one_line():
     for command in ("evaluate", "compare", "significance", "ties"):
-        r = cli(command, QRELS, *RUNS, "--format", "docx")
+        r = irpref_cli(command, QRELS, *RUNS, "--format", "docx")
         assert r.returncode == 2
         assert sum("error" in line for line in r.stderr.splitlines()) == 1
 
@@ -123,7 +116,7 @@ def test_formats_in_one_place():
 
 
 def test_latex_best_bold_and_superscript_markers():
-    r = cli("evaluate", QRELS, *RUNS, "--rel", "2", "-m", "AP", "--baseline", "TUA1-1",
+    r = irpref_cli("evaluate", QRELS, *RUNS, "--rel", "2", "-m", "AP", "--baseline", "TUA1-1",
             "--format", "latex")
     assert r.returncode == 0, r.stderr
     assert r"\textbf{" in r.stdout and r"$^{\downarrow}$" in r.stdout
@@ -162,7 +155,7 @@ def test_per_query_rows_in_natural_order(tmp_path):
     run.write_text("".join(f"{q} Q0 d{i} {i} {5 - i} r1\n" for q in qids for i in (1, 2)))
     for command in (["evaluate", "-m", "AP", "--per-query"],
                     ["ties", "-m", "AP", "--per-query"]):
-        r = cli(command[0], str(qrels), str(run), *command[1:], "--format", "tsv")
+        r = irpref_cli(command[0], str(qrels), str(run), *command[1:], "--format", "tsv")
         assert r.returncode == 0, r.stderr
         seen = [line.split("\t")[1] for line in r.stdout.splitlines()[1:]]
         seen = [q for q in seen if q]
@@ -171,6 +164,7 @@ def test_per_query_rows_in_natural_order(tmp_path):
 
 
 def test_meta_tables_in_paper_formats():
-    r = cli("meta", "ties", QRELS, *RUNS, "--rel", "2", "-m", "RR", "sgnLP", "--format", "latex")
+    r = irpref_cli("meta", "ties", QRELS, *RUNS, "--rel", "2", "-m", "RR", "sgnLP",
+                   "--format", "latex")
     assert r.returncode == 0, r.stderr
     assert r"\toprule" in r.stdout and "sgnLP" in r.stdout and r"percent\_tied" in r.stdout

@@ -11,6 +11,7 @@ from scipy import stats as sps
 
 from irpref import stats as S
 from irpref.stats import Pairwise
+from irpref.stats import hsd as H
 
 
 def _scores(seed: int, runs: int = 6, queries: int = 20, levels: int | None = None) -> np.ndarray:
@@ -226,7 +227,7 @@ def test_hsd_order_induced_sign_preference_fast_path():
     rng = np.random.default_rng(9)
     keys = rng.integers(0, 4, (9, 6))  # per-query orders with ties, as sgnLP / sgnLR give
     m = np.sign(keys[:, :, None] - keys[:, None, :]).astype(float)
-    assert S._order_keys(m) is not None
+    assert H._order_keys(m) is not None
     pw = Pairwise.from_matrix(m, "sign")
     fast, _ = S.tukey_hsd(pw, 300, seed=4)
     slow, _ = S.tukey_hsd(pw, 300, seed=4, exploit_order=False)
@@ -234,7 +235,7 @@ def test_hsd_order_induced_sign_preference_fast_path():
     np.testing.assert_allclose(fast, _hsd_brute_matrix(m, _perms(4, 300, 9, 6)))
     for x, y in [(0, 1), (1, 2), (2, 0)]:  # a cycle: no order
         m[0, x, y], m[0, y, x] = 1.0, -1.0
-    assert S._order_keys(m) is None
+    assert H._order_keys(m) is None
 
 
 def test_hsd_identical_runs_give_p_one():

@@ -1,14 +1,18 @@
-"""``irpref significance QRELS RUN... -m MEASURE... [--test ...] [--baseline RUN] [--compact]
-[--summary]``
+"""``irpref significance QRELS RUN... -m MEASURE... [--test ...] [--baseline RUN ...]
+[--family F] [--ci t|bootstrap|bca|none] [--compact] [--summary]``
 
 Tests every pair of runs under each measure: metrics (``evaluate``) are
 compared by their per-query differences, preferences (``compare``) by their
-per-query values. Prints, per run pair, the raw and adjusted p-values and
-effect sizes; with ``--summary``, the discriminative power of each measure
-and test (percentage of pairs with adjusted p < alpha). ``--baseline RUN``
-tests each run against RUN only (``mean`` = run - RUN, correction over those
-comparisons); ``--compact`` (implied by ``--baseline`` for the terminal table)
-keeps the columns a reader needs and adds ``significant`` (p_adjusted < alpha).
+per-query values. Prints, per run pair, the raw and adjusted p-values,
+effect sizes (``effect``, ``es_anova``) and an interval of the mean
+difference; with ``--summary``, the discriminative power of each measure and
+test (percentage of pairs with adjusted p < alpha). ``--baseline RUN``
+(repeatable, or a comma-separated list) tests each run against each baseline
+only (``mean`` = run - baseline); ``--family`` picks the comparisons one
+correction runs over. ``significant`` is p_adjusted < alpha and ``verdict``
+says whether run_a is better or worse by the measure's orientation (its
+record: higher, lower or no better at all). ``--compact`` (implied by
+``--baseline`` for the terminal table) keeps the columns a reader needs.
 """
 
 from __future__ import annotations
@@ -37,7 +41,16 @@ from irpref.errors import UsageError
 from irpref.evaluate import evaluate
 from irpref.meta.discriminative import discriminative_power
 from irpref.report.tables import write_frame as write_any
-from irpref.stats import CORRECTIONS, TESTS, significance
+from irpref.stats import (
+    CI_METHODS,
+    CORRECTIONS,
+    FAMILIES,
+    TESTS,
+    anova_two_way,
+    as_pairwise,
+    assign_families,
+    significance,
+)
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "RR"]
 
@@ -53,10 +66,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="TEST",
                         help="paired (t for metrics and real preferences, sign for sign "
                              "preferences; default), t, sign, wilcoxon, hsd (randomized Tukey "
-                             "HSD); several may be given")
+                             "HSD), tukey (parametric Tukey HSD after the two-way ANOVA; "
+                             "metrics only); several may be given")
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                        help="multiple-comparison correction over all run pairs "
-                             "(default holm; hsd needs none)")
+                        help="multiple-comparison correction within each family: holm "
+                             "(default), bonferroni, bh (Benjamini-Hochberg), by "
+                             "(Benjamini-Yekutieli), none; hsd and tukey need none")
+    parser.add_argument("--family", choices=FAMILIES, default="measure",
+                        help="comparisons one correction runs over: measure (default: each "
+                             "measure's pairs, or its runs x baselines), baseline (each measure "
+                             "and baseline), all (runs x baselines x measures)")
     parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
                         help="significance level for --summary (default 0.05)")
     parser.add_argument("--permutations", **checked(params.check_positive_int), default=10_000,
@@ -68,16 +87,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", **checked(params.check_seed), default=None, metavar="S",
                         help="seed of the HSD permutations and bootstrap (default: random, "
                              "printed on stderr)")
+    parser.add_argument("--ci", choices=CI_METHODS, default="t",
+                        help="interval of mean in ci_low/ci_high: t (default), bootstrap "
+                             "(seeded paired bootstrap, percentile), bca (bootstrap BCa), none")
     parser.add_argument("--bootstrap", **checked(params.check_nonnegative_int), default=1000,
                         metavar="N",
-                        help="bootstrap resamples for the CI of the mean (0: none; default 1000)")
+                        help="resamples of --ci bootstrap / bca (default 1000)")
     parser.add_argument("--confidence", **checked(params.check_probability), default=0.95,
-                        help="level of the bootstrap CI (default 0.95)")
+                        help="level of the intervals (default 0.95)")
     parser.add_argument("--summary", action="store_true",
                         help="one row per (measure, test): discriminative power in percent")
-    parser.add_argument("--baseline", metavar="RUN", default=None,
-                        help="test each run against RUN only (mean = run - RUN); the "
-                             "correction is over those comparisons")
+    parser.add_argument("--anova", action="store_true",
+                        help="one row per metric: the two-way ANOVA without replication "
+                             "(systems x topics; V_E behind es_anova and the tukey test)")
+    parser.add_argument("--baseline", metavar="RUN", action="append", type=_run_list,
+                        default=None,
+                        help="test each run against RUN only (mean = run - RUN); repeat it "
+                             "or give a comma-separated list for several baselines")
     parser.add_argument("--compact", action="store_true",
                         help="compact view: measure, test, runs, mean, W/L/T, p_adjusted and a "
                              "significant column (default for the table with --baseline)")
@@ -128,20 +154,43 @@ def _compare(args: argparse.Namespace, judged, preferences: list[str]):
     return compare_matrices(None, None, preferences, rel=args.rel, judged=judged)
 
 
+def _run_list(text: str) -> list[str]:
+    """``A,B`` -> [A, B] (one --baseline may name several runs)."""
+    names = [t.strip() for t in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"empty run name in {text!r}")
+    return names
+
+
+def baselines(args: argparse.Namespace) -> list[str]:
+    """Every --baseline given, in order, without repeats."""
+    return list(dict.fromkeys(n for group in (args.baseline or []) for n in group))
+
+
 def run(args: argparse.Namespace) -> int:
     tests = args.tests or ["paired"]
     seed = args.seed
+    base = baselines(args)
+    if args.family == "baseline" and not base:
+        raise UsageError("--family baseline needs --baseline")
+    ci = "none" if args.summary else args.ci
+    if ci in ("bootstrap", "bca") and not args.bootstrap:
+        raise UsageError(f"--ci {ci} needs --bootstrap N > 0")
     tables = measure_tables(args)
+    if args.anova:
+        with open_output(args.output) as out:
+            write_any(anova_table(tables), args.format, out, digits=4)
+        return 0
+    if "tukey" in tests:
+        _metrics_only(tables)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-        if ("hsd" in tests or (args.bootstrap and not args.summary)) and not getattr(
-            args, "quiet", False
-        ):
+        if ("hsd" in tests or ci in ("bootstrap", "bca")) and not getattr(args, "quiet", False):
             print(f"irpref: note: no --seed given; used --seed {seed}", file=sys.stderr)
     options = dict(
         correction=args.correction, permutations=args.permutations, seed=seed,
-        bootstrap=0 if args.summary else args.bootstrap, confidence=args.confidence,
-        strict=args.hsd_strict, baseline=args.baseline,
+        bootstrap=args.bootstrap, confidence=args.confidence, ci=ci,
+        strict=args.hsd_strict, baseline=base or None, family=args.family,
     )
     if args.dask:
         from irpref.distributed import client_for, close
@@ -152,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
             results = dask_significance(tables, tests, client=client, **options)
         finally:
             close(client)  # and the LocalCluster that local:N started
+        # one task per measure: families across measures are formed here
+        results = assign_families(results, args.family, args.correction, bool(base))
     else:
         results = significance(tables, tests, **options)
     if args.summary:
@@ -160,34 +211,108 @@ def run(args: argparse.Namespace) -> int:
         return 0
     results = results.copy()
     results["significant"] = (results["p_adjusted"] < args.alpha).to_numpy()
-    compact = args.compact or (args.baseline is not None and args.format != "tsv"
-                               and args.format != "json")
+    results["verdict"] = verdicts(results)
+    compact = args.compact or (bool(base) and args.format != "tsv" and args.format != "json")
     frame = compact_view(results) if compact else results
     with open_output(args.output) as out:
-        write_any(frame, args.format, out, digits=4, legend=legend(args, compact))
+        write_any(frame, args.format, out, digits=4, legend=legend(args, compact, results))
     return 0
 
 
+def anova_table(tables) -> pd.DataFrame:
+    """Per metric: SS, df, V_E, F and p of the two-way ANOVA without replication."""
+    rows = []
+    for table in tables:
+        if not isinstance(table, pd.DataFrame):
+            continue  # preferences have no per-run scores
+        for pw in as_pairwise(table):
+            a = anova_two_way(pw.scores)
+            rows.append({
+                "measure": pw.measure, "systems": a.n_systems, "topics": a.n_topics,
+                "ss_systems": a.ss_systems, "ss_topics": a.ss_topics, "ss_error": a.ss_error,
+                "df_systems": a.df_systems, "df_topics": a.df_topics, "df_error": a.df_error,
+                "V_E": a.v_e, "F": a.f, "p": a.p,
+            })
+    if not rows:
+        raise UsageError("--anova needs a metric (per-run scores), not only preferences")
+    return pd.DataFrame(rows)
+
+
+def _metrics_only(tables) -> None:
+    """--test tukey: refuse preferences (they have no per-run scores) before any work."""
+    for table in tables:
+        if not isinstance(table, pd.DataFrame):
+            names = ", ".join(map(str, table.values))
+            raise UsageError(f"{names}: the parametric Tukey HSD (tukey) needs a metric "
+                             "(per-run scores); use hsd for preferences")
+
+
+def verdicts(results: pd.DataFrame) -> np.ndarray:
+    """Per row: ``better`` / ``worse`` (run_a against run_b, by the measure's orientation),
+    ``differs`` (significant, but the measure has no better or worse), ``n.s.``.
+
+    The direction is that of the mean for metrics and preferences, of wins - losses
+    (already oriented) for the sign test.
+    """
+    orient = results["orientation"].map({"higher": 1, "lower": -1, "none": 0}).to_numpy()
+    mean = np.sign(results["mean"].to_numpy(np.float64)) * orient
+    wins = results["wins"].to_numpy(np.float64, na_value=np.nan)
+    losses = results["losses"].to_numpy(np.float64, na_value=np.nan)
+    direction = np.where(results["test"].to_numpy(object) == "sign",
+                         np.sign(wins - losses), mean)
+    significant = results["significant"].to_numpy(bool)
+    out = np.where(direction > 0, "better", np.where(direction < 0, "worse", "n.s."))
+    out = np.where(orient == 0, "differs", out)
+    return np.where(significant, out, "n.s.").astype(object)
+
+
 def compact_view(results: pd.DataFrame) -> pd.DataFrame:
-    """measure, test, run_a, run_b, mean (a - b), W/L/T, p_adjusted, significant."""
+    """measure, test, run_a, run_b, mean (a - b), W/L/T, p_adjusted, significant, verdict."""
     view = results[["measure", "test", "run_a", "run_b", "mean"]].copy()
-    view["W/L/T"] = [f"{w}/{lo}/{t}" for w, lo, t in
+    view["W/L/T"] = [f"{_count(w)}/{_count(lo)}/{t}" for w, lo, t in
                      zip(results["wins"], results["losses"], results["ties"])]
     view["p_adjusted"] = results["p_adjusted"]
     view["significant"] = results["significant"]
+    view["verdict"] = results["verdict"]
     return view.rename(columns={"mean": "mean (a - b)"})
 
 
-def legend(args: argparse.Namespace, compact: bool) -> str:
-    """One line under the table: the sign convention of mean and the decision rule."""
-    who = (f"run_a - run_b (run_b = baseline {args.baseline})" if args.baseline
-           else "run_a - run_b")
+def _count(value) -> str:
+    return "-" if pd.isna(value) else str(int(value))
+
+
+FAMILY_TEXT = {
+    "measure": "each measure",
+    "baseline": "each measure and baseline",
+    "all": "all measures together",
+}
+
+
+def legend(args: argparse.Namespace, compact: bool, results: pd.DataFrame | None = None) -> str:
+    """Lines under the table: sign conventions, orientation, family and decision rule."""
+    base = baselines(args)
+    if base:
+        who = f"run_a - run_b (run_b = baseline {', '.join(base)})"
+        scope = "runs x baselines"
+    else:
+        who = "run_a - run_b"
+        scope = "run pairs"
     text = (f"mean = {who}: per-query difference for metrics, mean preference of run_a over "
-            f"run_b for preferences; > 0 favours run_a. significant: p_adjusted < {args.alpha:g} "
-            f"({args.correction} correction")
-    text += " over the baseline comparisons)." if args.baseline else " over all run pairs)."
+            f"run_b for preferences (raw: > 0 means run_a scores higher or is preferred).")
+    if results is not None and "orientation" in results:
+        by = results.drop_duplicates("measure")
+        said = {"higher": "higher is better", "lower": "lower is better",
+                "none": "no better or worse"}
+        text += (" better/worse (verdict, W/L) follow each measure's orientation: "
+                 + "; ".join(f"{m}: {said[o]}" for m, o in zip(by["measure"], by["orientation"]))
+                 + ".")
+    text += (f" significant: p_adjusted < {args.alpha:g} ({args.correction} correction over the "
+             f"{scope} of {FAMILY_TEXT[args.family]}, per test; hsd and tukey are family-wise "
+             "over all pairs).")
     if compact:
         text += " W/L/T: queries run_a wins/loses/ties."
+    elif not args.summary and args.ci != "none":
+        text += f" ci_low/ci_high: {args.ci} interval of mean at {args.confidence:g}."
     return text
 
 

@@ -1,0 +1,58 @@
+"""Significance tests over run pairs: paired tests, ANOVA, Tukey HSD, intervals, corrections.
+
+Every test reads one representation, :class:`Pairwise` (``pairwise``): for one
+measure, the per-query comparison of every run pair. Modules:
+
+- ``paired``: Student's paired t, exact sign test, Wilcoxon signed-rank;
+- ``anova``: two-way ANOVA without replication, Sakai's ES_E, parametric Tukey HSD;
+- ``hsd``: the randomized Tukey HSD (Carterette, TOIS 2012) and its C kernels;
+- ``intervals``: t interval of a mean difference, exact interval of a win share;
+- ``bootstrap``: seeded paired bootstrap intervals (percentile, BCa);
+- ``corrections``: Holm, Bonferroni, Benjamini-Hochberg, Benjamini-Yekutieli;
+- ``families``: baselines and the families a correction runs over;
+- ``table``: one row per (measure, test, run pair).
+"""
+
+from __future__ import annotations
+
+from irpref.stats.anova import Anova, anova_two_way, es_anova, tukey_parametric
+from irpref.stats.bootstrap import BOOTSTRAP_METHODS, bootstrap_ci
+from irpref.stats.corrections import CORRECTIONS, adjust_pvalues
+from irpref.stats.families import FAMILIES, against_baseline, assign_families, baseline_pairs
+from irpref.stats.hsd import hsd_permutations, tukey_hsd
+from irpref.stats.intervals import smd_interval, t_interval, win_share_interval
+from irpref.stats.paired import paired_t, sign_test, wilcoxon
+from irpref.stats.pairwise import Pairwise, _is_comparison, as_pairwise, preference_kind
+from irpref.stats.table import CI_METHODS, COLUMNS, TESTS, pair_tests, significance
+
+__all__ = [
+    "BOOTSTRAP_METHODS",
+    "CI_METHODS",
+    "COLUMNS",
+    "CORRECTIONS",
+    "FAMILIES",
+    "TESTS",
+    "Anova",
+    "Pairwise",
+    "_is_comparison",
+    "adjust_pvalues",
+    "against_baseline",
+    "anova_two_way",
+    "as_pairwise",
+    "assign_families",
+    "baseline_pairs",
+    "bootstrap_ci",
+    "es_anova",
+    "hsd_permutations",
+    "pair_tests",
+    "paired_t",
+    "preference_kind",
+    "sign_test",
+    "significance",
+    "smd_interval",
+    "t_interval",
+    "tukey_hsd",
+    "tukey_parametric",
+    "wilcoxon",
+    "win_share_interval",
+]
