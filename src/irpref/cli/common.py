@@ -18,7 +18,8 @@ from typing import TextIO
 from irpref import params
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.judged import TIES, JudgedRankings
+from irpref.judged import JudgedRankings
+from irpref.params import TIES
 from irpref.report.tables import FORMATS
 
 # trec_eval flags irpref's own commands spell differently: flag -> (long option, takes a value)

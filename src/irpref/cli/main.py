@@ -23,8 +23,8 @@ import sys
 import traceback
 import warnings
 
-from irpref.cli.allocator import keep_freed_memory
 from irpref.cli.common import CommandParser
+from irpref.memory import keep_freed_memory
 
 # subcommand -> (module under irpref.cli, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {

@@ -12,7 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from irpref.cli.common import checked
 from irpref.errors import UsageError
+from irpref.params import check_rel
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="measures (default: AP nDCG@10 P@10 RR)")
     parser.add_argument("--baseline", metavar="RUN",
                         help="baseline run: its name or its file (default: the first run)")
-    parser.add_argument("--rel", type=int, default=1, metavar="N",
+    parser.add_argument("--rel", **checked(check_rel), default=1, metavar="N",
                         help="grade >= N is relevant (default 1)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level")
     parser.add_argument("--title", default="irpref report", help="report title")
@@ -40,8 +42,6 @@ def _check(args: argparse.Namespace) -> tuple[Path, str]:
         raise UsageError(f"-o {args.output}: directory {out.parent} does not exist")
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha {args.alpha}: alpha must be in (0, 1)")
-    if args.rel < 1:
-        raise UsageError(f"--rel {args.rel}: N must be >= 1")
     return out, kind
 
 

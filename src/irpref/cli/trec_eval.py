@@ -21,8 +21,9 @@ import zlib
 import numpy as np
 
 from irpref.errors import InputError
+from irpref.interning import intern
 from irpref.io.trec import TrecFormatError, read_qrels, read_run
-from irpref.judged import intern, judge
+from irpref.ranking import judge
 from irpref.trec_eval_format import (
     NICKNAMES,
     TREC_MEASURES,

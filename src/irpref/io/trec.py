@@ -534,7 +534,7 @@ def read_run(
     The run is named ``name``, else its tag column if ``use_tag``, else
     :func:`run_name_from_path`. The same document twice in one query is an
     error, as in trec_eval; ``check_duplicates=False`` leaves that check to
-    :func:`irpref.judged.intern`, which every evaluation runs (and which
+    :func:`irpref.interning.intern`, which every evaluation runs (and which
     checks document keys, cheaper than strings).
     """
     return _read_run(path, name, use_tag, check_duplicates, whole=False)
