@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import irpref
-from irpref.io.trec import TrecFormatError, read_qrels, read_run, run_name_from_path
+from irpref.io.records import TrecFormatError, run_name_from_path
+from irpref.io.trec import read_qrels, read_run
 
 
 def write(tmp_path, name, text, gz=False):

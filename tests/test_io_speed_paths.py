@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 
 from irpref.hashing import hash_strings
 from irpref.interning import intern
-from irpref.io.trec import TrecFormatError, _normalise, read_qrels, read_run
+from irpref.io.lines import _normalise
+from irpref.io.records import TrecFormatError
+from irpref.io.trec import read_qrels, read_run
 from irpref.ranking import judge
 
 RUN_ROWS = [
@@ -311,7 +313,7 @@ def test_document_ids_match_exact_path(kind, threads, monkeypatch):
     st.sampled_from([1, 2, 3, 7, 1 << 18]),
 )
 def test_blank_pairs_blockwise_equals_brute_force(data, step):
-    from irpref.io.trec import _blank_pairs
+    from irpref.io.lines import _blank_pairs
 
     seps = [c <= 32 for c in data]
     expect = bool(data) and (
@@ -447,7 +449,7 @@ def _inputs(grades, runs_rows, sort_queries=False):
     """Qrels (query q{i % 3}, document d{i}, grade) and runs of (query,
     document, score) rows, the last score of a repeated pair kept; the rows
     in the order given, or sorted by query."""
-    from irpref.io.trec import Qrels, Run
+    from irpref.io.records import Qrels, Run
 
     qrels = Qrels(
         pa.array([f"q{i % 3}" for i in range(len(grades))]),

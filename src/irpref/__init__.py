@@ -8,6 +8,7 @@ from irpref.asl import search_lengths
 from irpref.compare import compare, mean_preferences, preference_matrix
 from irpref.evaluate import evaluate, judge_inputs, summarize
 from irpref.interning import Collection, intern
+from irpref.interop import ir_datasets as _ir_datasets  # noqa: F401 - registers irds: qrels
 from irpref.interop.ir_measures import calc_aggregate, iter_calc
 from irpref.io import Qrels, Run, TrecFormatError, read_qrels, read_run
 from irpref.judged import JudgedRankings

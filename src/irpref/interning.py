@@ -27,7 +27,9 @@ try:  # optional C helpers (setup.py); without them Arrow numbers the strings
     from irpref import _strings
 except ImportError:  # pragma: no cover - depends on the build
     _strings = None
-from irpref.io.trec import Qrels, Run, _check_unique_pairs, _read_bytes
+from irpref.io.lines import _check_unique_pairs, _read_bytes
+from irpref.io.records import Qrels, Run
+from irpref.io.tables import row_line
 
 __all__ = [
     "Collection",
@@ -531,9 +533,8 @@ def _refuse_repeated_documents(
     for r in np.flatnonzero(suspects):
         run = runs[r]
         raw = _read_bytes(run.source) if os.path.isfile(run.source) else None
-        _check_unique_pairs(
-            run.query, run.doc, run.source, raw, comments=False, what="retrieved twice"
-        )
+        _check_unique_pairs(run.query, run.doc, run.source,
+                            partial(row_line, run.source, raw), what="retrieved twice")
 
 
 

@@ -25,7 +25,7 @@ import pyarrow as pa
 from irpref import threads
 from irpref.hashing import PairIndex
 from irpref.interning import Collection, intern, refuse_repeated_names
-from irpref.io.trec import Qrels
+from irpref.io.records import Qrels
 from irpref.judged import NONPOOL, JudgedRankings
 from irpref.params import check_depth, check_ties
 

@@ -38,7 +38,9 @@ import pyarrow as pa
 from irpref.errors import UsageError
 from irpref.hashing import string_buffers
 from irpref.interning import Collection, intern, refuse_repeated_names
-from irpref.io.trec import Qrels, _read_buffer, read_run, run_name_from_path
+from irpref.io.lines import _read_buffer
+from irpref.io.records import Qrels, run_name_from_path
+from irpref.io.trec import read_run
 from irpref.params import check_depth, check_ties
 from irpref.ranking import CompactBlock, judge_block
 from irpref.threads import IO_CAP, worker_count

@@ -22,7 +22,8 @@ import numpy as np
 
 from irpref.errors import InputError
 from irpref.interning import intern
-from irpref.io.trec import TrecFormatError, read_qrels, read_run
+from irpref.io.records import TrecFormatError
+from irpref.io.trec import read_qrels, read_run
 from irpref.ranking import judge
 from irpref.trec_eval_format import (
     NICKNAMES,
