@@ -64,6 +64,7 @@ def test_keys_order_as_strings_and_codes_exact(shape):
 @pytest.mark.parametrize("shape", SHAPES)
 def test_docid_tie_break_as_python_sort(shape, threads, monkeypatch):
     monkeypatch.setenv("IRPREF_THREADS", str(threads))
+    monkeypatch.setattr(pools, "available_cpus", lambda: 8)
     monkeypatch.setattr(pools, "PARALLEL_MIN", 0 if threads > 1 else 1 << 20)
     rng = random.Random(5)
     docs = _shapes(rng, 60)[shape]

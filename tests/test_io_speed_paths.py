@@ -287,6 +287,7 @@ def test_document_ids_match_exact_path(kind, threads, monkeypatch):
     from irpref.interning import _document_ids, _sorted_codes
 
     monkeypatch.setenv("IRPREF_THREADS", str(threads))
+    monkeypatch.setattr(pools, "available_cpus", lambda: 8)
     monkeypatch.setattr(pools, "PARALLEL_MIN", 0 if threads > 1 else 1 << 20)
 
     strings = _ID_KINDS[kind]
@@ -411,9 +412,10 @@ def test_threaded_tie_sort_and_interning_match_serial(grades, runs_rows):
     from irpref import threads as pools
 
     serial = _judged(grades, runs_rows)
-    old = os.environ.get("IRPREF_THREADS"), pools.PARALLEL_MIN, ranking._TIE_BLOCK
+    old = (os.environ.get("IRPREF_THREADS"), pools.PARALLEL_MIN, ranking._TIE_BLOCK,
+           pools.available_cpus)
     os.environ["IRPREF_THREADS"] = "3"
-    pools.PARALLEL_MIN, ranking._TIE_BLOCK = 0, 3
+    pools.PARALLEL_MIN, ranking._TIE_BLOCK, pools.available_cpus = 0, 3, lambda: 8
     try:
         threaded = _judged(grades, runs_rows)
     finally:
@@ -421,7 +423,7 @@ def test_threaded_tie_sort_and_interning_match_serial(grades, runs_rows):
             os.environ.pop("IRPREF_THREADS", None)
         else:
             os.environ["IRPREF_THREADS"] = old[0]
-        pools.PARALLEL_MIN, ranking._TIE_BLOCK = old[1:]
+        pools.PARALLEL_MIN, ranking._TIE_BLOCK, pools.available_cpus = old[1:]
     for name in ("offsets", "doc", "score", "grade"):
         assert np.array_equal(getattr(serial, name), getattr(threaded, name)), name
     assert serial.docs.to_pylist() == threaded.docs.to_pylist()

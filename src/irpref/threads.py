@@ -2,8 +2,8 @@
 
 ``worker_count(cap)`` is the number of CPUs this process may run on
 (``os.sched_getaffinity``: a container or ``taskset`` limit counts, the
-machine's total does not), or ``IRPREF_THREADS`` when set, never more than
-``cap``. ``IRPREF_THREADS=1`` makes every pool a plain loop; every result is
+machine's total does not), lowered to ``IRPREF_THREADS`` when that is set,
+and never more than ``cap``. ``IRPREF_THREADS=1`` makes every pool a plain loop; every result is
 the same for any number of threads (work is split into pieces whose results
 are put back in order, and randomized methods draw their numbers in one
 thread).
@@ -37,7 +37,7 @@ from irpref.errors import UsageError
 __all__ = ["COMPUTE_CAP", "ENV", "IO_CAP", "WRITE_CAP", "in_threads", "worker_count"]
 
 ENV = "IRPREF_THREADS"
-"""Environment variable: a positive integer, the workers of every pool (at most its cap)."""
+"""Environment variable: a positive integer, the most workers of any pool."""
 
 IO_CAP = 4
 COMPUTE_CAP = 8
@@ -68,11 +68,13 @@ def available_cpus() -> int:
 
 
 def worker_count(cap: int | None = None) -> int:
-    """Workers for one pool: ``IRPREF_THREADS`` if set, else the CPUs
-    available, at most ``cap``; at least 1. A bad ``IRPREF_THREADS`` is a
+    """Workers for one pool: the CPUs available, at most ``IRPREF_THREADS``
+    (if set) and ``cap``; at least 1. A bad ``IRPREF_THREADS`` is a
     :class:`~irpref.errors.UsageError`."""
+    n = available_cpus()
     requested = _requested()
-    n = requested if requested is not None else available_cpus()
+    if requested is not None:
+        n = min(n, requested)
     if cap is not None:
         n = min(n, cap)
     return max(1, n)

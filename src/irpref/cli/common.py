@@ -173,7 +173,8 @@ def add_judging(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
     if ties:
         parser.add_argument(
             "--ties",
-            choices=TIES,
+            **checked(params.check_ties),
+            metavar="{" + ",".join(TIES) + "}",
             default="docid",
             help="tie policy: docid (trec_eval), input (file order), expected "
             "(mean over all orderings of tied scores)",
@@ -206,7 +207,9 @@ def add_measures(parser: argparse.ArgumentParser, help: str, metavar: str = "MEA
 
 
 def add_missing(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--missing", choices=("skip", "zero"), default="skip",
+    parser.add_argument("--missing", **checked(params.check_missing),
+                        metavar="{" + ",".join(params.MISSING) + "}",
+                        default=params.DEFAULT_MISSING,
                         help="queries a run lacks: skip them, or score them as empty "
                              "(trec_eval -c)")
 

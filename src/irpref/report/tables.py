@@ -35,6 +35,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from irpref.threads import WRITE_CAP, worker_count
+
 __all__ = [
     "FORMATS",
     "PAPER_FORMATS",
@@ -329,7 +331,7 @@ def _chunks(frame: pd.DataFrame, columns: Sequence[str], layout: _Layout,
 
     n = len(frame)
     missing = pd.Series([None] * n, dtype=object)
-    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+    with ThreadPoolExecutor(max_workers=worker_count(WRITE_CAP)) as pool:
         sources = list(pool.map(
             lambda name: _source(frame.get(name, missing), layout), columns))
         order = None
