@@ -188,7 +188,7 @@ def load(path, *, check_inputs: bool = True, **expected):
     if check_inputs:
         for fp in meta["inputs"]:
             _check_input(Path(path), fp)
-    table = pq.read_table(path)
+    table = pq.read_table(path, use_threads=False)  # no Arrow thread outlives the read
     values = {}
     for name in names:
         if name in meta["scalars"]:

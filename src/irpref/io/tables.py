@@ -272,7 +272,7 @@ def _read_parquet(path: str, value_names, what: str):
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        table = pq.read_table(path, use_threads=False)  # no Arrow thread outlives the read
     except OSError as exc:
         if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError)):
             _read_bytes(path)  # raises the usual error
