@@ -129,8 +129,6 @@ def close(client) -> None:
 def _evaluate_one(qrels, run, measures, kwargs) -> tuple[pd.DataFrame, list]:
     """One run's table and the warnings evaluating it raised (category, text),
     which the client raises again: a worker's warnings are not the user's."""
-    import warnings
-
     import irpref
 
     with warnings.catch_warnings(record=True) as caught:

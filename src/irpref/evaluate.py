@@ -22,7 +22,7 @@ from irpref.interop.ir_measures import from_ir_measures
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import LAYOUTS, JudgedRankings
 from irpref.measures import Measure, parse_measure
-from irpref.measures.base import parse_labelled
+from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
 from irpref.measures.diversity import attach_subtopics, check_subtopics, use_subtopics
 from irpref.memory import release_block
 from irpref.params import (
@@ -33,6 +33,7 @@ from irpref.params import (
     check_rel,
     check_ties,
 )
+from irpref.preferences import parse_preference
 from irpref.ranking import concat_blocks, judge, judge_block
 
 __all__ = [
@@ -140,9 +141,6 @@ def layout_for(
     layout (:attr:`Family.compact`, :attr:`PrefFamily.compact`), ``"full"``
     otherwise (so nothing computes on a layout it cannot read); ``count_docs``
     when a measure needs the number of distinct documents (``n_docs``)."""
-    from irpref.measures.base import reads_compact, reads_n_docs
-    from irpref.preferences import parse_preference
-
     ms = [parse_measure(m) for m in measures]
     ps = [parse_preference(p) for p in preferences]
     if subtopics is not None or not (ms or ps):
@@ -293,8 +291,6 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
         table.columns.name = None
         table.index.name = "run"
         return table
-    from irpref.measures import parse_measure
-
     out = []
     per_query = results[results["query"].notna()] if "query" in results else results
     for measure, group in per_query.groupby("measure", sort=False):

@@ -35,11 +35,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
+from irpref import progress
 from irpref.errors import UsageError
 from irpref.hashing import string_buffers
 from irpref.interning import Collection, intern, refuse_repeated_names
 from irpref.io.lines import _read_buffer
 from irpref.io.records import Qrels, run_name_from_path
+from irpref.io.tables import table_format
 from irpref.io.trec import read_run
 from irpref.params import check_depth, check_ties
 from irpref.ranking import CompactBlock, judge_block
@@ -72,8 +74,6 @@ def takes(runs) -> bool:
     :func:`enabled`, else by the Python reader)."""
     if not isinstance(runs, (list, tuple)) or not runs:
         return False
-    from irpref.io.tables import table_format
-
     return all(
         isinstance(r, (str, os.PathLike))
         and not str(r).startswith("irds:")
@@ -164,8 +164,6 @@ def judge_files(
     in the order of ``paths`` raises its error."""
     ties = check_ties(ties, "ties")
     depth = check_depth(depth, "depth")
-    from irpref import progress
-
     index = qrels if isinstance(qrels, QrelsIndex) else QrelsIndex(qrels)
     paths = list(paths)
     threads = max(1, min(threads or worker_count(IO_CAP), len(paths)))

@@ -46,6 +46,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from irpref import progress
 from irpref.io.lines import (
     _check_unique_pairs,
     _csv,
@@ -204,8 +205,6 @@ def read_runs(
     """
     paths = list(paths)
     threads = max(1, min(worker_count(IO_CAP) if threads is None else threads, len(paths)))
-    from irpref import progress
-
     if threads == 1:
         return [_read_run(p, None, use_tag, check_duplicates, whole=False)
                 for p in progress.track(paths, len(paths), "reading runs", "run")]
