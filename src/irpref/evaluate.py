@@ -67,8 +67,14 @@ def judge_inputs(
 ) -> JudgedRankings:
     """Read (if needed), intern and judge ``qrels`` and ``runs``.
 
-    Run queries missing from the qrels are ignored, as trec_eval does, and
-    counted in a warning.
+    The funnel every evaluation passes through (CLI and Python): ``rel``,
+    ``depth``, ``ties`` and ``corpus_size`` are checked here, before any
+    input is read, by the rules of :mod:`irpref.params` (a
+    :class:`~irpref.errors.UsageError` with the one message the CLI prints
+    too). Run queries missing from the qrels are ignored, as trec_eval does,
+    and counted in a warning; judged queries a run lacks are announced where
+    means are taken (:func:`evaluate`, rule ``missing``) and listed by
+    :meth:`~irpref.judged.JudgedRankings.lacking`.
 
     ``layout="compact"`` reduces each run at once to the items the qrels
     mention (:func:`irpref.ranking.judge_block`), so memory grows with the
