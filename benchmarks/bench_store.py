@@ -2,7 +2,7 @@
 
 For the shipped example (src/irpref/examples/dl19) and, with ``--data DIR``, a
 collection of ``generate.py`` (``DIR/qrels.txt``, ``DIR/runs/run-*``): times
-``judge_inputs`` (parse, intern, judge) and ``JudgedRankings.load`` (with its
+``judge_inputs`` (parse, intern, judge) and ``irpref.store.load`` (with its
 staleness check: stat of every input), interleaved, median of ``--repeats``.
 
 Usage::
@@ -24,13 +24,13 @@ HERE = Path(__file__).resolve().parent
 
 def bench(name: str, qrels: Path, runs: list[Path], repeats: int) -> None:
     import irpref
-    from irpref.judged import JudgedRankings
+    from irpref.store import load, save
 
     judged = irpref.judge_inputs(qrels, runs, warn=False)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "judged.parquet"
         start = time.perf_counter()
-        judged.save(out, qrels=qrels, runs=runs)
+        save(judged, out, qrels=qrels, runs=runs)
         save_s = time.perf_counter() - start
         parse, load = [], []
         for _ in range(repeats):
@@ -38,7 +38,7 @@ def bench(name: str, qrels: Path, runs: list[Path], repeats: int) -> None:
             irpref.judge_inputs(qrels, runs, warn=False)
             parse.append(time.perf_counter() - start)
             start = time.perf_counter()
-            JudgedRankings.load(out)
+            load(out)
             load.append(time.perf_counter() - start)
         size = out.stat().st_size
     text = sum(p.stat().st_size for p in [qrels, *runs])

@@ -33,7 +33,8 @@ from hypothesis import strategies as st
 
 import irpref
 from irpref.errors import InputError
-from irpref.io.trec import GRADE_MAX, read_qrels, read_run, read_runs
+from irpref.io.records import GRADE_MAX
+from irpref.io.trec import read_qrels, read_run, read_runs
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\n"
 RUN = b"q1 Q0 d2 1 3 r\nq1 Q0 d1 2 2 r\nq1 Q0 d3 3 1 r\n"

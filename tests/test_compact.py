@@ -300,14 +300,14 @@ def test_compact_refuses_what_it_lacks(data_dir):
 
 
 def test_saved_compact_file_round_trip(data_dir, tmp_path):
-    from irpref.judged import JudgedRankings
+    from irpref.store import load, save
 
     qrels, runs = _real(data_dir, "robust03")
     for ties in ("docid", "expected"):
         compact = judge_inputs(qrels, runs, ties=ties, layout="compact", count_docs=True)
         out = tmp_path / f"{ties}.parquet"
-        compact.save(out, qrels=qrels, runs=runs)
-        back = JudgedRankings.load(out, ties=ties)
+        save(compact, out, qrels=qrels, runs=runs)
+        back = load(out, ties=ties)
         assert back.compact and back.n_docs == compact.n_docs
         full = judge_inputs(qrels, runs, ties=ties)
         ms = [m for m in _parsed() if reads_compact(m, ties)

@@ -25,8 +25,9 @@ import pytrec_eval
 
 import irpref
 from irpref.condense import condense
+from irpref.interning import intern
 from irpref.io.trec import read_qrels, read_run
-from irpref.judged import intern, judge
+from irpref.ranking import judge
 from irpref.trec_eval_format import format_trec_eval, read_zscores, resolve_measures
 
 # pytrec_eval name -> irpref measure (the measures and the rest pytrec_eval has;

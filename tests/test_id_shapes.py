@@ -12,9 +12,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from irpref import judged
+from irpref import threads as pools
+from irpref.interning import _document_ids, _sorted_codes, intern
 from irpref.io.frames import as_qrels, as_runs
-from irpref.judged import _document_ids, _sorted_codes, intern, judge
+from irpref.ranking import judge
 
 
 def _shapes(rng: random.Random, n: int) -> dict[str, list[str]]:
@@ -62,8 +63,9 @@ def test_keys_order_as_strings_and_codes_exact(shape):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_docid_tie_break_as_python_sort(shape, threads, monkeypatch):
-    monkeypatch.setattr(judged, "_threads", lambda: threads)
-    monkeypatch.setattr(judged, "_PARALLEL_MIN", 0 if threads > 1 else 1 << 20)
+    monkeypatch.setenv("IRPREF_THREADS", str(threads))
+    monkeypatch.setattr(pools, "available_cpus", lambda: 8)
+    monkeypatch.setattr(pools, "PARALLEL_MIN", 0 if threads > 1 else 1 << 20)
     rng = random.Random(5)
     docs = _shapes(rng, 60)[shape]
     queries = [f"q{k}" for k in range(6)]

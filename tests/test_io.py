@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import irpref
-from irpref.io.trec import TrecFormatError, read_qrels, read_run, run_name_from_path
+from irpref.io.records import TrecFormatError, run_name_from_path
+from irpref.io.trec import read_qrels, read_run
 
 
 def write(tmp_path, name, text, gz=False):
@@ -158,7 +159,7 @@ def test_cli_output_does_not_depend_on_the_allocator(tmp_path):
     import sys
 
     glibc = bool(os.confstr("CS_GNU_LIBC_VERSION")) if hasattr(os, "confstr") else False
-    probe = "from irpref.cli.allocator import keep_freed_memory as k; print(k())"
+    probe = "from irpref.memory import keep_freed_memory as k; print(k())"
     q, r = write(tmp_path, "q", QRELS), write(tmp_path, "r", RUN)
     cmd = ["irpref", "evaluate", str(q), str(r), "-m", "AP", "nDCG", "--format", "tsv"]
     outputs = []

@@ -10,6 +10,7 @@ documents exactly as a sort of the distinct strings does.
 from __future__ import annotations
 
 import gzip
+import os
 import random
 
 import numpy as np
@@ -19,8 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irpref.hashing import hash_strings
-from irpref.io.trec import TrecFormatError, _normalise, read_qrels, read_run
-from irpref.judged import intern, judge
+from irpref.interning import intern
+from irpref.io.lines import _normalise
+from irpref.io.records import TrecFormatError
+from irpref.io.trec import read_qrels, read_run
+from irpref.ranking import judge
 
 RUN_ROWS = [
     ("q1", "d3", "1", "2.5"),
@@ -279,11 +283,12 @@ _ID_KINDS = {
 def test_document_ids_match_exact_path(kind, threads, monkeypatch):
     """Keys order as the strings do and are injective; dense codes and the
     distinct strings equal Arrow's exact sorted dictionary."""
-    from irpref import judged
-    from irpref.judged import _document_ids, _sorted_codes
+    from irpref import threads as pools
+    from irpref.interning import _document_ids, _sorted_codes
 
-    monkeypatch.setattr(judged, "_threads", lambda: threads)
-    monkeypatch.setattr(judged, "_PARALLEL_MIN", 0 if threads > 1 else 1 << 20)
+    monkeypatch.setenv("IRPREF_THREADS", str(threads))
+    monkeypatch.setattr(pools, "available_cpus", lambda: 8)
+    monkeypatch.setattr(pools, "PARALLEL_MIN", 0 if threads > 1 else 1 << 20)
 
     strings = _ID_KINDS[kind]
     rng = random.Random(3)
@@ -309,7 +314,7 @@ def test_document_ids_match_exact_path(kind, threads, monkeypatch):
     st.sampled_from([1, 2, 3, 7, 1 << 18]),
 )
 def test_blank_pairs_blockwise_equals_brute_force(data, step):
-    from irpref.io.trec import _blank_pairs
+    from irpref.io.lines import _blank_pairs
 
     seps = [c <= 32 for c in data]
     expect = bool(data) and (
@@ -403,15 +408,22 @@ def test_sparse_kernels_bit_identical_to_dense(grades, runs_rows, rel):
 def test_threaded_tie_sort_and_interning_match_serial(grades, runs_rows):
     """Interning and the docid tie sort cut into blocks on threads give the
     serial result (forced on tiny inputs: blocks of 3 items)."""
-    from irpref import judged
+    from irpref import ranking
+    from irpref import threads as pools
 
     serial = _judged(grades, runs_rows)
-    old = judged._threads, judged._PARALLEL_MIN, judged._TIE_BLOCK
-    judged._threads, judged._PARALLEL_MIN, judged._TIE_BLOCK = (lambda: 3), 0, 3
+    old = (os.environ.get("IRPREF_THREADS"), pools.PARALLEL_MIN, ranking._TIE_BLOCK,
+           pools.available_cpus)
+    os.environ["IRPREF_THREADS"] = "3"
+    pools.PARALLEL_MIN, ranking._TIE_BLOCK, pools.available_cpus = 0, 3, lambda: 8
     try:
         threaded = _judged(grades, runs_rows)
     finally:
-        judged._threads, judged._PARALLEL_MIN, judged._TIE_BLOCK = old
+        if old[0] is None:
+            os.environ.pop("IRPREF_THREADS", None)
+        else:
+            os.environ["IRPREF_THREADS"] = old[0]
+        pools.PARALLEL_MIN, ranking._TIE_BLOCK, pools.available_cpus = old[1:]
     for name in ("offsets", "doc", "score", "grade"):
         assert np.array_equal(getattr(serial, name), getattr(threaded, name)), name
     assert serial.docs.to_pylist() == threaded.docs.to_pylist()
@@ -439,7 +451,7 @@ def _inputs(grades, runs_rows, sort_queries=False):
     """Qrels (query q{i % 3}, document d{i}, grade) and runs of (query,
     document, score) rows, the last score of a repeated pair kept; the rows
     in the order given, or sorted by query."""
-    from irpref.io.trec import Qrels, Run
+    from irpref.io.records import Qrels, Run
 
     qrels = Qrels(
         pa.array([f"q{i % 3}" for i in range(len(grades))]),
@@ -521,7 +533,7 @@ def test_pair_index_finds_exactly_the_members(members, probes, scale):
 def test_tie_sort_of_keys_matches_brute_force(span_bits):
     """Groups sorted by key descending, whatever the width of the keys (packed
     in chunks of groups, or the two-key sort for the widest)."""
-    from irpref.judged import _docid_desc_in_ties
+    from irpref.ranking import _docid_desc_in_ties
 
     rng = np.random.default_rng(span_bits)
     sizes = rng.integers(1, 5, 6000)  # many groups: several packing chunks

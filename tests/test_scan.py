@@ -39,7 +39,8 @@ from hypothesis import strategies as st
 
 from irpref import scan
 from irpref.evaluate import _unjudged_message, evaluate, judge_inputs
-from irpref.io.trec import _read_buffer, read_qrels
+from irpref.io.lines import _read_buffer
+from irpref.io.trec import read_qrels
 
 try:  # the suite fails, never skips, when the extension is not built
     from irpref import _scan
@@ -252,7 +253,7 @@ def bits(x: float) -> bytes:
     return struct.pack("<d", x)
 
 
-# the grammar of the rules (irpref.io.trec), written again here
+# the grammar of the rules (irpref.io.trec, checked in irpref.io.lines), written again here
 SCORE_RULE = re.compile(
     rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity))\Z")
 
@@ -813,7 +814,7 @@ def test_qrels_queries_the_run_lacks_and_grades_below_one():
 
 
 def test_large_file_read_through_a_memory_map():
-    """A file of 1 MB or more is mapped, not copied (irpref.io.trec._read_buffer)."""
+    """A file of 1 MB or more is mapped, not copied (irpref.io.lines._read_buffer)."""
     rng = np.random.default_rng(3)
     docs = [f"doc{i:05d}" for i in range(4000)]
     queries = [f"q{i}" for i in range(12)]
@@ -1119,7 +1120,8 @@ def test_depth_below_one_is_refused_alike(depth):
     qpath = write(d, "qrels", b"q1 0 d1 1\nq1 0 d2 1\n")
     path = write(d, "r", b"q1 Q0 d1 1 1 r\nq1 Q0 d2 1 2 r\n")
     out = judge_both(qpath, [path], depth=depth)
-    assert out.error == ("ValueError", f"depth must be a positive integer, not {depth}")
+    rule = "must be an integer" if isinstance(depth, float) else "must be >= 1"
+    assert out.error == ("UsageError", f"depth={depth}: {rule}")  # the rule of irpref.params
 
 
 def test_no_warning_before_refusing_repeated_run_names():

@@ -16,8 +16,7 @@ import pytest
 
 import irpref
 from irpref import examples
-from irpref.judged import JudgedRankings
-from irpref.store import StaleCacheError, is_judged_file
+from irpref.store import StaleCacheError, is_judged_file, load, save
 
 EXAMPLE = Path(examples.__file__).parent / "dl19"
 RUNS = ["bm25base_p.gz", "bm25tuned_rm3_p.gz", "p_bert.gz"]
@@ -45,7 +44,7 @@ def saved(tmp_path_factory):
 
 def _judge(qrels, runs, out, **kw):
     judged = irpref.judge_inputs(qrels, runs, warn=False, **kw)
-    judged.save(out, qrels=qrels, runs=runs)
+    save(judged, out, qrels=qrels, runs=runs)
     return judged
 
 
@@ -58,7 +57,7 @@ def test_round_trip_keeps_every_field(inputs, tmp_path):
     out = tmp_path / "j.parquet"
     judged = _judge(qrels, runs, out, rel=2, depth=50)
     assert is_judged_file(out) and not is_judged_file(qrels)
-    back = JudgedRankings.load(out)
+    back = load(out)
     for f in ("offsets", "doc_key", "score", "grade", "present", "qrels_offsets",
               "qrels_doc_key", "qrels_grade", "queries"):
         a, b = getattr(judged, f), getattr(back, f)
@@ -75,7 +74,7 @@ def test_measures_and_preferences_identical_from_file(inputs, tmp_path, measures
     qrels, runs = inputs
     out = tmp_path / "j.parquet"
     judged = _judge(qrels, runs, out, rel=2)
-    back = JudgedRankings.load(out, rel=2)
+    back = load(out, rel=2)
     a = irpref.evaluate(None, None, measures, judged=judged)
     b = irpref.evaluate(None, None, measures, judged=back)
     pd.testing.assert_frame_equal(a, b)
@@ -113,13 +112,13 @@ def test_changed_run_same_size_is_refused(inputs, tmp_path):
     qrels, runs = inputs
     out = tmp_path / "j.parquet"
     _judge(qrels, runs, out)
-    JudgedRankings.load(out)  # fresh: fine
+    load(out)  # fresh: fine
     data = bytearray(runs[1].read_bytes())
     data[-5] ^= 1  # same size, other content
     runs[1].write_bytes(bytes(data))
     os.utime(runs[1], ns=(1, 1))
     with pytest.raises(StaleCacheError, match="bm25tuned_rm3_p.gz changed"):
-        JudgedRankings.load(out)
+        load(out)
 
 
 def test_touched_but_identical_input_is_accepted(inputs, tmp_path):
@@ -127,7 +126,7 @@ def test_touched_but_identical_input_is_accepted(inputs, tmp_path):
     out = tmp_path / "j.parquet"
     _judge(qrels, runs, out)
     os.utime(qrels, ns=(10**9, 10**9))  # mtime moved, content equal: hash decides
-    JudgedRankings.load(out)
+    load(out)
 
 
 def test_changed_qrels_is_refused(inputs, tmp_path):
@@ -137,7 +136,7 @@ def test_changed_qrels_is_refused(inputs, tmp_path):
     with open(qrels, "a") as f:
         f.write("19335 0 extra-doc 3\n")
     with pytest.raises(StaleCacheError, match="qrels.txt changed .*size"):
-        JudgedRankings.load(out)
+        load(out)
     r = _cli("evaluate", out, "-m", "AP")
     assert r.returncode == 1 and "qrels.txt changed" in r.stderr and r.stdout == ""
 
@@ -148,7 +147,7 @@ def test_vanished_input_is_refused(inputs, tmp_path):
     _judge(qrels, runs, out)
     runs[0].unlink()
     with pytest.raises(StaleCacheError, match="is gone"):
-        JudgedRankings.load(out)
+        load(out)
 
 
 def test_file_of_another_version_is_refused(inputs, tmp_path):
@@ -160,7 +159,7 @@ def test_file_of_another_version_is_refused(inputs, tmp_path):
     meta["fields"].append("new_field")
     pq.write_table(table.replace_schema_metadata({"irpref": json.dumps(meta)}), out)
     with pytest.raises(StaleCacheError, match="new_field"):
-        JudgedRankings.load(out)
+        load(out)
 
 
 def test_runs_after_a_saved_file_are_a_usage_error(inputs, tmp_path):

@@ -8,14 +8,17 @@ from irpref.agreement import agree
 from irpref.asl import search_lengths
 from irpref.compare import compare, mean_preferences, preference_matrix
 from irpref.evaluate import evaluate, judge_inputs, summarize
+from irpref.interning import Collection, intern
+from irpref.interop import ir_datasets as _ir_datasets  # noqa: F401 - registers irds: qrels
 from irpref.interop.ir_measures import calc_aggregate, iter_calc
 from irpref.io import Qrels, Run, TrecFormatError, read_qrels, read_run
-from irpref.judged import Collection, JudgedRankings, intern, judge
+from irpref.judged import JudgedRankings
 from irpref.measures import REGISTRY, Measure, parse_measure, parse_measures
 from irpref.measures.recall_level import RecallLevelMetric
 from irpref.meta.discriminative import discriminative_power
 from irpref.meta.orientation import orientation
 from irpref.meta.robustness import worst_provider, worst_user
+from irpref.ranking import judge
 from irpref.stats import Pairwise, adjust_pvalues, significance, tukey_hsd
 
 __version__ = "0.1.0"

@@ -31,6 +31,7 @@ Dask is optional: ``pip install irpref[dask]``.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -125,10 +126,15 @@ def close(client) -> None:
         cluster.close()
 
 
-def _evaluate_one(qrels, run, measures, kwargs) -> pd.DataFrame:
+def _evaluate_one(qrels, run, measures, kwargs) -> tuple[pd.DataFrame, list]:
+    """One run's table and the warnings evaluating it raised (category, text),
+    which the client raises again: a worker's warnings are not the user's."""
     import irpref
 
-    return irpref.evaluate(qrels, [run], measures, **kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = irpref.evaluate(qrels, [run], measures, **kwargs)
+    return table, [(w.category, str(w.message)) for w in caught]
 
 
 def _refuse_collection_wide(measures, corpus_size) -> None:
@@ -165,7 +171,11 @@ def evaluate(qrels, runs: Sequence, measures, *, client, **kwargs) -> pd.DataFra
     _refuse_collection_wide(measures, kwargs.get("corpus_size"))
     futures = client.map(_evaluate_one, [qrels] * len(runs), runs,
                          [measures] * len(runs), [kwargs] * len(runs), pure=False)
-    parts = client.gather(futures)
+    parts = []
+    for part, caught in client.gather(futures):  # warnings in the order of the runs
+        parts.append(part)
+        for category, text in caught:
+            warnings.warn(category(text), stacklevel=2)
     table = pd.concat(parts, ignore_index=True)
     if table.empty:
         return table

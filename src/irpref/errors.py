@@ -17,7 +17,7 @@ traceback.
 
 from __future__ import annotations
 
-__all__ = ["InputError", "IrprefError", "UsageError"]
+__all__ = ["InputError", "IrprefError", "MissingQueries", "UsageError"]
 
 
 class IrprefError(Exception):
@@ -40,3 +40,8 @@ class InputError(IrprefError, ValueError):
 
 class UsageError(IrprefError, ValueError):
     """A request irpref cannot honour: unknown name, parameter out of range, bad option."""
+
+
+class MissingQueries(UserWarning):
+    """A run retrieved nothing for some judged queries: its means are over
+    fewer queries (``missing="skip"``) or count them as empty (``"zero"``)."""

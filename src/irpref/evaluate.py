@@ -16,25 +16,35 @@ import numpy as np
 import pandas as pd
 
 from irpref import scan
+from irpref.errors import MissingQueries
+from irpref.interning import intern, merge_docs
 from irpref.interop.ir_measures import from_ir_measures
 from irpref.io.frames import as_qrels, as_runs
-from irpref.judged import (
-    LAYOUTS,
-    TIES,
-    JudgedRankings,
-    concat_blocks,
-    intern,
-    judge,
-    judge_block,
-    merge_docs,
-    refuse_bad_depth,
-)
+from irpref.judged import LAYOUTS, JudgedRankings
 from irpref.measures import Measure, parse_measure
-from irpref.measures.base import parse_labelled
+from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
 from irpref.measures.diversity import attach_subtopics, check_subtopics, use_subtopics
-from irpref.params import check_corpus_size, check_depth, check_rel
+from irpref.memory import release_block
+from irpref.params import (
+    DEFAULT_MISSING,
+    check_corpus_size,
+    check_depth,
+    check_missing,
+    check_rel,
+    check_ties,
+)
+from irpref.preferences import parse_preference
+from irpref.ranking import concat_blocks, judge, judge_block
 
-__all__ = ["evaluate", "judge_inputs", "layout_for", "summarize", "tidy"]
+__all__ = [
+    "announce_missing",
+    "evaluate",
+    "judge_inputs",
+    "layout_for",
+    "missing_message",
+    "summarize",
+    "tidy",
+]
 
 
 BLOCK_RUNS = 8
@@ -57,17 +67,27 @@ def judge_inputs(
 ) -> JudgedRankings:
     """Read (if needed), intern and judge ``qrels`` and ``runs``.
 
-    Run queries missing from the qrels are ignored, as trec_eval does, and
-    counted in a warning.
+    The funnel every evaluation passes through (CLI and Python): ``rel``,
+    ``depth``, ``ties`` and ``corpus_size`` are checked here, before any
+    input is read, by the rules of :mod:`irpref.params` (a
+    :class:`~irpref.errors.UsageError` with the one message the CLI prints
+    too). Run queries missing from the qrels are ignored, as trec_eval does,
+    and counted in a warning; judged queries a run lacks are announced where
+    means are taken (:func:`evaluate`, rule ``missing``) and listed by
+    :meth:`~irpref.judged.JudgedRankings.lacking`.
 
     ``layout="compact"`` reduces each run at once to the items the qrels
-    mention (:func:`irpref.judged.judge_block`), so memory grows with the
+    mention (:func:`irpref.ranking.judge_block`), so memory grows with the
     judged items, not with the number of runs; measures and preferences that
     declare it (:func:`layout_for`) read it. Run files are judged one file at
     a time on a pool of threads (:func:`irpref.scan.judge_files`: one C pass
     per file); in-memory runs ``block_runs`` at a time. ``count_docs``
     also counts the distinct documents (``n_docs``) of the compact layout.
     """
+    rel = check_rel(rel, "rel")
+    depth = check_depth(depth, "depth")
+    ties = check_ties(ties, "ties")
+    corpus_size = check_corpus_size(corpus_size, "corpus_size")
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     qrels = as_qrels(qrels)
@@ -78,9 +98,6 @@ def judge_inputs(
         return judge(
             collection, ties=ties, depth=depth, rel=rel, corpus_size=corpus_size, in_place=True
         )
-    if ties not in TIES:  # refused before any run is read
-        raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
-    refuse_bad_depth(depth)
     blocks, unjudged, docs, interned = [], {}, None, qrels
     if not count_docs and scan.takes(runs):  # run files, one at a time
         index = scan.QrelsIndex(qrels)
@@ -97,7 +114,7 @@ def judge_inputs(
                 docs = merge_docs(docs, b.docs)
                 b = b._replace(docs=None)
             blocks.append(b)
-            _release_memory()
+            release_block()
     if warn and unjudged:
         warnings.warn(_unjudged_message(unjudged), stacklevel=2)
     judged = concat_blocks(
@@ -105,25 +122,8 @@ def judge_inputs(
         distinct_docs=len(docs) if docs is not None else None,
     )
     del blocks
-    _release_memory()
+    release_block()
     return judged
-
-
-def _release_memory() -> None:
-    """Hand the memory a judged block freed back to the system: Arrow's pool
-    and (glibc) malloc keep freed pages for reuse, and the heap's holes then
-    add to the peak of what the measures and preferences allocate next
-    (100 runs: compare 0.47x the run text with a trim per block, 0.54x with
-    one at the end). The price is page faults in the next block (about 15%
-    of the judging time for 300 runs)."""
-    import contextlib
-    import ctypes
-
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
-        ctypes.CDLL(None).malloc_trim(0)
 
 
 def _run_blocks(runs, use_tag: bool, size: int):
@@ -147,9 +147,6 @@ def layout_for(
     layout (:attr:`Family.compact`, :attr:`PrefFamily.compact`), ``"full"``
     otherwise (so nothing computes on a layout it cannot read); ``count_docs``
     when a measure needs the number of distinct documents (``n_docs``)."""
-    from irpref.measures.base import reads_compact, reads_n_docs
-    from irpref.preferences import parse_preference
-
     ms = [parse_measure(m) for m in measures]
     ps = [parse_preference(p) for p in preferences]
     if subtopics is not None or not (ms or ps):
@@ -169,6 +166,28 @@ def _unjudged_message(unjudged: dict[str, list[str]]) -> str:
         f"{len(queries)} quer{'y' if len(queries) == 1 else 'ies'} absent from the qrels "
         f"ignored in {runs} run{'' if runs == 1 else 's'} ({shown})"
     )
+
+
+def missing_message(run: str, lacks: Sequence[str], n_queries: int, missing: str) -> str:
+    """One line: ``run X lacks 2 of 54 judged queries (q1, q7): its means are
+    over 52 queries; --missing zero scores them 0`` (or, under ``zero``, that
+    they are scored as empty rankings)."""
+    shown = ", ".join(lacks[:3]) + (", ..." if len(lacks) > 3 else "")
+    head = (f"run {run} lacks {len(lacks)} of {n_queries} judged "
+            f"quer{'y' if n_queries == 1 else 'ies'} ({shown}): ")
+    if missing == "zero":
+        return head + (f"scored as empty rankings (--missing zero), its means are over "
+                       f"all {n_queries}")
+    kept = n_queries - len(lacks)
+    return head + (f"its means are over {kept} quer{'y' if kept == 1 else 'ies'}; "
+                   "--missing zero scores them 0")
+
+
+def announce_missing(judged: JudgedRankings, missing: str, stacklevel: int = 2) -> None:
+    """Warn (:class:`~irpref.errors.MissingQueries`) once per run lacking judged queries."""
+    for run, lacks in judged.lacking().items():
+        warnings.warn(MissingQueries(missing_message(run, lacks, judged.n_queries, missing)),
+                      stacklevel=stacklevel)
 
 
 def tidy(
@@ -203,7 +222,7 @@ def evaluate(
     rel: int = 1,
     depth: int | None = None,
     ties: str = "docid",
-    missing: str = "skip",
+    missing: str = DEFAULT_MISSING,
     corpus_size: int | None = None,
     judged: JudgedRankings | None = None,
     subtopics=None,
@@ -219,8 +238,13 @@ def evaluate(
     rel:         relevance level, grade >= rel is relevant (trec_eval ``-l``).
     depth:       keep the top ``depth`` of every ranking after sorting (``-M``).
     ties:        ``docid`` (trec_eval), ``input`` (file order) or ``expected``.
-    missing:     ``skip`` queries a run lacks, or score them as an empty ranking
-                 (``zero``, trec_eval ``-c``).
+    missing:     judged queries a run retrieved nothing for: ``skip`` them (default,
+                 as trec_eval without ``-c``: the run's means are over the queries it
+                 has) or score them as an empty ranking (``zero``, trec_eval ``-c``:
+                 means over every judged query). Either way a
+                 :class:`~irpref.errors.MissingQueries` warning names the run, how many
+                 judged queries it lacks and the first few; ``summarize(...,
+                 counts=True)`` gives the number of queries behind each mean.
     corpus_size: documents in the collection, for measures that impute
                  unretrieved relevant documents at the bottom of the corpus.
     subtopics:   ndeval-format subtopic qrels (path or DataFrame) for the diversity
@@ -230,10 +254,12 @@ def evaluate(
     # ir_measures objects -> irpref text; every name checked before reading
     labelled = parse_labelled(from_ir_measures(measures), parse_measure, Measure)
     check_subtopics([m for _, m in labelled], subtopics, judged)
+    missing = check_missing(missing, "missing")
     qrels, sub = use_subtopics(qrels, subtopics)
     if judged is None:
         rel = check_rel(rel, "rel")
         depth = check_depth(depth, "depth")
+        ties = check_ties(ties, "ties")
         corpus_size = check_corpus_size(corpus_size, "corpus_size")
         layout, count_docs = layout_for(
             [m for _, m in labelled], ties=ties, corpus_size=corpus_size, subtopics=sub
@@ -243,6 +269,7 @@ def evaluate(
     if sub is not None:
         attach_subtopics(judged, sub)
     mask = judged.query_mask(missing)
+    announce_missing(judged, missing, stacklevel=3)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once
     values = {}
     for label, m in labelled:
@@ -252,14 +279,16 @@ def evaluate(
     return tidy(judged, values, mask)
 
 
-def summarize(results: pd.DataFrame, wide: bool = False) -> pd.DataFrame:
+def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -> pd.DataFrame:
     """Aggregate per-query rows into one row per (run, measure): columns run, measure, value.
 
     Each measure uses its family's aggregate (mean unless stated otherwise).
     Every row of ``results`` with a query id is a query (``all`` included);
     rows whose query is null (mean rows printed by the CLI) are left out.
     ``wide=True`` returns the run x measure table instead: index ``run`` (in
-    input order), one column per measure (in input order).
+    input order), one column per measure (in input order). ``counts=True``
+    adds column ``n``: the queries behind each value (fewer than the judged
+    queries for a run that lacks some under ``missing="skip"``).
     """
     if wide:
         tidy = summarize(results)
@@ -268,20 +297,17 @@ def summarize(results: pd.DataFrame, wide: bool = False) -> pd.DataFrame:
         table.columns.name = None
         table.index.name = "run"
         return table
-    from irpref.measures import parse_measure
-
     out = []
     per_query = results[results["query"].notna()] if "query" in results else results
     for measure, group in per_query.groupby("measure", sort=False):
         aggregate = parse_measure(measure).family.aggregate or np.mean
-        means = group.groupby("run", sort=False)["value"].agg(
-            lambda v, f=aggregate: float(f(v.to_numpy()))
-        )
-        out.append(
-            pd.DataFrame(
-                {"run": means.index, "measure": measure, "value": means.values}
-            )
-        )
+        by_run = group.groupby("run", sort=False)["value"]
+        means = by_run.agg(lambda v, f=aggregate: float(f(v.to_numpy())))
+        frame = pd.DataFrame({"run": means.index, "measure": measure, "value": means.values})
+        if counts:
+            frame["n"] = by_run.size().reindex(means.index).to_numpy(np.int64)
+        out.append(frame)
     if not out:
-        return pd.DataFrame({"run": [], "measure": [], "value": []})
+        empty = {"run": [], "measure": [], "value": []}
+        return pd.DataFrame({**empty, "n": []} if counts else empty)
     return pd.concat(out, ignore_index=True)

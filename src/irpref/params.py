@@ -11,27 +11,61 @@ are ``0`` for judged non-relevant and negative for "in the pool, unjudged"
 grade is >= 0 and >= the level). A level <= 0 would make judged non-relevant
 documents (grade 0) relevant, so irpref's own commands refuse it; only the
 ``irpref trec_eval`` drop-in accepts ``-l 0`` as trec_eval does.
+
+Tie policy (``--ties``, :data:`TIES`): ``docid`` (trec_eval: score descending,
+then docid descending), ``input`` (file order among equal scores),
+``expected`` (mean over all orderings of tied items).
+
+Queries a run lacks (``--missing``, :data:`MISSING`): a judged query for which
+a run retrieved nothing is ``skip``-ped (default, as trec_eval without ``-c``:
+the run's means are over the queries it has) or scored as an empty ranking,
+``zero`` for most measures (trec_eval ``-c``: means over every judged query).
+Either way the evaluation warns, naming the run and the queries it lacks.
+
+Each ``check_*`` takes the value and the name to print: the command-line flag
+(``--rel``) or the Python keyword (``rel``). :func:`option_type` turns a check
+into an argparse ``type=`` for a command that declares its own option.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from irpref.errors import UsageError
 
 __all__ = [
+    "DEFAULT_MISSING",
+    "MISSING",
+    "TIES",
     "check_alpha",
     "check_corpus_size",
+    "check_choice",
     "check_depth",
+    "check_missing",
     "check_nonnegative_int",
     "check_positive_int",
     "check_probability",
     "check_rel",
     "check_seed",
     "check_teleport",
+    "check_ties",
+    "option_type",
 ]
+
+TIES = ("docid", "input", "expected")
+"""Tie policies: ``docid`` (trec_eval: score desc, then docid desc), ``input``
+(file order among equal scores), ``expected`` (mean over all orderings of
+tied items)."""
+
+MISSING = ("skip", "zero")
+"""What a judged query a run lacks counts: skipped (trec_eval) or an empty ranking (``-c``)."""
+
+DEFAULT_MISSING = "skip"
+"""The default of ``missing`` everywhere (CLI and Python): trec_eval's, without ``-c``."""
 
 
 def _who(flag: str, value) -> str:
@@ -111,3 +145,35 @@ def check_alpha(value, flag: str = "--alpha") -> float:
 def check_teleport(value, flag: str = "--teleport") -> float:
     """MC4 random-jump probability in [0, 1)."""
     return check_probability(value, flag, low_open=False)
+
+
+def check_choice(value, flag: str, choices: Sequence[str]) -> str:
+    """One of ``choices`` (exact text)."""
+    if not isinstance(value, str) or value not in choices:
+        raise UsageError(f"{_who(flag, value)}: must be one of {', '.join(choices)}")
+    return value
+
+
+def check_ties(value, flag: str = "--ties") -> str:
+    """A tie policy of :data:`TIES`."""
+    return check_choice(value, flag, TIES)
+
+
+def check_missing(value, flag: str = "--missing") -> str:
+    """A rule for queries a run lacks, of :data:`MISSING`."""
+    return check_choice(value, flag, MISSING)
+
+
+def option_type(check: Callable, flag: str) -> Callable[[str], object]:
+    """An argparse ``type=`` applying ``check`` (its message, raised as
+    ``argparse.ArgumentTypeError``): ``add_argument("--rel", type=option_type(
+    check_rel, "--rel"))``."""
+
+    def convert(text: str):
+        try:
+            return check(text, flag)
+        except UsageError as exc:  # argparse prefixes "argument FLAG: "
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag} ")) from None
+
+    convert.__name__ = flag.lstrip("-")
+    return convert

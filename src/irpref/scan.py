@@ -1,6 +1,6 @@
 """Run files judged in one pass: read, checked and reduced to the compact layout.
 
-The compact layout (:func:`irpref.judged.judge_block`) keeps, per run and
+The compact layout (:func:`irpref.ranking.judge_block`) keeps, per run and
 query, the number of documents retrieved and, for each retrieved document the
 qrels mention, its rank, qrels row and tie group. Only judged documents need
 an identity, so the C extension ``irpref._scan`` reads a TREC run file
@@ -21,7 +21,7 @@ Nothing is interned and nothing is kept per line, so time grows with the
 bytes and lines read, whatever the shape of the ids, and memory with the
 judged items. A file the pass refuses (it breaks a rule, or is too large for
 32-bit line numbers) is read again by the careful reader and judged by
-:func:`irpref.judged.judge_block`: that names the problem with its file and
+:func:`irpref.ranking.judge_block`: that names the problem with its file and
 line, or, had the pass been stricter than the rules, gives the same numbers.
 ``IRPREF_SCAN=python`` takes that path for every file (tests compare both).
 """
@@ -35,19 +35,17 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
+from irpref import progress
 from irpref.errors import UsageError
 from irpref.hashing import string_buffers
-from irpref.io.trec import Qrels, _read_buffer, read_run, run_name_from_path
-from irpref.judged import (
-    TIES,
-    Collection,
-    CompactBlock,
-    _threads,
-    intern,
-    judge_block,
-    refuse_bad_depth,
-    refuse_repeated_names,
-)
+from irpref.interning import Collection, intern, refuse_repeated_names
+from irpref.io.lines import _read_buffer
+from irpref.io.records import Qrels, run_name_from_path
+from irpref.io.tables import table_format
+from irpref.io.trec import read_run
+from irpref.params import check_depth, check_ties
+from irpref.ranking import CompactBlock, judge_block
+from irpref.threads import IO_CAP, worker_count
 
 try:  # optional C extension (setup.py)
     from irpref import _scan
@@ -76,8 +74,6 @@ def takes(runs) -> bool:
     :func:`enabled`, else by the Python reader)."""
     if not isinstance(runs, (list, tuple)) or not runs:
         return False
-    from irpref.io.tables import table_format
-
     return all(
         isinstance(r, (str, os.PathLike))
         and not str(r).startswith("irds:")
@@ -94,7 +90,7 @@ def _flat(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 class QrelsIndex:
-    """The qrels, interned once (:func:`irpref.judged.intern` with no runs) and
+    """The qrels, interned once (:func:`irpref.interning.intern` with no runs) and
     hashed into one table per query for :func:`irpref._scan.judge`."""
 
     def __init__(self, qrels: Qrels) -> None:
@@ -163,17 +159,14 @@ def judge_files(
     """One compact block per run file (in the order of ``paths``) and, per run
     name, the query ids the qrels lack (``qrels`` may be a :class:`QrelsIndex`
     built already, whose ``collection`` then feeds
-    :func:`irpref.judged.concat_blocks`). Files are judged on ``threads``
+    :func:`irpref.ranking.concat_blocks`). Files are judged on ``threads``
     threads (default: the CPUs available, at most 4); the first failing file
     in the order of ``paths`` raises its error."""
-    if ties not in TIES:
-        raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
-    refuse_bad_depth(depth)
-    from irpref import progress
-
+    ties = check_ties(ties, "ties")
+    depth = check_depth(depth, "depth")
     index = qrels if isinstance(qrels, QrelsIndex) else QrelsIndex(qrels)
     paths = list(paths)
-    threads = max(1, min(threads or _threads(), len(paths)))
+    threads = max(1, min(threads or worker_count(IO_CAP), len(paths)))
     judge = judge_file if index.capsule is not None else _judge_in_python
 
     def one(path) -> tuple[CompactBlock, list[str]]:

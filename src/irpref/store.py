@@ -34,6 +34,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from irpref.errors import InputError, UsageError
+from irpref.interning import DocumentIds
+from irpref.judged import JudgedRankings
 
 __all__ = ["FORMAT", "StaleCacheError", "is_judged_file", "load", "save"]
 
@@ -110,8 +112,6 @@ def save(judged, path, *, qrels=None, runs: Sequence | None = None,
          use_tag: bool = False) -> None:
     """Write ``judged`` to Parquet at ``path``; ``qrels``/``runs``: the input files
     (paths) it was judged from, fingerprinted so a later load refuses changes."""
-    from irpref.judged import DocumentIds, JudgedRankings
-
     if not isinstance(judged, JudgedRankings):
         raise TypeError(f"expected JudgedRankings, got {type(judged).__name__}")
     columns: dict[str, pa.Array] = {}
@@ -163,8 +163,6 @@ def load(path, *, check_inputs: bool = True, **expected):
     ``ties``, ``corpus_size``, ``use_tag``); any that differs from the saved
     one is refused, as is an input file that changed (``check_inputs``).
     """
-    from irpref.judged import DocumentIds, JudgedRankings
-
     if not is_judged_file(path):
         raise InputError(str(path), None, "not a judged-rankings Parquet file "
                          "(write one with irpref judge QRELS RUN... -o FILE)")
@@ -190,7 +188,7 @@ def load(path, *, check_inputs: bool = True, **expected):
     if check_inputs:
         for fp in meta["inputs"]:
             _check_input(Path(path), fp)
-    table = pq.read_table(path)
+    table = pq.read_table(path, use_threads=False)  # no Arrow thread outlives the read
     values = {}
     for name in names:
         if name in meta["scalars"]:

@@ -22,7 +22,7 @@ from irpref.cli.common import (
     open_output,
 )
 from irpref.errors import UsageError
-from irpref.judged import TIES
+from irpref.params import TIES
 from irpref.report.tables import write_frame
 
 COUNTS = {"pairs", "pairs_only_a", "pairs_only_b", "pairs_unjudged_a", "pairs_unjudged_b",

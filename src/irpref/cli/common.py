@@ -18,7 +18,8 @@ from typing import TextIO
 from irpref import params
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.judged import TIES, JudgedRankings
+from irpref.judged import JudgedRankings
+from irpref.params import TIES
 from irpref.report.tables import FORMATS
 
 # trec_eval flags irpref's own commands spell differently: flag -> (long option, takes a value)
@@ -218,8 +219,8 @@ def add_judging(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
     if ties:
         parser.add_argument(
             "--ties",
-            **once(),
-            choices=TIES,
+            **checked(params.check_ties),
+            metavar="{" + ",".join(TIES) + "}",
             default="docid",
             help="tie policy: docid (trec_eval), input (file order), expected "
             "(mean over all orderings of tied scores)",
@@ -253,7 +254,9 @@ def add_measures(parser: argparse.ArgumentParser, help: str, metavar: str = "MEA
 
 
 def add_missing(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--missing", **once(), choices=("skip", "zero"), default="skip",
+    parser.add_argument("--missing", **checked(params.check_missing),
+                        metavar="{" + ",".join(params.MISSING) + "}",
+                        default=params.DEFAULT_MISSING,
                         help="queries a run lacks: skip them, or score them as empty "
                              "(trec_eval -c)")
 

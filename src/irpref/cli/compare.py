@@ -25,7 +25,7 @@ from irpref.cli.common import (
     open_output,
 )
 from irpref.compare import compare_matrices
-from irpref.judged import TIES
+from irpref.params import TIES
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
 from irpref.report.formats import render_text
 from irpref.report.tables import natural_key, write_table

@@ -23,8 +23,9 @@ import sys
 import traceback
 import warnings
 
-from irpref.cli.allocator import keep_freed_memory
+from irpref import threads
 from irpref.cli.common import CommandParser
+from irpref.memory import keep_freed_memory
 
 # subcommand -> (module under irpref.cli, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -111,6 +112,7 @@ def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
     progress.silence(flags["--quiet"])  # bars only on a terminal, never with --quiet
     keep_freed_memory()  # large arrays are reused, not faulted in again
     try:
+        threads.check_env()  # a bad IRPREF_THREADS is refused before any work
         return int(modules[args.command].run(args) or 0)
     except _usage_errors() as exc:
         parsers[args.command].print_usage(sys.stderr)

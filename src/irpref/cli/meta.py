@@ -19,7 +19,9 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
+from irpref.cli.common import checked
 from irpref.errors import UsageError
+from irpref.params import check_rel
 from irpref.report.tables import FORMATS, PAPER_FORMATS
 from irpref.report.tables import write_frame as write_any
 
@@ -139,7 +141,7 @@ def _real(p: argparse.ArgumentParser, help: str, *, measures: bool = True,
                        required=True, metavar="MEASURE",
                        help="metrics (AP, RR, nDCG@10, ...) and preferences (sgnLP, rrLP, "
                        "sgnLR, RPP, ...), any mix")
-    p.add_argument("--rel", type=int, default=1, metavar="N",
+    p.add_argument("--rel", **checked(check_rel), default=1, metavar="N",
                    help="grade >= N is relevant (default 1; DL 2019 uses 2)")
     if aggregate:
         p.add_argument("--aggregate", choices=("winrate", "mc4", "borda"), default="winrate",
@@ -324,8 +326,6 @@ def _judged(args):
     from irpref.measures.diversity import use_subtopics
     from irpref.meta.experiments import check_measures
 
-    if args.rel < 1:
-        raise UsageError(f"--rel {args.rel}: the relevance level must be >= 1")
     subtopics = getattr(args, "subtopics", None)
     if getattr(args, "measures", None) is not None:
         check_measures(args.measures, subtopics=subtopics is not None)

@@ -22,8 +22,10 @@ import numpy as np
 
 from irpref.condense import condense
 from irpref.errors import InputError
-from irpref.io.trec import TrecFormatError, read_qrels, read_run
-from irpref.judged import intern, judge
+from irpref.interning import intern
+from irpref.io.records import TrecFormatError
+from irpref.io.trec import read_qrels, read_run
+from irpref.ranking import judge
 from irpref.trec_eval_format import (
     NICKNAMES,
     TREC_MEASURES,

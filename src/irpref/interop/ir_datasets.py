@@ -4,10 +4,11 @@
 ``read_qrels("irds:msmarco-passage/trec-dl-2019/judged")`` read the dataset's
 qrels (``query_id, doc_id, relevance``; ir_datasets downloads them once into
 its cache, ``IR_DATASETS_HOME``). :func:`irpref.io.read_qrels` dispatches here
-for any path starting with ``irds:``. Errors: ir_datasets not installed, an
-unknown dataset or one without qrels is a :class:`~irpref.errors.UsageError`
-(CLI exit 2); qrels ir_datasets cannot fetch or read are an
-:class:`~irpref.errors.InputError` (exit 1).
+for any path starting with ``irds:`` (this module registers itself in
+:data:`irpref.io.trec.QRELS_SOURCES`; ``import irpref`` imports it). Errors:
+ir_datasets not installed, an unknown dataset or one without qrels is a
+:class:`~irpref.errors.UsageError` (CLI exit 2); qrels ir_datasets cannot
+fetch or read are an :class:`~irpref.errors.InputError` (exit 1).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import pandas as pd
 
 from irpref.errors import InputError, UsageError
+from irpref.io.frames import qrels_from_frame
+from irpref.io.trec import QRELS_SOURCES
 
 __all__ = ["PREFIX", "is_irds", "load_qrels"]
 
@@ -28,8 +31,6 @@ def is_irds(path: object) -> bool:
 
 def load_qrels(name: str):
     """The qrels of the ir_datasets dataset ``name`` (``irds:DATASET-ID``) as irpref Qrels."""
-    from irpref.io.frames import qrels_from_frame
-
     dataset_id = name[len(PREFIX):].strip()
     if not dataset_id:
         raise UsageError(f"{name!r}: name an ir_datasets dataset, e.g. "
@@ -54,3 +55,6 @@ def load_qrels(name: str):
         raise InputError(name, None, "empty qrels: ir_datasets returned no judgements")
     frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
     return qrels_from_frame(frame, source=name)
+
+
+QRELS_SOURCES[PREFIX] = load_qrels

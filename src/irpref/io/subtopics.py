@@ -23,9 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irpref.io.trec import (
-    Qrels,
-    TrecFormatError,
+from irpref.io.lines import (
     _csv,
     _diagnose_qrels,
     _grades,
@@ -35,6 +33,7 @@ from irpref.io.trec import (
     _strip_comments,
     _unreadable,
 )
+from irpref.io.records import Qrels, TrecFormatError
 
 __all__ = ["SubtopicQrels", "as_subtopic_qrels", "collapse", "read_subtopic_qrels"]
 

@@ -33,20 +33,15 @@ import math
 import re
 import zlib
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from irpref.errors import InputError
-from irpref.io.trec import (
-    GRADE_MAX,
-    Qrels,
-    Run,
-    _check_unique_pairs,
-    _read_bytes,
-    run_name_from_path,
-)
+from irpref.io.lines import _check_unique_pairs, _line_numbers, _read_bytes
+from irpref.io.records import GRADE_MAX, Qrels, Run, run_name_from_path
 
 __all__ = ["read_table_qrels", "read_table_run", "row_lines", "table_format"]
 
@@ -277,7 +272,7 @@ def _read_parquet(path: str, value_names, what: str):
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        table = pq.read_table(path, use_threads=False)  # no Arrow thread outlives the read
     except OSError as exc:
         if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError)):
             _read_bytes(path)  # raises the usual error
@@ -373,7 +368,8 @@ def read_table_qrels(path: str) -> Qrels:
     cols, lines, info = _read(path, fmt, GRADE, "qrels")
     query, doc, grade, _ = _finish(path, fmt, "qrels", cols, lines, info)
     qrels = Qrels(query, doc, grade, source=path)
-    _check_unique_pairs(qrels.query, qrels.doc, path, None, comments=False, what="judged twice")
+    _check_unique_pairs(qrels.query, qrels.doc, path, partial(row_line, path, None),
+                        what="judged twice")
     return qrels
 
 
@@ -397,7 +393,8 @@ def read_table_run(path: str, name: str | None = None, *, use_tag: bool = False,
     run = Run(name or (tag if use_tag else None) or run_name_from_path(_stem(path)),
               query, doc, score, source=path, tag=tag)
     if check_duplicates:
-        _check_unique_pairs(query, doc, path, None, comments=False, what="retrieved twice")
+        _check_unique_pairs(query, doc, path, partial(row_line, path, None),
+                            what="retrieved twice")
     return run
 
 
@@ -423,3 +420,18 @@ def row_lines(path: str) -> np.ndarray:
                           np.int64)
     rows = _csv_rows(text, "," if fmt == "csv" else "\t", path)
     return np.asarray([s for s, _ in rows][1:], np.int64)
+
+
+def row_line(path: str, raw: bytes | None, row: int) -> int | None:
+    """The line of data row ``row`` (0-based) of a file, if known: a table
+    file's (:func:`row_lines`), else counted in the TREC file's bytes ``raw``."""
+    if table_format(path):
+        try:
+            numbers = row_lines(path)
+        except InputError:
+            return None
+    elif raw is not None:
+        numbers = _line_numbers(raw)
+    else:
+        return None
+    return int(numbers[row]) if row < len(numbers) else None

@@ -25,7 +25,7 @@ Conventions are those of :mod:`irpref.measures.classic` (trec_eval): relevant
 means grade >= rel, nDCG gains are the grades (grades <= 0 gain nothing), a
 query without relevant documents scores 0, P@k divides by k. Tie groups are
 those of :attr:`~irpref.judged.JudgedRankings.tie_offsets`: the depth cut-off
-(trec_eval -M) is applied by :func:`~irpref.judged.judge` to the canonical
+(trec_eval -M) is applied by :func:`~irpref.ranking.judge` to the canonical
 docid order, so when it splits a tie group only the kept items are averaged
 over. Relevant documents that were never retrieved count in the denominators
 (R, AP, Rprec, nDCG's ideal) exactly as in the tie-oblivious measures.

@@ -38,6 +38,7 @@ import pyarrow.compute as pc
 
 from irpref.io.subtopics import SubtopicQrels
 from irpref.judged import JudgedRankings, LayoutError, matching_rows
+from irpref.params import check_rel
 from irpref.preferences.lexicographic import (
     SENTINEL,
     lexicographic_ranks,
@@ -423,8 +424,7 @@ def preference_matrices(
                 raise LayoutError(f"{p} needs every retrieved item; these judged rankings "
                                   "are compact: judge with layout='full'")
     for p in prefs:
-        if p.rel(judged.rel) < 1:
-            raise ValueError(f"{p}: the relevance level must be >= 1, not {p.rel(judged.rel)}")
+        check_rel(p.rel(judged.rel), f"{p}: rel")
     comp = Comparison(runs=list(judged.run_names), preferences=prefs)
     r = judged.n_runs
     # group the work by population set

@@ -26,12 +26,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TextIO
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from irpref.threads import WRITE_CAP, worker_count
 
 __all__ = [
     "escape",
@@ -46,7 +49,6 @@ __all__ = [
 ]
 
 CHUNK_ROWS = 1 << 18
-_THREADS = 2
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -319,11 +321,10 @@ def _chunks(frame: pd.DataFrame, columns: Sequence[str], layout: _Layout,
     ``sort_by`` in natural order, chunk by chunk. Columns are encoded once (distinct
     values, codes); chunks gather codes and values. Both run on two threads
     (pyarrow's kernels release the GIL), chunks written in order."""
-    from concurrent.futures import ThreadPoolExecutor
-
     n = len(frame)
     missing = pd.Series([None] * n, dtype=object)
-    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+    threads = worker_count(WRITE_CAP)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
         sources = list(pool.map(
             lambda name: _source(frame.get(name, missing), layout), columns))
         order = None
@@ -343,7 +344,7 @@ def _chunks(frame: pd.DataFrame, columns: Sequence[str], layout: _Layout,
         pending: list = []
         for start in range(0, n, CHUNK_ROWS):
             pending.append(pool.submit(build, start))
-            if len(pending) > _THREADS:  # bounded look-ahead: memory of a few chunks
+            if len(pending) > threads:  # bounded look-ahead: memory of a few chunks
                 yield pending.pop(0).result()
         for future in pending:
             yield future.result()

@@ -18,6 +18,7 @@ from irpref import progress
 from irpref.errors import UsageError
 from irpref.stats.pairwise import Pairwise
 from irpref.stats.seeds import SeedLike, generator
+from irpref.threads import COMPUTE_CAP, worker_count
 
 __all__ = ["KERNELS_ENV", "hsd_permutations", "tukey_hsd"]
 
@@ -273,15 +274,8 @@ def _map_batches(fn, batches: Iterator[np.ndarray]) -> list[np.ndarray]:
 
 
 def _threads() -> int:
-    """Threads for HSD batches: the CPUs this process may use (``IRPREF_THREADS`` caps it)."""
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        n = os.cpu_count() or 1
-    cap = os.environ.get("IRPREF_THREADS", "")
-    if cap.isdigit() and int(cap) > 0:
-        n = min(n, int(cap))
-    return max(1, min(n, 8))
+    """Threads for HSD batches: the one thread policy (:mod:`irpref.threads`), at most 8."""
+    return worker_count(COMPUTE_CAP)
 
 
 def _order_keys(m: np.ndarray) -> np.ndarray | None:
