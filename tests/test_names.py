@@ -531,3 +531,25 @@ def test_range_is_exactly_the_accepted_set(x):
 def test_preference_with_bad_parameter_gives_the_parameter_error():
     with pytest.raises(UsageError, match=r"^sgnLP\(rel=0\): rel must be an integer >= 1$"):
         parse_measure("sgnLP(rel=0)")
+
+
+def test_a_string_of_several_names_is_not_split_inside_parentheses():
+    run = str(examples.run_paths()[0])
+    qrels = str(examples.qrels_path())
+    t = irpref.evaluate(qrels, run, ["TSE(e=ap, impute=optimistic) AP"])
+    assert list(dict.fromkeys(t["measure"])) == ["TSE(e=ap, impute=optimistic)", "AP"]
+    got = irpref.measures.parse_measures("TSE(e=ap, impute=optimistic)  nDCG(gain=exp)@10")
+    assert [str(m) for m in got] == ["TSE(e=ap,impute=optimistic)", "nDCG(gain=exp)@10"]
+    prefs = irpref.preferences.parse_preferences("RPP(p=dcg, grades=binary) sgnLP")
+    assert [str(p) for p in prefs] == ["RPP(grades=binary,p=dcg)", "sgnLP"]
+
+
+def test_cli_measures_never_calls_a_canonical_name_an_alias_of_itself():
+    from helpers import irpref_cli
+
+    for name in ("Judged@10", "AP(rel=2)", "nDCG@10", "AP"):
+        res = irpref_cli("measures", name)
+        assert res.returncode == 0, res.stderr
+        assert "alias of" not in res.stdout, name
+    res = irpref_cli("measures", "map@100")
+    assert res.returncode == 0 and "map@100 is an alias of AP@100" in res.stdout

@@ -88,8 +88,15 @@ def _resolve(name: str) -> tuple[str, str, str]:
         raise UsageError(
             f"unknown measure {name!r}; did you mean {hint}? (`irpref measures` lists them all)"
         ) from None
-    note = "" if m.name == name else f"{name} is an alias of {m}"
+    # a note only when the family was reached through another spelling: Judged@10
+    # and AP(rel=2) are canonical names, map@100 is an alias of AP@100
+    note = "" if _head(name) == m.name else f"{name} is an alias of {m}"
     return "measure", m.name, note
+
+
+def _head(text: str) -> str:
+    """The family part of a measure text: ``Judged@10`` -> ``Judged``."""
+    return text.strip().split("(")[0].split("@")[0].strip()
 
 
 def rows(names: list[str] | None = None) -> list[dict[str, str]]:

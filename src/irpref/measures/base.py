@@ -38,6 +38,7 @@ __all__ = [
     "parse_measures",
     "register",
     "rel_param",
+    "split_names",
 ]
 
 Kernel = Callable[[JudgedRankings, "Measure"], np.ndarray]
@@ -168,6 +169,9 @@ class Family:
     # which direction is better: "higher" (AP, nDCG), "lower" (ASL, SL1, SL3, RE:
     # positions and lengths) or "none" (counts and coverage: NumRet, Unj, Judged)
     orientation: str = "higher"
+    # other tools whose definition this family reproduces exactly (tests/
+    # test_tool_definitions.py runs each of them on real data and compares)
+    follows: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.orientation not in ORIENTATIONS:
@@ -314,14 +318,39 @@ def parse_measure(text: str | Measure) -> Measure:
     return parse_measure_text(text)
 
 
+def split_names(text: str) -> list[str]:
+    """The names in ``text``, separated by white space outside parentheses:
+    ``"AP TSE(e=ap, impute=optimistic)"`` -> ``["AP", "TSE(e=ap, impute=optimistic)"]``.
+    An unbalanced parenthesis keeps the rest of the text as one name (the
+    parser then says what is wrong with it)."""
+    out: list[str] = []
+    depth, start = 0, None
+    for i, ch in enumerate(text):
+        if ch.isspace() and depth <= 0:
+            if start is not None:
+                out.append(text[start:i])
+                start = None
+            continue
+        if start is None:
+            start = i
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+    if start is not None:
+        out.append(text[start:])
+    return out
+
+
 def parse_all(texts, parse_one: Callable[[Any], Any], value_type: type) -> list:
     """Parse several items with ``parse_one``, dropping repeats; a string may
-    hold several separated by spaces. Shared by measures and preferences."""
+    hold several separated by spaces (not inside parentheses, see
+    :func:`split_names`). Shared by measures and preferences."""
     if isinstance(texts, (str, value_type)):
         texts = [texts]
     out: list = []
     for t in texts:
-        for piece in [t] if isinstance(t, value_type) else t.split():
+        for piece in [t] if isinstance(t, value_type) else split_names(t):
             item = parse_one(piece)
             if item not in out:
                 out.append(item)
@@ -331,13 +360,13 @@ def parse_all(texts, parse_one: Callable[[Any], Any], value_type: type) -> list:
 def parse_labelled(texts, parse_one: Callable[[Any], Any], value_type: type) -> list:
     """``[(label, item), ...]``: each item parsed, labelled with the exact string
     the user passed (``str(item)`` for an object); repeated labels dropped.
-    A string may hold several names separated by spaces."""
+    A string may hold several names separated by spaces outside parentheses."""
     if isinstance(texts, (str, value_type)):
         texts = [texts]
     out: list = []
     seen: set[str] = set()
     for t in texts:
-        for piece in [t] if not isinstance(t, str) else t.split():
+        for piece in [t] if not isinstance(t, str) else split_names(t):
             label = piece if isinstance(piece, str) else str(piece)
             if label not in seen:
                 seen.add(label)

@@ -21,7 +21,9 @@ Conventions (irpref's decisions, stated so they can be argued with):
 
 ``Judged@k`` (ir_measures' ``Judged``): the fraction of the top k that has a
 judgment of any grade (negative grades included: the document is in the
-qrels), divided by k even when fewer were retrieved, as P@k is. trec_eval's
+qrels), divided by min(k, number retrieved) as ir_measures does (its
+``JudgedProvider``): a ranking of 28 documents all judged scores 1 at k = 100,
+and an empty ranking scores 0. trec_eval's
 ``unj`` (``Unj@k``) counts negative grades as unjudged, so the two need not sum
 to one.
 """
@@ -104,7 +106,9 @@ def _judged_items(judged: JudgedRankings) -> np.ndarray:
 @register(
     "Judged",
     orientation="none",
-    formula="Judged@k = |documents in the top k with a judgment (any grade)| / k",
+    follows=("ir_measures",),
+    formula="Judged@k = |documents in the top k with a judgment (any grade)| / min(k, n), "
+    "n = number retrieved (0 when nothing is retrieved)",
     source="ir_measures Judged (MacAvaney et al., ECIR 2022); trec_eval's unj is the "
     "complement for qrels without negative grades",
     cutoff="required",
@@ -113,16 +117,26 @@ def _judged_items(judged: JudgedRankings) -> np.ndarray:
 )
 def judged_at_k(judged: JudgedRankings, m: Measure) -> np.ndarray:
     mask = _judged_items(judged) & (judged.rank < m.cutoff)
-    return judged.segment_count(mask) / m.cutoff
+    return _per_shown(judged, judged.segment_count(mask), m.cutoff)
+
+
+def _per_shown(judged: JudgedRankings, count: np.ndarray, k: int) -> np.ndarray:
+    """``count / min(k, n)`` per segment, n the number retrieved; 0 where n = 0."""
+    shown = np.minimum(judged.n_retrieved, k).astype(np.float64)
+    count = np.asarray(count, dtype=np.float64).reshape(-1)
+    out = np.zeros(judged.n_segments)
+    np.divide(count, shown, out=out, where=shown > 0)
+    return out
 
 
 @attach_kernel("Judged")
 def expected_judged_at_k(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """E[Judged@k] = (J_c + (k - t_c) j_c / n_c) / k, the count of judged items
-    in the top k averaged over the orderings of the tie group V_c holding rank k
-    (McSherry & Najork 2008, section 2.1, with "judged" for "relevant")."""
+    """E[Judged@k] = (J_c + (k - t_c) j_c / n_c) / min(k, n), the count of judged
+    items in the top k averaged over the orderings of the tie group V_c holding
+    rank k (McSherry & Najork 2008, section 2.1, with "judged" for "relevant");
+    min(k, n) does not depend on the ordering."""
     groups = TieGroups(judged, np.flatnonzero(_judged_items(judged)))
-    return expected_marked(judged, groups, m.cutoff) / m.cutoff
+    return _per_shown(judged, expected_marked(judged, groups, m.cutoff), m.cutoff)
 
 
 # ERR and Judged@k read the items the qrels mention only (ranks, grades)
