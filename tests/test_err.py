@@ -120,7 +120,7 @@ def test_judged_expected_against_enumeration(grades, scores, k):
     qrels = {"q": grades or {"zz": 1}}
     run = {"q": {d: float(s) for d, s in scores.items()}}
     orders = list(all_orderings(run["q"]))
-    brute = np.mean([sum(d in qrels["q"] for d in o[:k]) / k for o in orders])
+    brute = np.mean([sum(d in qrels["q"] for d in o[:k]) / min(k, len(o)) for o in orders])
     got = value(qrels, run, f"Judged@{k}", ties="expected")
     assert got == pytest.approx(brute, abs=1e-12)
 
