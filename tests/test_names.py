@@ -20,13 +20,18 @@ from irpref.errors import UsageError
 from irpref.measures import REGISTRY, parse_measure
 from irpref.measures.base import Param
 from irpref.measures.names import (
-    ALIASES,
-    TREC_EVAL_NAMES,
     NameNote,
     _alias_family,
     canonical_name,
+    measure_aliases,
+    trec_eval_names,
 )
 from irpref.preferences import PREFERENCES, parse_preference
+from irpref.preferences.registry import preference_aliases
+
+# every alias and trec_eval name, as the records declare them
+ALIASES = measure_aliases() + preference_aliases()
+TREC_EVAL_NAMES = trec_eval_names()
 
 # spelling -> canonical text (tool in the comment)
 SPELLINGS = {
@@ -553,3 +558,98 @@ def test_cli_measures_never_calls_a_canonical_name_an_alias_of_itself():
         assert "alias of" not in res.stdout, name
     res = irpref_cli("measures", "map@100")
     assert res.returncode == 0 and "map@100 is an alias of AP@100" in res.stdout
+
+
+# ---- the records: one per measure, one per preference -----------------------
+
+
+def test_every_record_is_complete():
+    """Orientation, source, range of values on every measure and preference; every
+    alias resolves to an existing family; every trec_eval name parses to its own family."""
+    from irpref.measures.base import ORIENTATIONS, _bounds
+
+    assert REGISTRY and PREFERENCES
+    for name, fam in [*REGISTRY.items(), *PREFERENCES.items()]:
+        assert fam.orientation in ORIENTATIONS, name
+        assert fam.source and fam.formula, name
+        assert fam.range is not None, name
+        _bounds(fam.range)
+        for a in fam.aliases:
+            assert a.tools, (name, a)
+            if a.refusal:
+                continue
+            assert a.target.split("(")[0] == name
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", NameNote)
+                if name in PREFERENCES:
+                    assert parse_preference(a.spelling).name == name
+                else:
+                    text = a.spelling + ("@10" if fam.cutoff == "required" else "")
+                    if not any(p.required for p in fam.params.values()):
+                        assert parse_measure(text).name == name
+    for name, fam in REGISTRY.items():
+        for t in fam.trec:
+            text = t.name + ("_10" if "{k}" in t.text else "_0.5" if "{x}" in t.text else "")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", NameNote)
+                assert parse_measure(text).name == name, t.name
+    # the orientations stated in the renovation: lengths lower, counts and coverage none
+    lower = {"ASL", "SL1", "SL3", "RE"}
+    neither = {"NumRet", "NumRel", "NumQ", "Unj", "Judged", "RBPResid", "NumNonRelJudgedRet",
+               "IDCG"}
+    assert {n for n, f in REGISTRY.items() if f.orientation == "lower"} == lower
+    assert {n for n, f in REGISTRY.items() if f.orientation == "none"} == neither
+
+
+def _in_range(values: np.ndarray, spec: str) -> bool:
+    from irpref.measures.base import _bounds
+
+    lo, lo_open, hi, hi_open = _bounds(spec)
+    v = values[np.isfinite(values)]
+    ok_lo = (v > lo) if lo_open else (v >= lo - 1e-12)
+    ok_hi = (v < hi) if hi_open else (v <= hi + 1e-12)
+    return bool(np.all(ok_lo & ok_hi))
+
+
+def test_values_on_the_example_data_are_within_the_declared_range():
+    texts = []
+    for name, fam in REGISTRY.items():
+        if fam.params.get("e") is not None and fam.params["e"].required:
+            text = f"{name}(e=ap" + (",z=ap)" if "z" in fam.params else ")")
+        elif name == "IPrec":
+            text = "IPrec(recall=0.2)"
+        elif name == "RprecMult":
+            text = "RprecMult(mult=0.6)"
+        else:
+            text = name
+        if name in {"alpha-nDCG", "ERR-IA", "nERR-IA", "MAP-IA", "S-recall"}:
+            continue  # subtopic qrels: tests/test_diversity.py
+        texts.append(text + ("@10" if fam.cutoff == "required" else ""))
+    table = irpref.evaluate(str(examples.qrels_path()), [str(p) for p in examples.run_paths()],
+                            texts, rel=2, missing="zero", corpus_size=10**6)
+    for text in texts:
+        values = table.loc[table["measure"] == text, "value"].to_numpy(dtype=float)
+        fam = parse_measure(text).family
+        assert len(values) and _in_range(values, fam.range), (text, fam.range, values.min(),
+                                                              values.max())
+
+
+def test_cli_measures_shows_orientation_and_other_tools_spellings():
+    from helpers import irpref_cli
+
+    res = irpref_cli("measures", "ASL", "AP", "NumRet", "gRBP")
+    assert res.returncode == 0, res.stderr
+    blocks = res.stdout.split("\n\n")
+    assert "lower is better" in blocks[0] and "values in [0, inf)" in blocks[0]
+    assert "higher is better" in blocks[1]
+    assert "map (trec_eval, ranx, PyTerrier, pytrec_eval)" in blocks[1]
+    assert "map_cut_N (pytrec_eval)" in blocks[1] and "ir_measures: AP" in blocks[1]
+    assert "neither (a count or coverage)" in blocks[2]
+    assert "irpref calls gRBP" in blocks[3]  # the note where a spelling differs
+    tsv = irpref_cli("measures", "--format", "tsv")
+    head, *rows = [r.split("\t") for r in tsv.stdout.splitlines()]
+    col = {c: i for i, c in enumerate(head)}
+    got = {r[0]: r[col["orientation"]] for r in rows}
+    for name, fam in REGISTRY.items():
+        assert got[name].startswith({"higher": "higher", "lower": "lower",
+                                     "none": "neither"}[fam.orientation])

@@ -13,7 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures.base import Measure, Param, declare_compact, register, rel_param
+from irpref.measures.base import (
+    TREC_CUTS,
+    Alias,
+    Measure,
+    Param,
+    TrecName,
+    declare_compact,
+    register,
+    rel_param,
+)
 
 REL = {"rel": rel_param()}
 
@@ -41,10 +50,12 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 @register(
     "NumRet",
+    range="[0, inf)",
+    trec=(TrecName("num_ret", "NumRet", value="long", average="sum"),),
+    ir_measures="NumRet",
     orientation="none",
     formula="number of retrieved documents (after the depth cut-off), within the cut-off",
     source="trec_eval m_num_ret.c",
-    trec_eval="num_ret",
     kind="count",
     aggregate=np.sum,
 )
@@ -57,12 +68,14 @@ def num_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumRel",
+    range="[0, inf)",
+    trec=(TrecName("num_rel", "NumRel", value="long", average="sum"),),
+    ir_measures="NumRel",
     orientation="none",
     formula="number of judged documents with grade >= rel",
     source="trec_eval m_num_rel.c",
     params=REL,
     cutoff="none",
-    trec_eval="num_rel",
     kind="count",
     aggregate=np.sum,
 )
@@ -72,10 +85,17 @@ def num_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumRelRet",
+    range="[0, inf)",
+    trec=(TrecName("num_rel_ret", "NumRelRet", value="long", average="sum"),),
+    ir_measures="NumRet(rel=...)",
+    aliases=(
+        Alias("hits", "ranx", note="ranx's hits@k (relevant documents in the top k) is averaged "
+              "over queries; irpref's NumRelRet is summed over queries, as trec_eval's "
+              "num_rel_ret"),
+    ),
     formula="number of relevant documents retrieved (within the cut-off)",
     source="trec_eval m_num_rel_ret.c",
     params=REL,
-    trec_eval="num_rel_ret",
     kind="count",
     aggregate=np.sum,
 )
@@ -90,11 +110,14 @@ def num_rel_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "P",
+    range="[0, 1]",
+    trec=(TrecName("P", "P@{k}", "cut_long", TREC_CUTS),),
+    ir_measures="P",
+    aliases=(Alias("precision", "ranx"),),
     formula="P@k = |relevant in top k| / k",
     source="trec_eval m_P.c",
     params=REL,
     cutoff="required",
-    trec_eval="P",
 )
 def precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     return num_rel_ret(judged, m) / m.cutoff
@@ -102,10 +125,15 @@ def precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "R",
+    range="[0, 1]",
+    trec=(TrecName("recall", "R@{k}", "cut_long", TREC_CUTS),),
+    ir_measures="R",
+    aliases=(Alias("recall", "ranx (recall@k), trec_eval (recall.k)"),),
+    notes="R@k is recall at k (ir_measures R@k = trec_eval recall.k = ranx recall@k), "
+    "not R-precision (Rprec)",
     formula="R@k = |relevant in top k| / |relevant|  (0 when no relevant document)",
     source="trec_eval m_recall.c",
     params=REL,
-    trec_eval="recall",
 )
 def recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
     return _safe_div(num_rel_ret(judged, m), judged.num_rel(m.rel(judged))[None, :])
@@ -113,11 +141,15 @@ def recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "AP",
+    range="[0, 1]",
+    trec=(TrecName("map", "AP"), TrecName("map_cut", "AP@{k}", "cut_long", TREC_CUTS)),
+    ir_measures="AP",
+    aliases=(Alias("map", "trec_eval, ranx, PyTerrier, pytrec_eval"),
+             Alias("MAP", "common usage")),
     formula="AP = sum over relevant retrieved d within the cut-off of P@rank(d), "
     "divided by |relevant|",
     source="trec_eval m_map.c, m_map_cut.c",
     params=REL,
-    trec_eval="map",
 )
 def average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     # on the relevant items only: hits = 1 + their position among the
@@ -136,10 +168,14 @@ def average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RR",
+    range="[0, 1]",
+    trec=(TrecName("recip_rank", "RR"),),
+    ir_measures="RR",
+    aliases=(Alias("mrr", "ranx"), Alias("MRR", "common usage"),
+             Alias("recip_rank", "trec_eval, PyTerrier, pytrec_eval")),
     formula="RR = 1 / rank of the first relevant document (0 if none within the cut-off)",
     source="trec_eval m_recip_rank.c",
     params=REL,
-    trec_eval="recip_rank",
 )
 def reciprocal_rank(judged: JudgedRankings, m: Measure) -> np.ndarray:
     items = judged.items_with_grade(m.rel(judged))
@@ -191,12 +227,19 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") 
 
 @register(
     "nDCG",
+    range="[0, 1]",
+    trec=(TrecName("ndcg", "nDCG", "p_pair"),
+          TrecName("ndcg_cut", "nDCG@{k}", "cut_long", TREC_CUTS)),
+    ir_measures="nDCG",
+    aliases=(Alias("ndcg_burges", "ranx", preset="gain=exp"),),
+    notes="gain = grade, discount log2(i+1), ideal from the qrels (trec_eval, ranx ndcg, "
+    "ir_measures nDCG); gain=exp is ranx's ndcg_burges; ranx breaks score ties "
+    "differently, so its means can differ",
     formula="nDCG@k = sum_{i<=k} g(d_i)/log2(i+1) / the same for the qrels sorted by grade; "
     "gain g = grade (gain=exp: 2^grade - 1); grades <= 0 gain nothing",
     source="trec_eval m_ndcg.c, m_ndcg_cut.c (Jarvelin & Kekalainen 2002); gain=exp: "
     "Burges et al., ICML 2005, section 4",
     params=GAIN,
-    trec_eval="ndcg",
 )
 def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     # items with grade > 0 only (the others add 0.0), summed in item order
@@ -213,11 +256,15 @@ def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Success",
+    range="[0, 1]",
+    trec=(TrecName("success", "Success@{k}", "cut_long", (1, 5, 10)),),
+    ir_measures="Success",
+    aliases=(Alias("hit_rate", "ranx"), Alias("success", "trec_eval (success.k)")),
+    notes="ranx calls it hit_rate@k; ranx's hits@k is NumRelRet@k",
     formula="Success@k = 1 if a relevant document is in the top k, else 0",
     source="trec_eval m_success.c",
     params=REL,
     cutoff="required",
-    trec_eval="success",
 )
 def success(judged: JudgedRankings, m: Measure) -> np.ndarray:
     return (num_rel_ret(judged, m) > 0).astype(np.float64)
@@ -225,11 +272,14 @@ def success(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Rprec",
+    range="[0, 1]",
+    trec=(TrecName("Rprec", "Rprec"),),
+    ir_measures="Rprec",
+    aliases=(Alias("r-precision", "ranx"), Alias("r_precision", "common usage")),
     formula="Rprec = |relevant in top R| / R, R = |relevant|",
     source="trec_eval m_Rprec.c",
     params=REL,
     cutoff="none",
-    trec_eval="Rprec",
 )
 def r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     r = judged.num_rel(m.rel(judged))
@@ -241,6 +291,10 @@ def r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RBP",
+    range="[0, 1]",
+    ir_measures="RBP(rel=...)",
+    notes="binary gain (grade >= rel); ir_measures' RBP without rel= and trec_eval's rbp "
+    "use graded gains: that is gRBP",
     formula="RBP(p) = (1 - p) * sum_i [d_i relevant] p^(i-1)  (binary gain; graded: gRBP)",
     source="Moffat & Zobel, TOIS 2008, section 4; summed as trec_eval m_rbp.c",
     params={**REL, "p": Param(float, 0.8, "persistence", range="(0, 1)")},

@@ -59,6 +59,7 @@ def satisfaction(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
 
 @register(
     "ERR",
+    range="[0, 1]",
     formula="ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^gmax; "
     "grades below rel, unjudged and negative grades give R = 0",
     source="Chapelle, Metzler, Zhang & Grinspan, Expected reciprocal rank for graded "
@@ -105,6 +106,11 @@ def _judged_items(judged: JudgedRankings) -> np.ndarray:
 
 @register(
     "Judged",
+    range="[0, 1]",
+    ir_measures="Judged",
+    notes="ir_measures' definition (divided by min(k, number retrieved)); ir_measures breaks "
+    "score ties by document id ascending, irpref as trec_eval (descending), so on rankings "
+    "tied across rank k the two can differ",
     orientation="none",
     follows=("ir_measures",),
     formula="Judged@k = |documents in the top k with a judgment (any grade)| / min(k, n), "

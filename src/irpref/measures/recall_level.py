@@ -256,6 +256,7 @@ def recall_level_values(judged: JudgedRankings, m: Measure, metric: RecallLevelM
 
 @register(
     "RL",
+    range="[0, inf)",
     formula="RL(e,z) = sum_{i=1..m} e(p_i) z(i, m) over the sorted positions p of the m "
     "relevant items (unretrieved ones imputed)",
     source=SOURCE + ", §2.3.1 Def. 2.1, Eq. 1",
@@ -274,6 +275,7 @@ def _register_named(name: str, key: str, formula: str, extra: dict[str, Any]) ->
 
     register(
         name,
+        range="[0, 1]",
         formula=formula,
         source=SOURCE + ", §2.3.1",
         params={**extra, **IMPUTE, **REL},
@@ -291,6 +293,7 @@ _register_named("RL-RBP", "rbp", "sum_i (1-γ) γ^(p_i-1) = RBP(γ) with p imput
 
 @register(
     "TSE",
+    range="[0, 1]",
     formula="TSE_e = e(p_m): exposure of the lowest-ranked relevant item",
     source=SOURCE + ", §3.2 Eq. 3",
     params={**E_PARAM, **GAMMA, **IMPUTE, **REL},
@@ -308,6 +311,7 @@ def total_search_efficiency(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SL1",
+    range="[0, inf)",
     orientation="lower",
     formula="SL1 = p_1 - 1 (Cooper's type-1 search length; lower is better)",
     source=SOURCE + ", §3.2 (Cooper 1968)",
@@ -321,6 +325,7 @@ def search_length_1(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SL3",
+    range="[0, inf)",
     orientation="lower",
     formula="SL3 = p_m - m (Cooper's type-3 search length; lower is better)",
     source=SOURCE + ", §3.2 (Cooper 1968)",
@@ -334,6 +339,7 @@ def search_length_3(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RE",
+    range="[0, inf)",
     orientation="lower",
     formula="RE = (1/m) sum_i p_i - (m+1)/2 (Rocchio's recall error; lower is better)",
     source=SOURCE + ", §3.2 (Rocchio 1964)",

@@ -94,6 +94,7 @@ def _mean_over_golds(pos: RelevantPositions, sl: np.ndarray, golds, judged) -> n
 
 @register(
     "ASL",
+    range="[0, inf)",
     orientation="lower",
     formula="ASL = mean over relevant d of (non-relevant retrieved above d) + 1; unretrieved "
     "d: the non-relevant retrieved (missing=retrieved, Eq. 3), that + 1 (missing=after) or "

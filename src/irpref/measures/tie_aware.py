@@ -53,8 +53,15 @@ from functools import cached_property
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures import classic, trec_extra  # noqa: F401  (register before attaching)
-from irpref.measures.base import REGISTRY, Measure, attach_kernel, declare_compact, register
+from irpref.measures import classic, trec_extra, trec_gain  # noqa: F401  (register first)
+from irpref.measures.base import (
+    REGISTRY,
+    Alias,
+    Measure,
+    attach_kernel,
+    declare_compact,
+    register,
+)
 from irpref.measures.classic import REL, _discount, _safe_div, gains, ideal_dcg
 
 __all__ = ["TieGroups", "first_irrelevant_fraction", "tie_groups"]
@@ -248,6 +255,8 @@ def _f1_cutoff(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "F1",
+    range="[0, 1]",
+    aliases=(Alias("f1", "ranx"),),
     formula="F1@k = 2 P@k R@k / (P@k + R@k) = 2 |relevant in top k| / (k + |relevant|); "
     "without a cut-off k = number retrieved (set F1, trec_eval set_F with beta=1)",
     source="McSherry & Najork 2008, section 2.3; trec_eval m_set_F.c",
