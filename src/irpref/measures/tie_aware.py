@@ -413,6 +413,54 @@ if "Unj" in REGISTRY:
         return expected_marked(judged, tie_groups(judged, "unjudged"), m.cutoff) / m.cutoff
 
 
+# ---- NCG: one record, its two kernels and its layouts, all here -----------------
+def ideal_cg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
+    """(Q,) cumulative gain of the ideal ranking within the cut-off: the top k
+    positive grades of the qrels, summed."""
+    offsets, grades = judged.ideal_grades(1)
+    q = np.repeat(np.arange(judged.n_queries), np.diff(offsets))
+    rank0 = np.arange(len(grades)) - offsets[:-1][q]
+    keep = rank0 < cutoff if cutoff is not None else np.ones(len(grades), bool)
+    return np.bincount(q[keep], weights=grades[keep].astype(np.float64),
+                       minlength=judged.n_queries)
+
+
+@register(
+    "NCG",
+    range="[0, 1]",
+    formula="NCG@k = CG@k / ideal CG@k, CG@k = sum_{i<=k} g(d_i), gain g = grade (grades "
+    "<= 0 gain nothing); the ideal ranks the qrels by grade; 0 when no grade is positive",
+    source="Jarvelin & Kekalainen, Cumulated gain-based evaluation of IR techniques, "
+    "TOIS 2002, section 2.1 (CG) and 2.3 (normalised by the ideal vector)",
+    notes="nDCG without the discount; no counterpart in trec_eval, ir_measures or ranx",
+    description="Share of the ideal top-k gain the top k collects, order within the top k "
+    "ignored. Tie policies: docid, input, expected (exact: linear in the ranking).",
+)
+def ncg(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    items = judged.items_with_grade(1)
+    seg, gain = items.segment, judged.grade[items.index].astype(np.float64)
+    if m.cutoff is not None:
+        keep = items.rank < m.cutoff
+        seg, gain = seg[keep], gain[keep]
+    cg = np.bincount(seg, weights=gain, minlength=judged.n_segments)
+    return _safe_div(cg.reshape(judged.n_runs, judged.n_queries),
+                     ideal_cg(judged, m.cutoff)[None, :])
+
+
+@attach_kernel("NCG")
+def expected_ncg(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[CG@k] / ideal CG@k: every position j <= k of a tie group holding positive
+    grades receives the group's mean gain w_c / n_c (McSherry & Najork 2008, 2.1)."""
+    g = tie_groups(judged)
+    gi, _ = g.expand(m.cutoff)
+    return _safe_div(g.segment_sum(gi, g.weight[gi] / g.size[gi]),
+                     ideal_cg(judged, m.cutoff)[None, :])
+
+
+declare_compact("NCG")  # ranks and grades of the positive items only
+declare_compact("NCG", expected=True)  # TieGroups: either layout
+
+
 # F1 reads counts only; the kernels above read tie groups through TieGroups and
 # expected_marked, which work from each item's rank and tie group in either
 # layout (not "unjudged": the compact layout does not keep unjudged items)
