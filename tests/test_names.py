@@ -653,3 +653,10 @@ def test_cli_measures_shows_orientation_and_other_tools_spellings():
     for name, fam in REGISTRY.items():
         assert got[name].startswith({"higher": "higher", "lower": "lower",
                                      "none": "neither"}[fam.orientation])
+
+
+def test_pyterrier_helper_reads_orientation_from_the_records():
+    from irpref.interop.pyterrier import lower_is_better
+
+    texts = ["ASL", "SL1(impute=optimistic)", "RE", "SL3", "AP", "nDCG@10", "NumRet", "Judged@10"]
+    assert lower_is_better(*texts) == ["ASL", "SL1(impute=optimistic)", "RE", "SL3"]

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from irpref.errors import UsageError
-from irpref.judged import JudgedRankings
+from irpref.judged import JudgedRankings, LayoutError
 
 __all__ = [
     "Alias",
@@ -249,6 +249,14 @@ class Family:
     trec: tuple[TrecName, ...] = ()  # trec_eval names and their print facts
     ir_measures: str = ""  # ir_measures' counterpart, e.g. "AP", "NumRet(rel=...)"
     notes: str = ""  # where the canonical name means something else elsewhere
+    subtopics: bool = False  # reads subtopic qrels (ndeval format: --subtopics FILE)
+    # True for the measures that may fall back on the number of distinct documents
+    # for the corpus size (ASL(missing=corpus))
+    uses_n_docs: Callable[[Measure], bool] | None = None
+    # ir_measures' "@x" for a real parameter: IPrec@0.2 is IPrec(recall=0.2)
+    at_param: str = ""
+    # other tools' parameter spellings: {key: (irpref key, {their value: irpref value})}
+    param_spellings: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.orientation not in ORIENTATIONS:
@@ -306,8 +314,9 @@ def reads_compact(measure: Measure, ties: str) -> bool:
 
 def reads_n_docs(measure: Measure) -> bool:
     """True when ``measure`` may fall back on the number of distinct documents
-    (``JudgedRankings.n_docs``) for the corpus size."""
-    return measure.name == "ASL" and measure.get("missing") == "corpus"
+    (``JudgedRankings.n_docs``) for the corpus size (its record says when)."""
+    uses = measure.family.uses_n_docs
+    return bool(uses is not None and uses(measure))
 
 
 def attach_kernel(name: str, ties: str = "expected") -> Callable[[Kernel], Kernel]:
@@ -365,8 +374,6 @@ class Measure:
     def compute(self, judged: JudgedRankings) -> np.ndarray:
         """(R, Q) per-query values under ``judged.ties``."""
         if judged.layout != "full" and not reads_compact(self, judged.ties):
-            from irpref.judged import LayoutError
-
             raise LayoutError(
                 f"{self} (ties={judged.ties}) needs every retrieved item; these judged "
                 "rankings are compact (only the items the qrels mention): judge with "

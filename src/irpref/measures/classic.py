@@ -227,6 +227,7 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") 
 
 @register(
     "nDCG",
+    param_spellings={"dcg": ("gain", {"log2": "linear", "exp-log2": "exp"})},  # ir_measures
     range="[0, 1]",
     trec=(TrecName("ndcg", "nDCG", "p_pair"),
           TrecName("ndcg_cut", "nDCG@{k}", "cut_long", TREC_CUTS)),

@@ -60,22 +60,20 @@ from irpref.measures.base import Alias, Measure, Param, register
 from irpref.measures.classic import REL
 
 __all__ = [
-    "SUBTOPIC_FAMILIES",
     "attach_subtopics",
     "check_subtopics",
     "needs_subtopics",
     "use_subtopics",
 ]
 
-SUBTOPIC_FAMILIES = ("alpha-nDCG", "ERR-IA", "nERR-IA", "MAP-IA", "S-recall")
-"""Measure families that read subtopic qrels (``--subtopics FILE``)."""
 
 _ATTACHED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _JOINED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def needs_subtopics(measure: Measure) -> bool:
-    return measure.name in SUBTOPIC_FAMILIES
+    """True when the measure's record says it reads subtopic qrels."""
+    return measure.family.subtopics
 
 
 def attach_subtopics(judged: JudgedRankings, subtopics) -> None:
@@ -285,6 +283,7 @@ def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 @register(
     "alpha-nDCG",
+    subtopics=True,
     range="[0, inf)",
     aliases=(Alias("alpha_nDCG", "ir_measures"),),
     formula="alpha-nDCG@k = sum_{i<=k} G(i)/log2(i+1) / the same for the greedy ideal; "
@@ -313,6 +312,7 @@ def _err_terms(judged, m):
 
 @register(
     "ERR-IA",
+    subtopics=True,
     range="[0, 1]",
     aliases=(Alias("ERR_IA", "ir_measures"),),
     formula="ERR-IA@k = sum_{i<=k} sum_t J_t(i) (1-alpha)^c_t(i) / i "
@@ -333,6 +333,7 @@ def err_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "nERR-IA",
+    subtopics=True,
     range="[0, inf)",
     formula="nERR-IA@k = ERR-IA@k of the run / ERR-IA@k of the greedy ideal ranking",
     source=f"Chapelle et al., Information Retrieval 14(6) 2011, section 3; {_SRC}, "
@@ -351,6 +352,7 @@ def nerr_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "MAP-IA",
+    subtopics=True,
     range="[0, 1]",
     aliases=(Alias("AP_IA", "ir_measures"),),
     formula="MAP-IA = (1/S) sum_t AP_t, AP_t = sum over d relevant to t within the cut-off "
@@ -369,6 +371,7 @@ def map_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "S-recall",
+    subtopics=True,
     range="[0, 1]",
     aliases=(Alias("StRecall", "ir_measures"),),
     formula="S-recall@k = |subtopics with a relevant document in the top k| / S",

@@ -223,17 +223,17 @@ def _unknown_measure(text: str, name: str) -> UsageError:
 
 # ---- parsing -----------------------------------------------------------------
 
-_IRM_DCG = {"log2": "linear", "exp-log2": "exp"}  # ir_measures' nDCG(dcg=...)
-
-
 def parse_params(
     text: str,
     name: str,
     params_text: str | None,
     allowed: dict[str, Param],
     check_required: bool = True,
+    spellings: dict[str, tuple[str, dict[str, str]]] | None = None,
 ) -> dict[str, Any]:
-    """``key=value,...`` -> typed values, each checked against its Param."""
+    """``key=value,...`` -> typed values, each checked against its Param.
+    ``spellings``: another tool's parameter names and values (a record's
+    ``param_spellings``, e.g. ir_measures' ``nDCG(dcg=exp-log2)``)."""
     where = text.strip()
     params: dict[str, Any] = {}
     if params_text and params_text.strip():
@@ -246,8 +246,9 @@ def parse_params(
                 if key.lower() in lower:
                     key = lower[key.lower()]
                 else:
-                    if name == "nDCG" and key == "dcg" and value.strip("'\"") in _IRM_DCG:
-                        key, value = "gain", _IRM_DCG[value.strip("'\"")]  # ir_measures
+                    theirs = (spellings or {}).get(key)
+                    if theirs is not None and value.strip("'\"") in theirs[1]:
+                        key, value = theirs[0], theirs[1][value.strip("'\"")]
                         params[key] = allowed[key].convert(where, key, value)
                         continue
                     names = ", ".join(allowed) or "none"
@@ -291,17 +292,19 @@ def _build(text: str, family_name: str, params_text: str | None, cutoff_text: st
            preset: dict[str, str] | None = None) -> Measure:
     family = REGISTRY[family_name]
     where = text.strip()
-    params = parse_params(text, family_name, params_text, family.params, check_required=False)
+    params = parse_params(text, family_name, params_text, family.params, check_required=False,
+                          spellings=family.param_spellings)
     for key, value in (preset or {}).items():
         if key in params and params[key] != family.params[key].convert(where, key, value):
             raise UsageError(f"{where}: {key} is set twice")
         params.setdefault(key, family.params[key].convert(where, key, value))
     cutoff = None
     if cutoff_text is not None:
-        if family_name == "IPrec":  # ir_measures: IPrec@0.2 is IPrec(recall=0.2)
-            if "recall" in params:
-                raise UsageError(f"{where}: recall is set twice")
-            params["recall"] = family.params["recall"].convert(where, "recall", cutoff_text)
+        key = family.at_param  # ir_measures: IPrec@0.2 is IPrec(recall=0.2)
+        if key:
+            if key in params:
+                raise UsageError(f"{where}: {key} is set twice")
+            params[key] = family.params[key].convert(where, key, cutoff_text)
         else:
             cutoff = _cutoff(where, cutoff_text)
     _check_required(where, family_name, family.params, params)

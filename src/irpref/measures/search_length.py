@@ -94,6 +94,7 @@ def _mean_over_golds(pos: RelevantPositions, sl: np.ndarray, golds, judged) -> n
 
 @register(
     "ASL",
+    uses_n_docs=lambda m: m.get("missing") == "corpus",
     range="[0, inf)",
     orientation="lower",
     formula="ASL = mean over relevant d of (non-relevant retrieved above d) + 1; unretrieved "

@@ -52,8 +52,8 @@ from functools import cached_property
 
 import numpy as np
 
+import irpref.measures.trec_gain  # noqa: F401  (registers DCG, gRBP before attaching)
 from irpref.judged import JudgedRankings
-from irpref.measures import classic, trec_extra, trec_gain  # noqa: F401  (register first)
 from irpref.measures.base import (
     REGISTRY,
     Alias,
@@ -62,7 +62,8 @@ from irpref.measures.base import (
     declare_compact,
     register,
 )
-from irpref.measures.classic import REL, _discount, _safe_div, gains, ideal_dcg
+from irpref.measures.classic import REL, _discount, _safe_div, gains, ideal_dcg, num_rel_ret
+from irpref.measures.trec_extra import _max_grade
 
 __all__ = ["TieGroups", "first_irrelevant_fraction", "tie_groups"]
 
@@ -265,7 +266,7 @@ def _f1_cutoff(judged: JudgedRankings, m: Measure) -> np.ndarray:
 def f1(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """F1@k = 2 rel_ret / (k + num_rel) (McSherry & Najork 2008, 2.3); 0 when undefined."""
     den = _f1_cutoff(judged, m) + judged.num_rel(m.rel(judged))[None, :]
-    return _safe_div(2.0 * classic.num_rel_ret(judged, m), den)
+    return _safe_div(2.0 * num_rel_ret(judged, m), den)
 
 
 @attach_kernel("F1")
@@ -393,7 +394,7 @@ def expected_graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
     p = float(m.get("p"))
     g = tie_groups(judged, None)  # groups with a positive gain; weight: their total gain
     gi, j = g.expand(m.cutoff)
-    top = np.maximum(trec_extra._max_grade(judged), 1).astype(np.float64)
+    top = np.maximum(_max_grade(judged), 1).astype(np.float64)
     return (1.0 - p) * g.segment_sum(gi, g.weight[gi] / g.size[gi] * np.power(p, j - 1.0)) / top
 
 if "RelP" in REGISTRY:

@@ -323,6 +323,7 @@ def _iprec(judged: JudgedRankings, rel: int, recall: float) -> np.ndarray:
 
 @register(
     "IPrec",
+    at_param="recall",
     range="[0, 1]",
     trec=(TrecName("iprec_at_recall", "IPrec(recall={x})", "cut_double", TREC_RECALLS),),
     ir_measures="IPrec",
