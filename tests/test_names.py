@@ -574,6 +574,7 @@ def test_every_record_is_complete():
         assert fam.source and fam.formula, name
         assert fam.range is not None, name
         _bounds(fam.range)
+        assert name in PREFERENCES or fam.examples, name
         for a in fam.aliases:
             assert a.tools, (name, a)
             if a.refusal:
@@ -612,19 +613,8 @@ def _in_range(values: np.ndarray, spec: str) -> bool:
 
 
 def test_values_on_the_example_data_are_within_the_declared_range():
-    texts = []
-    for name, fam in REGISTRY.items():
-        if fam.params.get("e") is not None and fam.params["e"].required:
-            text = f"{name}(e=ap" + (",z=ap)" if "z" in fam.params else ")")
-        elif name == "IPrec":
-            text = "IPrec(recall=0.2)"
-        elif name == "RprecMult":
-            text = "RprecMult(mult=0.6)"
-        else:
-            text = name
-        if name in {"alpha-nDCG", "ERR-IA", "nERR-IA", "MAP-IA", "S-recall"}:
-            continue  # subtopic qrels: tests/test_diversity.py
-        texts.append(text + ("@10" if fam.cutoff == "required" else ""))
+    """Every example of every record (subtopic measures: tests/test_diversity.py)."""
+    texts = [t for fam in REGISTRY.values() if not fam.subtopics for t in fam.examples]
     table = irpref.evaluate(str(examples.qrels_path()), [str(p) for p in examples.run_paths()],
                             texts, rel=2, missing="zero", corpus_size=10**6)
     for text in texts:

@@ -253,6 +253,9 @@ class Family:
     # True for the measures that may fall back on the number of distinct documents
     # for the corpus size (ASL(missing=corpus))
     uses_n_docs: Callable[[Measure], bool] | None = None
+    # representative spellings (parameters, cut-offs) the tests evaluate, e.g. in
+    # both layouts (tests/test_compact.py) and within the range (tests/test_names.py)
+    examples: tuple[str, ...] = ()
     # ir_measures' "@x" for a real parameter: IPrec@0.2 is IPrec(recall=0.2)
     at_param: str = ""
     # other tools' parameter spellings: {key: (irpref key, {their value: irpref value})}

@@ -50,6 +50,7 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 @register(
     "NumRet",
+    examples=("NumRet", "NumRet@3"),
     range="[0, inf)",
     trec=(TrecName("num_ret", "NumRet", value="long", average="sum"),),
     ir_measures="NumRet",
@@ -68,6 +69,7 @@ def num_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumRel",
+    examples=("NumRel", "NumRel(rel=2)"),
     range="[0, inf)",
     trec=(TrecName("num_rel", "NumRel", value="long", average="sum"),),
     ir_measures="NumRel",
@@ -85,6 +87,7 @@ def num_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumRelRet",
+    examples=("NumRelRet", "NumRelRet@2", "NumRelRet(rel=2)@5"),
     range="[0, inf)",
     trec=(TrecName("num_rel_ret", "NumRelRet", value="long", average="sum"),),
     ir_measures="NumRet(rel=...)",
@@ -110,6 +113,7 @@ def num_rel_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "P",
+    examples=("P@1", "P@3", "P(rel=2)@5"),
     range="[0, 1]",
     trec=(TrecName("P", "P@{k}", "cut_long", TREC_CUTS),),
     ir_measures="P",
@@ -125,6 +129,7 @@ def precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "R",
+    examples=("R", "R@2", "R(rel=2)@10"),
     range="[0, 1]",
     trec=(TrecName("recall", "R@{k}", "cut_long", TREC_CUTS),),
     ir_measures="R",
@@ -141,6 +146,7 @@ def recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "AP",
+    examples=("AP", "AP@3", "AP(rel=2)"),
     range="[0, 1]",
     trec=(TrecName("map", "AP"), TrecName("map_cut", "AP@{k}", "cut_long", TREC_CUTS)),
     ir_measures="AP",
@@ -168,6 +174,7 @@ def average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RR",
+    examples=("RR", "RR@2", "RR(rel=2)"),
     range="[0, 1]",
     trec=(TrecName("recip_rank", "RR"),),
     ir_measures="RR",
@@ -227,6 +234,7 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") 
 
 @register(
     "nDCG",
+    examples=("nDCG", "nDCG@3", "nDCG(gain=exp)@5"),
     param_spellings={"dcg": ("gain", {"log2": "linear", "exp-log2": "exp"})},  # ir_measures
     range="[0, 1]",
     trec=(TrecName("ndcg", "nDCG", "p_pair"),
@@ -257,6 +265,7 @@ def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Success",
+    examples=("Success@1", "Success(rel=2)@3"),
     range="[0, 1]",
     trec=(TrecName("success", "Success@{k}", "cut_long", (1, 5, 10)),),
     ir_measures="Success",
@@ -273,6 +282,7 @@ def success(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Rprec",
+    examples=("Rprec", "Rprec(rel=2)"),
     range="[0, 1]",
     trec=(TrecName("Rprec", "Rprec"),),
     ir_measures="Rprec",
@@ -292,6 +302,7 @@ def r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RBP",
+    examples=("RBP", "RBP(p=0.5)", "RBP(p=0.95,rel=2)@4"),
     range="[0, 1]",
     ir_measures="RBP(rel=...)",
     notes="binary gain (grade >= rel); ir_measures' RBP without rel= and trec_eval's rbp "

@@ -283,6 +283,7 @@ def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 @register(
     "alpha-nDCG",
+    examples=("alpha-nDCG@5",),
     subtopics=True,
     range="[0, inf)",
     aliases=(Alias("alpha_nDCG", "ir_measures"),),
@@ -312,6 +313,7 @@ def _err_terms(judged, m):
 
 @register(
     "ERR-IA",
+    examples=("ERR-IA@5",),
     subtopics=True,
     range="[0, 1]",
     aliases=(Alias("ERR_IA", "ir_measures"),),
@@ -333,6 +335,7 @@ def err_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "nERR-IA",
+    examples=("nERR-IA@5",),
     subtopics=True,
     range="[0, inf)",
     formula="nERR-IA@k = ERR-IA@k of the run / ERR-IA@k of the greedy ideal ranking",
@@ -352,6 +355,7 @@ def nerr_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "MAP-IA",
+    examples=("MAP-IA",),
     subtopics=True,
     range="[0, 1]",
     aliases=(Alias("AP_IA", "ir_measures"),),
@@ -371,6 +375,7 @@ def map_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "S-recall",
+    examples=("S-recall@5",),
     subtopics=True,
     range="[0, 1]",
     aliases=(Alias("StRecall", "ir_measures"),),

@@ -59,6 +59,7 @@ def satisfaction(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
 
 @register(
     "ERR",
+    examples=("ERR", "ERR@3", "ERR(gmax=4)"),
     range="[0, 1]",
     formula="ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^gmax; "
     "grades below rel, unjudged and negative grades give R = 0",
@@ -106,6 +107,7 @@ def _judged_items(judged: JudgedRankings) -> np.ndarray:
 
 @register(
     "Judged",
+    examples=("Judged@1", "Judged@4"),
     range="[0, 1]",
     ir_measures="Judged",
     notes="ir_measures' definition (divided by min(k, number retrieved)); ir_measures breaks "

@@ -94,6 +94,7 @@ def _mean_over_golds(pos: RelevantPositions, sl: np.ndarray, golds, judged) -> n
 
 @register(
     "ASL",
+    examples=("ASL", "ASL(missing=after)", "ASL(missing=corpus)", "ASL(golds=2)", "ASL@3"),
     uses_n_docs=lambda m: m.get("missing") == "corpus",
     range="[0, inf)",
     orientation="lower",

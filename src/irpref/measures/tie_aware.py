@@ -256,6 +256,7 @@ def _f1_cutoff(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "F1",
+    examples=("F1", "F1@3"),
     range="[0, 1]",
     aliases=(Alias("f1", "ranx"),),
     formula="F1@k = 2 P@k R@k / (P@k + R@k) = 2 |relevant in top k| / (k + |relevant|); "
@@ -428,6 +429,7 @@ def ideal_cg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
 
 @register(
     "NCG",
+    examples=("NCG", "NCG@3"),
     range="[0, 1]",
     formula="NCG@k = CG@k / ideal CG@k, CG@k = sum_{i<=k} g(d_i), gain g = grade (grades "
     "<= 0 gain nothing); the ideal ranks the qrels by grade; 0 when no grade is positive",

@@ -195,6 +195,7 @@ def _bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Bpref",
+    examples=("Bpref", "Bpref(rel=2)"),
     range="[0, 1]",
     trec=(TrecName("bpref", "Bpref"),),
     ir_measures="Bpref",
@@ -211,6 +212,7 @@ def bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "GMBpref",
+    examples=("GMBpref",),
     range="[0, 1]",
     trec=(TrecName("gm_bpref", "GMBpref", average="gm", per_query=False),),
     formula="Bpref per query; aggregate exp(mean log max(Bpref, 1e-5))",
@@ -226,6 +228,7 @@ def gm_bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "infAP",
+    examples=("infAP", "infAP(rel=2)"),
     range="[0, 1]",
     trec=(TrecName("infAP", "infAP"),),
     ir_measures="infAP",
@@ -269,6 +272,7 @@ def _ap_sum(judged: JudgedRankings, rel: int) -> np.ndarray:
 
 @register(
     "GMAP",
+    examples=("GMAP",),
     range="[0, 1]",
     trec=(TrecName("gm_map", "GMAP", average="gm", per_query=False),),
     formula="AP per query; aggregate exp(mean log max(AP, 1e-5)) (missing queries count "
@@ -286,6 +290,7 @@ def gm_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "YAAP",
+    examples=("YAAP",),
     range="(-inf, inf)",
     trec=(TrecName("yaap", "YAAP"),),
     formula="YAAP = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved of P@rank",
@@ -323,6 +328,7 @@ def _iprec(judged: JudgedRankings, rel: int, recall: float) -> np.ndarray:
 
 @register(
     "IPrec",
+    examples=("IPrec(recall=0.0)", "IPrec(recall=0.5)", "IPrec(recall=1.0)"),
     at_param="recall",
     range="[0, 1]",
     trec=(TrecName("iprec_at_recall", "IPrec(recall={x})", "cut_double", TREC_RECALLS),),
@@ -356,6 +362,7 @@ def iprec_average(judged: JudgedRankings, rel: int, points) -> np.ndarray:
 
 @register(
     "IPrecAvg",
+    examples=("IPrecAvg",),
     range="[0, 1]",
     trec=(TrecName("11pt_avg", "IPrecAvg", "p_double", TREC_RECALLS, computed=True),),
     formula="11-point average: mean of IPrec(recall=x) for x = 0.0, 0.1, ..., 1.0",
@@ -370,6 +377,7 @@ def eleven_point_average(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RprecMult",
+    examples=("RprecMult", "RprecMult(mult=2.0)"),
     range="[0, 1]",
     trec=(TrecName("Rprec_mult", "RprecMult(mult={x})", "cut_double", TREC_MULTS),),
     formula="RprecMult(mult=x) = |relevant in top c| / c, c = floor(x R + 0.9) (0 if c = 0)",
@@ -392,6 +400,7 @@ _SET = "trec_eval m_set_{}.c (ranking ignored: the retrieved set after the depth
 
 @register(
     "SetP",
+    examples=("SetP",),
     range="[0, 1]",
     trec=(TrecName("set_P", "SetP"),),
     ir_measures="SetP",
@@ -408,6 +417,7 @@ def set_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetR",
+    examples=("SetR",),
     range="[0, 1]",
     trec=(TrecName("set_recall", "SetR"),),
     ir_measures="SetR",
@@ -424,6 +434,7 @@ def set_recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetRelP",
+    examples=("SetRelP",),
     range="[0, 1]",
     trec=(TrecName("set_relative_P", "SetRelP"),),
     ir_measures="SetP(relative=True)",
@@ -440,6 +451,7 @@ def set_relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetAP",
+    examples=("SetAP",),
     range="[0, 1]",
     trec=(TrecName("set_map", "SetAP"),),
     ir_measures="SetAP",
@@ -457,6 +469,7 @@ def set_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetF",
+    examples=("SetF", "SetF(beta=0.5)"),
     range="[0, 1]",
     trec=(TrecName("set_F", "SetF", "p_double", (1.0,),
                    build=lambda x: f"SetF(beta={trec_number(x)})"),),
@@ -481,6 +494,7 @@ def set_f(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Utility",
+    examples=("Utility", "Utility(a=2.0,b=-0.5,c=1.0,d=0.1)"),
     range="(-inf, inf)",
     trec=(TrecName("utility", "Utility", "p_double", (1.0, -1.0, 0.0, 0.0), build=_utility_text),),
     formula="Utility = a |rel ret| + b |nonrel ret| + c |rel not ret| + d |nonrel not ret| "
@@ -508,6 +522,7 @@ def utility(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumNonRelJudgedRet",
+    examples=("NumNonRelJudgedRet",),
     range="[0, inf)",
     trec=(TrecName("num_nonrel_judged_ret", "NumNonRelJudgedRet", value="long", average="sum"),),
     orientation="none",
@@ -526,6 +541,7 @@ def num_nonrel_judged_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumQ",
+    examples=("NumQ",),
     range="[0, inf)",
     trec=(TrecName("num_q", "NumQ", value="long", average="count", per_query=False),),
     ir_measures="NumQ",
@@ -544,6 +560,7 @@ def num_q(judged: JudgedRankings, m: Measure) -> np.ndarray:
 # ---- cut-off measures ---------------------------------------------------------
 @register(
     "RelP",
+    examples=("RelP@3",),
     range="[0, 1]",
     trec=(TrecName("relative_P", "RelP@{k}", "cut_long", TREC_CUTS),),
     formula="RelP@k = |relevant in top k| / min(k, R)  (0 if R = 0)",
@@ -561,6 +578,7 @@ def relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Unj",
+    examples=("Unj@3",),
     range="[0, 1]",
     trec=(TrecName("unj", "Unj@{k}", "cut_long", (5, 10, 20)),),
     orientation="none",

@@ -55,6 +55,7 @@ BURGES = (
 # ---- gain-based measures ------------------------------------------------------
 @register(
     "DCG",
+    examples=("DCG", "DCG@3"),
     range="[0, inf)",
     trec=(TrecName("dcg", "DCG", "p_pair"),),
     aliases=(Alias("dcg_burges", "ranx", refusal=BURGES),),
@@ -70,6 +71,7 @@ def dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "IDCG",
+    examples=("IDCG", "IDCG@3"),
     orientation="none",
     range="[0, inf)",
     trec=(TrecName("ideal_dcg", "IDCG", "p_pair"),),
@@ -97,6 +99,7 @@ def _item_dcg(judged: JudgedRankings) -> tuple[np.ndarray, np.ndarray]:
 
 @register(
     "nDCGRel",
+    examples=("nDCGRel",),
     range="[0, inf)",
     trec=(TrecName("ndcg_rel", "nDCGRel", "p_pair"),),
     formula="mean over the R+ ideal positions (grade > 0) of nDCG at the rank of each retrieved "
@@ -127,6 +130,7 @@ def ndcg_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RnDCG",
+    examples=("RnDCG",),
     range="[0, inf)",
     trec=(TrecName("Rndcg", "RnDCG", "p_pair"),),
     formula="mean of nDCG at the ranks where each ideal gain level ends (plus at the end of the "
@@ -167,6 +171,7 @@ def r_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "BinG",
+    examples=("BinG",),
     range="[0, 1]",
     trec=(TrecName("binG", "BinG"),),
     formula="BinG = 1/R sum over relevant retrieved d of 1 / log2(2 + #non-relevant above d)",
@@ -187,6 +192,7 @@ def bin_g(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "G",
+    examples=("G",),
     range="[0, inf)",
     trec=(TrecName("G", "G", "p_pair"),),
     formula="G = sum_i g_i / log2(2 + C_i - S_i) / sum of ideal gains; S_i = gain retrieved in "
@@ -220,6 +226,7 @@ def g_measure(judged: JudgedRankings, m: Measure) -> np.ndarray:
 # ---- rank-biased precision, trec_eval style -----------------------------------
 @register(
     "gRBP",
+    examples=("gRBP", "gRBP(p=0.5)@4"),
     range="[0, 1]",
     trec=(TrecName("rbp", "gRBP", "p_pair", build=_grbp_text),),
     aliases=(
@@ -243,6 +250,7 @@ def graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RBPResid",
+    examples=("RBPResid",),
     range="[0, 1]",
     trec=(TrecName("rbp_resid", "RBPResid"),),
     orientation="none",
