@@ -44,9 +44,10 @@ def _cited(tool: str) -> list[str]:
     return sorted(n for n, f in REGISTRY.items() if tool in f.follows)
 
 
-def test_records_citing_ir_measures_are_checked_here():
-    assert "Judged" in _cited("ir_measures")
+def test_records_citing_another_tool_are_checked_here():
+    assert "Judged" in _cited("ir_measures") and "nDCG" in _cited("ranx")
     assert set(_cited("ir_measures")) <= set(IR_MEASURES), "add the new measure to IR_MEASURES"
+    assert set(_cited("ranx")) <= set(RANX), "add the new measure to RANX"
 
 
 IR_MEASURES = {
@@ -83,3 +84,34 @@ def test_judged_divides_by_the_number_retrieved():
     empty = pd.DataFrame({"query": ["q"], "doc": ["x"], "score": [1.0]}).iloc[:0]
     t = irpref.evaluate(qrels, {"r": empty}, ["Judged@10"], missing="zero")
     assert t["value"].tolist() == [0.0]
+
+
+# irpref text -> ranx metric, per family whose record follows ranx
+RANX = {
+    "nDCG": {"nDCG@10": "ndcg@10", "nDCG@100": "ndcg@100", "nDCG(gain=exp)@10": "ndcg_burges@10",
+             "nDCG(gain=exp)@100": "ndcg_burges@100"},
+}
+
+
+@pytest.mark.parametrize("run_name", RUNS)
+@pytest.mark.parametrize("family", sorted(RANX))
+def test_equals_ranx_per_query(family, run_name):
+    ranx = pytest.importorskip("ranx")
+    run = _distinct_scores(run_name)
+    qrels = pd.read_csv(QRELS, sep=r"\s+", header=None, dtype={0: str, 2: str},
+                        names=["query_id", "iter", "doc_id", "grade"])
+    qrels = qrels[qrels["query_id"].isin(set(run["query_id"]))]
+    q_dict = {q: dict(zip(g["doc_id"], g["grade"].astype(int)))
+              for q, g in qrels.groupby("query_id")}
+    r_dict = {q: dict(zip(g["doc_id"], g["score"])) for q, g in run.groupby("query_id")
+              if q in q_dict}
+    ranx_run = ranx.Run.from_dict(r_dict)
+    ranx.evaluate(ranx.Qrels.from_dict(q_dict), ranx_run, list(RANX[family].values()))
+    table = irpref.evaluate(str(QRELS), run, list(RANX[family]))
+    got = {(r.query, r.measure): r.value for r in table.itertuples()}
+    for text, metric in RANX[family].items():
+        ref = dict(ranx_run.scores[metric])
+        assert ref, metric
+        for query, value in ref.items():
+            assert got[query, text] == pytest.approx(float(value), rel=1e-12, abs=1e-15), (
+                query, text)

@@ -11,7 +11,7 @@ Each measure family registers one :class:`Family` record, the single place
 where everything true of the measure is declared (trec_eval keeps one file
 per measure the same way): its kernel per tie policy (``expected`` attached
 beside it, :func:`attach_kernel`), which layouts the kernels read
-(:func:`declare_compact`), parameters with their ranges, cut-off, orientation,
+(``compact``, ``compact_expected``), parameters with their ranges, cut-off, orientation,
 range of values, the names other tools give it (:class:`Alias`: trec_eval,
 pytrec_eval, ir_measures, ranx, PyTerrier, with a note where a spelling means
 something else there), its trec_eval names with their print facts
@@ -234,7 +234,7 @@ class Family:
     description: str = ""
     # the kernels that read the compact layout of JudgedRankings (only the
     # items the qrels mention: explicit ranks, per-segment counts, tie groups
-    # per item), declared by the module that wrote them (declare_compact)
+    # per item), declared in the record (tests/test_compact.py checks each)
     compact: bool = False  # the docid/input kernel
     compact_expected: bool = False  # the ties="expected" kernel
     # which direction is better: "higher" (AP, nDCG), "lower" (ASL, SL1, SL3, RE:
@@ -249,6 +249,9 @@ class Family:
     trec: tuple[TrecName, ...] = ()  # trec_eval names and their print facts
     ir_measures: str = ""  # ir_measures' counterpart, e.g. "AP", "NumRet(rel=...)"
     notes: str = ""  # where the canonical name means something else elsewhere
+    # no ordering of tied items changes the value (counts, set measures): the
+    # ties="expected" kernel is the kernel itself
+    order_free: bool = False
     subtopics: bool = False  # reads subtopic qrels (ndeval format: --subtopics FILE)
     # True for the measures that may fall back on the number of distinct documents
     # for the corpus size (ASL(missing=corpus))
@@ -266,6 +269,8 @@ class Family:
             raise ValueError(f"{self.name}: orientation must be one of {ORIENTATIONS}")
         if self.range is not None:
             _bounds(self.range)
+        if self.order_free and self.expected is None:
+            self.expected = self.kernel
         self.aliases = tuple(
             replace(a, target=self.name + (f"({a.preset})" if a.preset else ""))
             for a in self.aliases
@@ -296,17 +301,6 @@ def register(name: str, **info: Any) -> Callable[[Kernel], Kernel]:
         return kernel
 
     return wrap
-
-
-def declare_compact(*names: str, expected: bool = False) -> None:
-    """Declare that the kernels of the families ``names`` (with ``expected``:
-    their tie-aware kernel, not the other) read the compact layout exactly
-    as the full one (tests/test_compact.py checks every declared family)."""
-    for name in names:
-        if expected:
-            REGISTRY[name].compact_expected = True
-        else:
-            REGISTRY[name].compact = True
 
 
 def reads_compact(measure: Measure, ties: str) -> bool:

@@ -34,9 +34,9 @@ import numpy as np
 
 from irpref.errors import UsageError
 from irpref.judged import NONPOOL, JudgedRankings
-from irpref.measures.base import Measure, Param, attach_kernel, declare_compact, register
+from irpref.measures.base import Measure, Param, attach_kernel, register
 from irpref.measures.classic import REL
-from irpref.measures.tie_aware import TieGroups, expected_marked
+from irpref.measures.ties import TieGroups, expected_marked
 
 __all__ = ["err", "judged_at_k", "satisfaction"]
 
@@ -59,6 +59,7 @@ def satisfaction(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
 
 @register(
     "ERR",
+    compact=True,
     examples=("ERR", "ERR@3", "ERR(gmax=4)"),
     range="[0, 1]",
     formula="ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^gmax; "
@@ -107,6 +108,8 @@ def _judged_items(judged: JudgedRankings) -> np.ndarray:
 
 @register(
     "Judged",
+    compact=True,
+    compact_expected=True,
     examples=("Judged@1", "Judged@4"),
     range="[0, 1]",
     ir_measures="Judged",
@@ -148,5 +151,5 @@ def expected_judged_at_k(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 
 # ERR and Judged@k read the items the qrels mention only (ranks, grades)
-declare_compact("ERR", "Judged")
-declare_compact("Judged", expected=True)  # TieGroups + expected_marked: both layouts
+
+

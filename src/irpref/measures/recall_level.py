@@ -46,7 +46,6 @@ from irpref.measures.base import (
     Measure,
     Param,
     attach_kernel,
-    declare_compact,
     register,
     rel_param,
 )
@@ -256,6 +255,7 @@ def recall_level_values(judged: JudgedRankings, m: Measure, metric: RecallLevelM
 
 @register(
     "RL",
+    compact=True,
     examples=("RL(e=ap,z=ap)", "RL(e=rbp,z=rbp,impute=optimistic)@5"),
     range="[0, inf)",
     formula="RL(e,z) = sum_{i=1..m} e(p_i) z(i, m) over the sorted positions p of the m "
@@ -279,6 +279,7 @@ def _register_named(name: str, key: str, formula: str, extra: dict[str, Any],
         name,
         range="[0, 1]",
         examples=examples,
+        compact=True,
         formula=formula,
         source=SOURCE + ", §2.3.1",
         params={**extra, **IMPUTE, **REL},
@@ -299,6 +300,7 @@ _register_named("RL-RBP", "rbp", "sum_i (1-γ) γ^(p_i-1) = RBP(γ) with p imput
 
 @register(
     "TSE",
+    compact=True,
     examples=("TSE(e=lin)", "TSE(e=ap,impute=optimistic)"),
     range="[0, 1]",
     formula="TSE_e = e(p_m): exposure of the lowest-ranked relevant item",
@@ -318,6 +320,7 @@ def total_search_efficiency(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SL1",
+    compact=True,
     examples=("SL1", "SL1(impute=optimistic)"),
     range="[0, inf)",
     orientation="lower",
@@ -333,6 +336,7 @@ def search_length_1(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SL3",
+    compact=True,
     examples=("SL3",),
     range="[0, inf)",
     orientation="lower",
@@ -348,6 +352,7 @@ def search_length_3(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RE",
+    compact=True,
     examples=("RE", "RE(impute=optimistic)"),
     range="[0, inf)",
     orientation="lower",
@@ -456,4 +461,4 @@ def recall_error_expected(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 # the docid/input kernels read relevant_positions only (ranks, counts); the
 # tie-aware ones read positions.tie_groups, which needs every item
-declare_compact("RL", "RL-AP", "RL-RR", "RL-nDCG", "RL-RBP", "TSE", "SL1", "SL3", "RE")
+

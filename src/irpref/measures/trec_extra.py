@@ -24,7 +24,7 @@ from irpref.measures.base import (
     Measure,
     Param,
     TrecName,
-    declare_compact,
+    attach_kernel,
     register,
     trec_number,
 )
@@ -33,6 +33,14 @@ from irpref.measures.classic import (
     _safe_div,
     cut,
     within_segment_cumsum,
+)
+from irpref.measures.ties import expected_marked, expected_rel_ret, tie_groups
+from irpref.measures.trec_arith import (
+    MIN_GEO_MEAN,
+    exact_cumsum,
+    geometric_mean,
+    lround,
+    suffix_max,
 )
 
 __all__ = [
@@ -43,73 +51,11 @@ __all__ = [
     "suffix_max",
 ]
 
-MIN_GEO_MEAN = 1e-5
-"""trec_eval's floor for geometric means (trec_eval.h)."""
 INFAP_EPSILON = 1e-5
 """trec_eval's smoothing constant of infAP (trec_eval.h)."""
 
 
 # ---- helpers ------------------------------------------------------------------
-def geometric_mean(values: np.ndarray) -> float:
-    """exp(mean(log(max(v, 1e-5)))), the log-sum taken in order (meas_avg.c)."""
-    values = np.asarray(values, dtype=np.float64)
-    if len(values) == 0:
-        return float("nan")
-    logs = np.log(np.maximum(values, MIN_GEO_MEAN))
-    return float(np.exp(np.add.accumulate(logs)[-1] / len(values)))
-
-
-def lround(x: np.ndarray) -> np.ndarray:
-    """C ``lround`` for x >= 0: round half away from zero (not numpy's half-even)."""
-    x = np.asarray(x, dtype=np.float64)
-    f = np.floor(x)
-    return (f + (x - f >= 0.5)).astype(np.int64)
-
-
-def exact_cumsum(values: np.ndarray, offsets: np.ndarray, max_cells: int = 1 << 22) -> np.ndarray:
-    """Inclusive cumulative sum restarting at every segment ``offsets[s]:offsets[s+1]``,
-    added strictly left to right within each segment (as a C loop does).
-
-    A global cumsum minus the segment's start would be off by rounding; here
-    segments are laid out as rows of padded 2-D blocks (grouped by length, so
-    padding stays small) and accumulated along the rows.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    out = np.empty(len(values))
-    lengths = np.diff(offsets)
-    order = np.argsort(lengths, kind="stable")
-    order = order[lengths[order] > 0]
-    start = 0
-    while start < len(order):
-        width = int(lengths[order[min(len(order) - 1, start)]])
-        rows = max(1, max_cells // max(width, 1))
-        chunk = order[start : start + rows]
-        width = int(lengths[chunk].max())
-        n = len(chunk)
-        seg_len = lengths[chunk]
-        row = np.repeat(np.arange(n), seg_len)
-        col = np.arange(int(seg_len.sum())) - np.repeat(np.cumsum(seg_len) - seg_len, seg_len)
-        src = np.repeat(offsets[chunk], seg_len) + col
-        block = np.zeros((n, width))
-        block[row, col] = values[src]
-        np.add.accumulate(block, axis=1, out=block)
-        out[src] = block[row, col]
-        start += n
-    return out
-
-
-def suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Maximum of ``values[j]`` over j >= i with ``group[j] == group[i]``
-    (``group`` nondecreasing), exactly: values are replaced by their ranks."""
-    if len(values) == 0:
-        return np.empty(0)
-    uniq, code = np.unique(values, return_inverse=True)
-    # scan from the end, where groups appear in decreasing order: flip the group key
-    rev = (group.max() - group[::-1]).astype(np.int64) * (len(uniq) + 1) + code[::-1]
-    best = np.maximum.accumulate(rev)[::-1]
-    return uniq[best % (len(uniq) + 1)]
-
-
 def _rel(judged: JudgedRankings, m: Measure) -> int:
     rel = m.rel(judged)
     if rel < 0:
@@ -195,6 +141,7 @@ def _bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Bpref",
+    compact=True,
     examples=("Bpref", "Bpref(rel=2)"),
     range="[0, 1]",
     trec=(TrecName("bpref", "Bpref"),),
@@ -212,6 +159,7 @@ def bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "GMBpref",
+    compact=True,
     examples=("GMBpref",),
     range="[0, 1]",
     trec=(TrecName("gm_bpref", "GMBpref", average="gm", per_query=False),),
@@ -228,6 +176,7 @@ def gm_bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "infAP",
+    compact=True,
     examples=("infAP", "infAP(rel=2)"),
     range="[0, 1]",
     trec=(TrecName("infAP", "infAP"),),
@@ -272,6 +221,7 @@ def _ap_sum(judged: JudgedRankings, rel: int) -> np.ndarray:
 
 @register(
     "GMAP",
+    compact=True,
     examples=("GMAP",),
     range="[0, 1]",
     trec=(TrecName("gm_map", "GMAP", average="gm", per_query=False),),
@@ -290,6 +240,7 @@ def gm_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "YAAP",
+    compact=True,
     examples=("YAAP",),
     range="(-inf, inf)",
     trec=(TrecName("yaap", "YAAP"),),
@@ -328,6 +279,7 @@ def _iprec(judged: JudgedRankings, rel: int, recall: float) -> np.ndarray:
 
 @register(
     "IPrec",
+    compact=True,
     examples=("IPrec(recall=0.0)", "IPrec(recall=0.5)", "IPrec(recall=1.0)"),
     at_param="recall",
     range="[0, 1]",
@@ -362,6 +314,7 @@ def iprec_average(judged: JudgedRankings, rel: int, points) -> np.ndarray:
 
 @register(
     "IPrecAvg",
+    compact=True,
     examples=("IPrecAvg",),
     range="[0, 1]",
     trec=(TrecName("11pt_avg", "IPrecAvg", "p_double", TREC_RECALLS, computed=True),),
@@ -377,6 +330,7 @@ def eleven_point_average(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RprecMult",
+    compact=True,
     examples=("RprecMult", "RprecMult(mult=2.0)"),
     range="[0, 1]",
     trec=(TrecName("Rprec_mult", "RprecMult(mult={x})", "cut_double", TREC_MULTS),),
@@ -400,6 +354,9 @@ _SET = "trec_eval m_set_{}.c (ranking ignored: the retrieved set after the depth
 
 @register(
     "SetP",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
     examples=("SetP",),
     range="[0, 1]",
     trec=(TrecName("set_P", "SetP"),),
@@ -417,6 +374,9 @@ def set_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetR",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
     examples=("SetR",),
     range="[0, 1]",
     trec=(TrecName("set_recall", "SetR"),),
@@ -434,6 +394,9 @@ def set_recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetRelP",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
     examples=("SetRelP",),
     range="[0, 1]",
     trec=(TrecName("set_relative_P", "SetRelP"),),
@@ -451,6 +414,9 @@ def set_relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetAP",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
     examples=("SetAP",),
     range="[0, 1]",
     trec=(TrecName("set_map", "SetAP"),),
@@ -469,6 +435,9 @@ def set_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetF",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
     examples=("SetF", "SetF(beta=0.5)"),
     range="[0, 1]",
     trec=(TrecName("set_F", "SetF", "p_double", (1.0,),
@@ -494,6 +463,9 @@ def set_f(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Utility",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
     examples=("Utility", "Utility(a=2.0,b=-0.5,c=1.0,d=0.1)"),
     range="(-inf, inf)",
     trec=(TrecName("utility", "Utility", "p_double", (1.0, -1.0, 0.0, 0.0), build=_utility_text),),
@@ -522,6 +494,9 @@ def utility(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumNonRelJudgedRet",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
     examples=("NumNonRelJudgedRet",),
     range="[0, inf)",
     trec=(TrecName("num_nonrel_judged_ret", "NumNonRelJudgedRet", value="long", average="sum"),),
@@ -541,6 +516,9 @@ def num_nonrel_judged_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumQ",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
     examples=("NumQ",),
     range="[0, inf)",
     trec=(TrecName("num_q", "NumQ", value="long", average="count", per_query=False),),
@@ -560,6 +538,8 @@ def num_q(judged: JudgedRankings, m: Measure) -> np.ndarray:
 # ---- cut-off measures ---------------------------------------------------------
 @register(
     "RelP",
+    compact=True,
+    compact_expected=True,
     examples=("RelP@3",),
     range="[0, 1]",
     trec=(TrecName("relative_P", "RelP@{k}", "cut_long", TREC_CUTS),),
@@ -596,7 +576,18 @@ def unjudged(judged: JudgedRankings, m: Measure) -> np.ndarray:
 # compact layout, which drops those, gives the same sums) and that read ranks
 # and counts explicitly; Unj (unjudged items count) needs the full layout
 # (the gain-based measures are in trec_gain.py)
-declare_compact(
-    "Bpref", "GMBpref", "infAP", "GMAP", "YAAP", "IPrec", "IPrecAvg", "RprecMult", "SetP",
-    "SetR", "SetRelP", "SetAP", "SetF", "Utility", "NumNonRelJudgedRet", "NumQ", "RelP",
-)
+
+
+# ---- the ties="expected" kernels (McSherry & Najork 2008, section 2.1: linear in
+# per-position indicators); the set measures are order-free (their records say so)
+@attach_kernel("RelP")
+def expected_relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[RelP@k] = (R_c + (k - t_c) r_c / n_c) / min(k, R) (McSherry & Najork 2008, 2.1)."""
+    num_rel = judged.num_rel(m.rel(judged))
+    return _safe_div(expected_rel_ret(judged, m), np.minimum(m.cutoff, num_rel)[None, :])
+
+
+@attach_kernel("Unj")
+def expected_unjudged(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[Unj@k]: the argument of McSherry & Najork 2008, 2.1, for unjudged items."""
+    return expected_marked(judged, tie_groups(judged, "unjudged"), m.cutoff) / m.cutoff

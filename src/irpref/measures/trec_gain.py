@@ -15,7 +15,7 @@ from irpref.measures.base import (
     Measure,
     Param,
     TrecName,
-    declare_compact,
+    attach_kernel,
     register,
     trec_number,
 )
@@ -23,10 +23,13 @@ from irpref.measures.classic import (
     REL,
     _safe_div,
     cut,
+    expected_dcg,
     ideal_dcg,
     power_table,
     within_segment_cumsum,
 )
+from irpref.measures.ties import tie_groups
+from irpref.measures.trec_arith import exact_cumsum
 from irpref.measures.trec_extra import (
     _gain,
     _ideal,
@@ -35,7 +38,6 @@ from irpref.measures.trec_extra import (
     _per_segment,
     _rel,
     _relevant,
-    exact_cumsum,
 )
 
 __all__: list[str] = []
@@ -55,6 +57,8 @@ BURGES = (
 # ---- gain-based measures ------------------------------------------------------
 @register(
     "DCG",
+    compact=True,
+    compact_expected=True,
     examples=("DCG", "DCG@3"),
     range="[0, inf)",
     trec=(TrecName("dcg", "DCG", "p_pair"),),
@@ -71,6 +75,9 @@ def dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "IDCG",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
     examples=("IDCG", "IDCG@3"),
     orientation="none",
     range="[0, inf)",
@@ -171,6 +178,7 @@ def r_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "BinG",
+    compact=True,
     examples=("BinG",),
     range="[0, 1]",
     trec=(TrecName("binG", "BinG"),),
@@ -192,6 +200,7 @@ def bin_g(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "G",
+    compact=True,
     examples=("G",),
     range="[0, inf)",
     trec=(TrecName("G", "G", "p_pair"),),
@@ -226,6 +235,8 @@ def g_measure(judged: JudgedRankings, m: Measure) -> np.ndarray:
 # ---- rank-biased precision, trec_eval style -----------------------------------
 @register(
     "gRBP",
+    compact=True,
+    compact_expected=True,
     examples=("gRBP", "gRBP(p=0.5)@4"),
     range="[0, 1]",
     trec=(TrecName("rbp", "gRBP", "p_pair", build=_grbp_text),),
@@ -273,4 +284,19 @@ def rbp_residual(judged: JudgedRankings, m: Measure) -> np.ndarray:
 # kernels whose per-item terms vanish on items the qrels do not mention (so the
 # compact layout, which drops those, gives the same sums); RBPResid (unjudged
 # items count), nDCGRel and RnDCG (DCG read at arbitrary ranks) need the full layout
-declare_compact("DCG", "IDCG", "BinG", "G", "gRBP")
+
+
+# ---- the ties="expected" kernels (McSherry & Najork 2008, section 2.6: linear in
+# per-position gain)
+attach_kernel("DCG")(expected_dcg)
+
+
+@attach_kernel("gRBP")
+def expected_graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[gRBP(p)] = (1 - p) sum_i (mean gain of V_i) sum_{j in V_i} p^(j-1) / top grade:
+    linear in per-position gain, as RBP (McSherry & Najork 2008, the argument of 2.6)."""
+    p = float(m.get("p"))
+    g = tie_groups(judged, None)  # groups with a positive gain; weight: their total gain
+    gi, j = g.expand(m.cutoff)
+    top = np.maximum(_max_grade(judged), 1).astype(np.float64)
+    return (1.0 - p) * g.segment_sum(gi, g.weight[gi] / g.size[gi] * np.power(p, j - 1.0)) / top
