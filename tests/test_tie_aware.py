@@ -287,14 +287,13 @@ def test_f1_is_registered_with_its_source():
 
 
 def test_evaluate_cli_expected(data_dir, tmp_path):
-    import subprocess
+    from helpers import irpref_cli
 
     d = data_dir / "robust03"
-    out = subprocess.run(
-        ["irpref", "evaluate", str(d / "qrels.txt"), str(d / "runs" / "rutcor03100.gz"),
-         "-m", "AP", "RR", "F1@10", "--ties", "expected", "--format", "tsv"],
-        capture_output=True, text=True, check=True,
-    ).stdout
+    proc = irpref_cli("evaluate", d / "qrels.txt", d / "runs" / "rutcor03100.gz",
+                      "-m", "AP", "RR", "F1@10", "--ties", "expected", "--format", "tsv")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
     rows = [line.split("\t") for line in out.strip().splitlines()]
     assert rows[0][-1] == "value"
     values = {r[-2]: float(r[-1]) for r in rows[1:]}
