@@ -352,3 +352,23 @@ def test_the_engine_dispatches_on_the_records(monkeypatch):
     comp = compare_matrices(str(examples.qrels_path()), runs, names)
     for new, old in [*copies.items(), ("RPPcopy(p=dcg)", "RPP(p=dcg)")]:
         np.testing.assert_array_equal(comp.values[new], comp.values[old])
+
+
+def test_no_module_dispatches_on_preference_or_measure_names():
+    """The engine, the resolver and the measure record type read records, never names:
+    no string literal there spells a preference or measure family."""
+    import ast
+    import inspect
+
+    from irpref.measures import REGISTRY, base, names
+    from irpref.preferences import pairs
+
+    families = set(PREFERENCES) | set(REGISTRY)
+    for module in (pairs, names, base):
+        tree = ast.parse(inspect.getsource(module))
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef))
+                      and n.body and isinstance(n.body[0], ast.Expr)}
+        spelled = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                   and isinstance(n.value, str) and id(n) not in docstrings}
+        assert not spelled & families, (module.__name__, spelled & families)

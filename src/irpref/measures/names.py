@@ -383,8 +383,9 @@ def parse_measure_text(text: str) -> Measure:
     if translated is not None:
         base = text.strip().split(".")[0].split("_")[0]
         measure = parse_measure_text(translated)
-        if base.lower() == "rbp" and translated == "gRBP":
-            _tell(find_alias("rbp", measure_aliases()), text)
+        alias = find_alias(base, measure_aliases())  # trec_eval's rbp: its note is told
+        if alias is not None and _alias_family(alias) == measure.name:
+            _tell(alias, text)
         return measure
     if m is None:
         head = re.match(r"\s*([A-Za-z][A-Za-z0-9_\-]*)", text)
