@@ -59,6 +59,8 @@ def satisfaction(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
 
 @register(
     "ERR",
+    notes="ir_measures' ERR is gdeval's (gmax fixed at 4): compare with ERR(gmax=4); the "
+    "default gmax here is the largest grade in the qrels",
     compact=True,
     examples=("ERR", "ERR@3", "ERR(gmax=4)"),
     range="[0, 1]",

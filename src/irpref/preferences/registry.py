@@ -12,12 +12,16 @@ e.g. ``sgnLP``, ``rrLP``, ``sgnLR``, ``RPP``, ``RPP(p=dcg)``,
 ``RPP(p=inverse)``, ``ST-RPP``. Parameters print sorted by key, defaults
 omitted. Names are case-insensitive; the reference implementation's names
 (pref_eval: ``lexiprecision``, ``rrlexiprecision``, ``lexirecall``, ``rpp``,
-``dcgrpp``, ``invrpp``) are aliases, listed with the measures' aliases in
-:mod:`irpref.measures.names`. A measure name given here says to use
-``irpref evaluate``.
+``dcgrpp``, ``invrpp``) are aliases declared in each family's record. A
+measure name given here says to use ``irpref evaluate``.
 
-Each family has a ``kind``: ``sign`` when its values are in {-1, 0, 1}
-(paired sign test), ``real`` otherwise (paired t test).
+Each family is one :class:`PrefFamily` record: ``kind`` (``sign`` when its
+values are in {-1, 0, 1}: paired sign test; ``real`` otherwise: paired t
+test), orientation, range, the population it reads and the engine kernel
+that computes it (:mod:`irpref.preferences.pairs` dispatches on these, never
+on names), aliases, formula and source. Importing this module attaches the
+registry to the measure resolver (:func:`irpref.measures.names.attach_preferences`),
+so a preference name given as a measure gets a precise hint.
 """
 
 from __future__ import annotations
