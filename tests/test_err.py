@@ -89,11 +89,12 @@ def test_err_against_literal_loop(grades, scores, rel, k):
 
 def test_judged_by_hand():
     """Qrels judge a (1), b (0), c (-1: in the qrels, so judged for ir_measures);
-    run a x b c y: Judged@1 = 1, Judged@2 = 1/2, Judged@4 = 3/4, Judged@10 = 3/10."""
+    run a x b c y: Judged@1 = 1, Judged@2 = 1/2, Judged@4 = 3/4, and Judged@10 =
+    3/5: five retrieved, ir_measures divides by min(k, number retrieved)."""
     qrels = {"q1": {"a": 1, "b": 0, "c": -1}}
     run = {"q1": {"a": 5, "x": 4, "b": 3, "c": 2, "y": 1}}
     got = irpref.evaluate(qrels, {"r": run}, ["Judged@1", "Judged@2", "Judged@4", "Judged@10"])
-    assert got["value"].tolist() == [1.0, 0.5, 0.75, 0.3]
+    assert got["value"].tolist() == [1.0, 0.5, 0.75, 0.6]
 
 
 def test_judged_needs_cutoff():
@@ -119,7 +120,7 @@ def test_judged_expected_against_enumeration(grades, scores, k):
     qrels = {"q": grades or {"zz": 1}}
     run = {"q": {d: float(s) for d, s in scores.items()}}
     orders = list(all_orderings(run["q"]))
-    brute = np.mean([sum(d in qrels["q"] for d in o[:k]) / k for o in orders])
+    brute = np.mean([sum(d in qrels["q"] for d in o[:k]) / min(k, len(o)) for o in orders])
     got = value(qrels, run, f"Judged@{k}", ties="expected")
     assert got == pytest.approx(brute, abs=1e-12)
 

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,13 +21,18 @@ from irpref.errors import UsageError
 from irpref.measures import REGISTRY, parse_measure
 from irpref.measures.base import Param
 from irpref.measures.names import (
-    ALIASES,
-    TREC_EVAL_NAMES,
     NameNote,
     _alias_family,
     canonical_name,
+    measure_aliases,
+    trec_eval_names,
 )
 from irpref.preferences import PREFERENCES, parse_preference
+from irpref.preferences.registry import preference_aliases
+
+# every alias and trec_eval name, as the records declare them
+ALIASES = measure_aliases() + preference_aliases()
+TREC_EVAL_NAMES = trec_eval_names()
 
 # spelling -> canonical text (tool in the comment)
 SPELLINGS = {
@@ -385,11 +391,8 @@ def test_orientation_accepts_a_name():
 
 
 def _evaluate(*measures: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["irpref", "evaluate", str(examples.qrels_path()), str(examples.run_paths()[0]),
-         "--rel", "2", "--format", "tsv", "-m", *measures],
-        capture_output=True, text=True,
-    )
+    return irpref_cli("evaluate", examples.qrels_path(), examples.run_paths()[0],
+                      "--rel", "2", "--format", "tsv", "-m", *measures)
 
 
 @pytest.mark.parametrize("text, message", INVALID[:16] + INVALID[27:31])
@@ -411,16 +414,16 @@ def test_cli_prints_canonical_names_and_hints():
     names = {line.split("\t")[col] for line in lines}
     assert names == {"AP", "nDCG@10", "P@10", "RR", "R@100"}
     pref = _evaluate("sgnLP")
-    assert pref.returncode != 0 and "irpref compare" in pref.stderr
+    assert pref.returncode == 2 and "irpref compare" in pref.stderr
     typo = _evaluate("nDGC@10")
-    assert typo.returncode != 0 and "did you mean nDCG" in typo.stderr
+    assert typo.returncode == 2 and "did you mean nDCG" in typo.stderr
     told = _evaluate("rbp")
     assert told.returncode == 0 and "warning" in told.stderr and "gRBP" in told.stderr
 
 
 def test_cli_measures_lists_measures_and_preferences():
-    proc = subprocess.run(["irpref", "measures", "--format", "tsv"], capture_output=True,
-                          text=True, check=True)
+    proc = irpref_cli("measures", "--format", "tsv")
+    assert proc.returncode == 0, proc.stderr
     rows = [line.split("\t") for line in proc.stdout.splitlines()]
     head, body = rows[0], rows[1:]
     names = {r[0] for r in body}
@@ -430,13 +433,14 @@ def test_cli_measures_lists_measures_and_preferences():
     assert {r[kind] for r in body if r[0] == "sgnLP"} == {"preference (sign)"}
     rbp = next(r for r in body if r[0] == "RBP")
     assert "number in (0, 1)" in rbp[head.index("params")]
-    one = subprocess.run(["irpref", "measures", "sgnLP"], capture_output=True, text=True)
+    one = irpref_cli("measures", "sgnLP")
     assert one.returncode == 0 and "lexiprecision" in one.stdout
-    alias = subprocess.run(["irpref", "measures", "map"], capture_output=True, text=True)
+    alias = irpref_cli("measures", "map")
     assert alias.returncode == 0 and alias.stdout.startswith("AP")
     assert "map is an alias of AP" in alias.stdout
-    bad = subprocess.run(["irpref", "measures", "nDGC"], capture_output=True, text=True)
-    assert bad.returncode != 0 and "did you mean" in bad.stderr
+    bad = irpref_cli("measures", "nDGC")
+    assert bad.returncode == 2 and "did you mean" in bad.stderr
+    assert bad.stderr.strip().splitlines()[-1].startswith("irpref measures: error: ")
 
 
 # ---- nDCG(gain=exp): ranx's ndcg_burges, against a brute-force transcription ----
@@ -531,3 +535,113 @@ def test_range_is_exactly_the_accepted_set(x):
 def test_preference_with_bad_parameter_gives_the_parameter_error():
     with pytest.raises(UsageError, match=r"^sgnLP\(rel=0\): rel must be an integer >= 1$"):
         parse_measure("sgnLP(rel=0)")
+
+
+def test_a_string_of_several_names_is_not_split_inside_parentheses():
+    run = str(examples.run_paths()[0])
+    qrels = str(examples.qrels_path())
+    t = irpref.evaluate(qrels, run, ["TSE(e=ap, impute=optimistic) AP"])
+    assert list(dict.fromkeys(t["measure"])) == ["TSE(e=ap, impute=optimistic)", "AP"]
+    got = irpref.measures.parse_measures("TSE(e=ap, impute=optimistic)  nDCG(gain=exp)@10")
+    assert [str(m) for m in got] == ["TSE(e=ap,impute=optimistic)", "nDCG(gain=exp)@10"]
+    prefs = irpref.preferences.parse_preferences("RPP(p=dcg, grades=binary) sgnLP")
+    assert [str(p) for p in prefs] == ["RPP(grades=binary,p=dcg)", "sgnLP"]
+
+
+def test_cli_measures_never_calls_a_canonical_name_an_alias_of_itself():
+    for name in ("Judged@10", "AP(rel=2)", "nDCG@10", "AP"):
+        res = irpref_cli("measures", name)
+        assert res.returncode == 0, res.stderr
+        assert "alias of" not in res.stdout, name
+    res = irpref_cli("measures", "map@100")
+    assert res.returncode == 0 and "map@100 is an alias of AP@100" in res.stdout
+
+
+# ---- the records: one per measure, one per preference -----------------------
+
+
+def test_every_record_is_complete():
+    """Orientation, source, range of values on every measure and preference; every
+    alias resolves to an existing family; every trec_eval name parses to its own family."""
+    from irpref.measures.base import ORIENTATIONS, _bounds
+
+    assert REGISTRY and PREFERENCES
+    for name, fam in [*REGISTRY.items(), *PREFERENCES.items()]:
+        assert fam.orientation in ORIENTATIONS, name
+        assert fam.source and fam.formula, name
+        assert fam.range is not None, name
+        _bounds(fam.range)
+        assert name in PREFERENCES or fam.examples, name
+        for a in fam.aliases:
+            assert a.tools, (name, a)
+            if a.refusal:
+                continue
+            assert a.target.split("(")[0] == name
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", NameNote)
+                if name in PREFERENCES:
+                    assert parse_preference(a.spelling).name == name
+                else:
+                    text = a.spelling + ("@10" if fam.cutoff == "required" else "")
+                    if not any(p.required for p in fam.params.values()):
+                        assert parse_measure(text).name == name
+    for name, fam in REGISTRY.items():
+        for t in fam.trec:
+            text = t.name + ("_10" if "{k}" in t.text else "_0.5" if "{x}" in t.text else "")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", NameNote)
+                assert parse_measure(text).name == name, t.name
+    # the orientations stated in the renovation: lengths lower, counts and coverage none
+    lower = {"ASL", "SL1", "SL3", "RE"}
+    neither = {"NumRet", "NumRel", "NumQ", "Unj", "Judged", "RBPResid", "NumNonRelJudgedRet",
+               "IDCG"}
+    assert {n for n, f in REGISTRY.items() if f.orientation == "lower"} == lower
+    assert {n for n, f in REGISTRY.items() if f.orientation == "none"} == neither
+
+
+def _in_range(values: np.ndarray, spec: str) -> bool:
+    from irpref.measures.base import _bounds
+
+    lo, lo_open, hi, hi_open = _bounds(spec)
+    v = values[np.isfinite(values)]
+    ok_lo = (v > lo) if lo_open else (v >= lo - 1e-12)
+    ok_hi = (v < hi) if hi_open else (v <= hi + 1e-12)
+    return bool(np.all(ok_lo & ok_hi))
+
+
+def test_values_on_the_example_data_are_within_the_declared_range():
+    """Every example of every record (subtopic measures: tests/test_diversity.py)."""
+    texts = [t for fam in REGISTRY.values() if not fam.subtopics for t in fam.examples]
+    table = irpref.evaluate(str(examples.qrels_path()), [str(p) for p in examples.run_paths()],
+                            texts, rel=2, missing="zero", corpus_size=10**6)
+    for text in texts:
+        values = table.loc[table["measure"] == text, "value"].to_numpy(dtype=float)
+        fam = parse_measure(text).family
+        assert len(values) and _in_range(values, fam.range), (text, fam.range, values.min(),
+                                                              values.max())
+
+
+def test_cli_measures_shows_orientation_and_other_tools_spellings():
+    res = irpref_cli("measures", "ASL", "AP", "NumRet", "gRBP")
+    assert res.returncode == 0, res.stderr
+    blocks = res.stdout.split("\n\n")
+    assert "lower is better" in blocks[0] and "values in [0, inf)" in blocks[0]
+    assert "higher is better" in blocks[1]
+    assert "map (trec_eval, ranx, PyTerrier, pytrec_eval)" in blocks[1]
+    assert "map_cut_N (pytrec_eval)" in blocks[1] and "ir_measures: AP" in blocks[1]
+    assert "neither (a count or coverage)" in blocks[2]
+    assert "irpref calls gRBP" in blocks[3]  # the note where a spelling differs
+    tsv = irpref_cli("measures", "--format", "tsv")
+    head, *rows = [r.split("\t") for r in tsv.stdout.splitlines()]
+    col = {c: i for i, c in enumerate(head)}
+    got = {r[0]: r[col["orientation"]] for r in rows}
+    for name, fam in REGISTRY.items():
+        assert got[name].startswith({"higher": "higher", "lower": "lower",
+                                     "none": "neither"}[fam.orientation])
+
+
+def test_pyterrier_helper_reads_orientation_from_the_records():
+    from irpref.interop.pyterrier import lower_is_better
+
+    texts = ["ASL", "SL1(impute=optimistic)", "RE", "SL3", "AP", "nDCG@10", "NumRet", "Judged@10"]
+    assert lower_is_better(*texts) == ["ASL", "SL1(impute=optimistic)", "RE", "SL3"]

@@ -20,7 +20,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irpref.preferences import (
-    ALIASES,
     PREFERENCES,
     lexiprecision_key,
     lexirecall_key,
@@ -115,8 +114,10 @@ def test_registry_kinds_and_text():
     assert str(parse_preference(text)) == "RPP(grades=binary,p=inverse)"
     assert str(parse_preference("sgnLP(rel=2)")) == "sgnLP(rel=2)"
     assert preference_kind("sgnLR") == "sign" and preference_kind("RPP(p=dcg)") == "real"
-    for alias, target in ALIASES.items():
-        assert parse_preference(alias) == parse_preference(target)
+    for fam in PREFERENCES.values():  # the aliases each record declares
+        for alias in fam.aliases:
+            assert parse_preference(alias.spelling) == parse_preference(alias.target)
+            assert alias.target.split("(")[0] == fam.name and alias.tools
     assert [str(p) for p in parse_preferences("sgnLP rrLP lexiprecision")] == ["sgnLP", "rrLP"]
     for p in PREFERENCES.values():
         assert p.source and p.formula
@@ -330,3 +331,44 @@ def test_lexirecall_float_weights_lose_the_order():
     fx = sum(wi * (n - p) / n for wi, p in zip(w, x))
     fy = sum(wi * (n - p) / n for wi, p in zip(w, y))
     assert fx == fy  # float64 ties them
+
+
+def test_the_engine_dispatches_on_the_records(monkeypatch):
+    """A new record computes through the engine with no name anywhere else: a copy
+    of sgnLP's record under another name gives sgnLP's values (and of RPP's, RPP's)."""
+    import dataclasses
+
+    from irpref import examples
+
+    copies = {"sgnLPcopy": "sgnLP", "rrLPcopy": "rrLP", "sgnLRcopy": "sgnLR",
+              "RPPcopy": "RPP"}
+    for new, old in copies.items():
+        rec = dataclasses.replace(PREFERENCES[old], name=new, aliases=())
+        monkeypatch.setitem(PREFERENCES, new, rec)
+    runs = [str(p) for p in examples.run_paths()[:3]]
+    names = [*copies, *copies.values(), "RPPcopy(p=dcg)", "RPP(p=dcg)"]
+    from irpref.compare import compare_matrices
+
+    comp = compare_matrices(str(examples.qrels_path()), runs, names)
+    for new, old in [*copies.items(), ("RPPcopy(p=dcg)", "RPP(p=dcg)")]:
+        np.testing.assert_array_equal(comp.values[new], comp.values[old])
+
+
+def test_no_module_dispatches_on_preference_or_measure_names():
+    """The engine, the resolver and the measure record type read records, never names:
+    no string literal there spells a preference or measure family."""
+    import ast
+    import inspect
+
+    from irpref.measures import REGISTRY, base, names
+    from irpref.preferences import pairs
+
+    families = set(PREFERENCES) | set(REGISTRY)
+    for module in (pairs, names, base):
+        tree = ast.parse(inspect.getsource(module))
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef))
+                      and n.body and isinstance(n.body[0], ast.Expr)}
+        spelled = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                   and isinstance(n.value, str) and id(n) not in docstrings}
+        assert not spelled & families, (module.__name__, spelled & families)

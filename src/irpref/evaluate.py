@@ -18,7 +18,6 @@ import pandas as pd
 from irpref import scan
 from irpref.errors import MissingQueries
 from irpref.interning import intern, merge_docs
-from irpref.interop.ir_measures import from_ir_measures
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import LAYOUTS, JudgedRankings
 from irpref.measures import Measure, parse_measure
@@ -251,8 +250,9 @@ def evaluate(
                  measures (alpha-nDCG@k, ERR-IA@k, MAP-IA, S-recall@k); ``qrels=None``
                  (or the same path) uses them, collapsed, as the qrels too.
     """
-    # ir_measures objects -> irpref text; every name checked before reading
-    labelled = parse_labelled(from_ir_measures(measures), parse_measure, Measure)
+    # every name checked before reading (ir_measures objects through the converter
+    # irpref.interop.ir_measures registers with the resolver)
+    labelled = parse_labelled(measures, parse_measure, Measure)
     check_subtopics([m for _, m in labelled], subtopics, judged)
     missing = check_missing(missing, "missing")
     qrels, sub = use_subtopics(qrels, subtopics)

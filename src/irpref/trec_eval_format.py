@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irpref.judged import NONPOOL, JudgedRankings
-from irpref.measures import parse_measure
+from irpref.measures import REGISTRY, parse_measure
+from irpref.measures.base import TrecName, trec_number
 from irpref.measures.classic import Gains
 from irpref.measures.trec_extra import MIN_GEO_MEAN, iprec_average
 
@@ -64,61 +65,55 @@ class TrecMeasure:
 
 
 def _fmt_num(x: float) -> str:
-    return repr(float(x))
+    return trec_number(x)
 
 
-_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_RECALLS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+# trec_eval's pseudo-measures, which are no irpref measure: the run's name and
+# the relevance string of the top 10 (computed by the printing code below)
+_PSEUDO: dict[str, TrecMeasure] = {
+    "runid": TrecMeasure("runid", "special", None, average="none", per_query=False),
+    "relstring": TrecMeasure("relstring", "special", None, (10.0,), average="none",
+                             summary=False),
+}
+# the order in which trec_eval 10.0 prints its measures (measures.c, te_trec_measures)
+TREC_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
+    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid",
+    "unj",
+)
 
-TREC_MEASURES: list[TrecMeasure] = [
-    TrecMeasure("runid", "special", None, average="none", per_query=False),
-    TrecMeasure("num_q", "single", lambda: "NumQ", value="long", average="count",
-                per_query=False),
-    TrecMeasure("num_ret", "single", lambda: "NumRet", value="long", average="sum"),
-    TrecMeasure("num_rel", "single", lambda: "NumRel", value="long", average="sum"),
-    TrecMeasure("num_rel_ret", "single", lambda: "NumRelRet", value="long", average="sum"),
-    TrecMeasure("map", "single", lambda: "AP"),
-    TrecMeasure("gm_map", "single", lambda: "GMAP", average="gm", per_query=False),
-    TrecMeasure("Rprec", "single", lambda: "Rprec"),
-    TrecMeasure("bpref", "single", lambda: "Bpref"),
-    TrecMeasure("recip_rank", "single", lambda: "RR"),
-    TrecMeasure("iprec_at_recall", "cut_double", lambda x: f"IPrec(recall={_fmt_num(x)})",
-                _RECALLS),
-    TrecMeasure("P", "cut_long", lambda k: f"P@{k}", _CUTS),
-    TrecMeasure("relstring", "special", None, (10.0,), average="none", summary=False),
-    TrecMeasure("recall", "cut_long", lambda k: f"R@{k}", _CUTS),
-    TrecMeasure("infAP", "single", lambda: "infAP"),
-    TrecMeasure("gm_bpref", "single", lambda: "GMBpref", average="gm", per_query=False),
-    TrecMeasure("Rprec_mult", "cut_double", lambda x: f"RprecMult(mult={_fmt_num(x)})", _MULTS),
-    TrecMeasure("utility", "p_double",
-                lambda a, b, c, d: f"Utility(a={_fmt_num(a)},b={_fmt_num(b)},c={_fmt_num(c)},"
-                                   f"d={_fmt_num(d)})",
-                (1.0, -1.0, 0.0, 0.0)),
-    TrecMeasure("11pt_avg", "p_double", None, _RECALLS),
-    TrecMeasure("binG", "single", lambda: "BinG"),
-    TrecMeasure("G", "p_pair", lambda: "G"),
-    TrecMeasure("dcg", "p_pair", lambda: "DCG"),
-    TrecMeasure("ideal_dcg", "p_pair", lambda: "IDCG"),
-    TrecMeasure("ndcg", "p_pair", lambda: "nDCG"),
-    TrecMeasure("ndcg_rel", "p_pair", lambda: "nDCGRel"),
-    TrecMeasure("Rndcg", "p_pair", lambda: "RnDCG"),
-    TrecMeasure("ndcg_cut", "cut_long", lambda k: f"nDCG@{k}", _CUTS),
-    TrecMeasure("map_cut", "cut_long", lambda k: f"AP@{k}", _CUTS),
-    TrecMeasure("relative_P", "cut_long", lambda k: f"RelP@{k}", _CUTS),
-    TrecMeasure("success", "cut_long", lambda k: f"Success@{k}", (1, 5, 10)),
-    TrecMeasure("set_P", "single", lambda: "SetP"),
-    TrecMeasure("set_relative_P", "single", lambda: "SetRelP"),
-    TrecMeasure("set_recall", "single", lambda: "SetR"),
-    TrecMeasure("set_map", "single", lambda: "SetAP"),
-    TrecMeasure("set_F", "p_double", lambda x: f"SetF(beta={_fmt_num(x)})", (1.0,)),
-    TrecMeasure("num_nonrel_judged_ret", "single", lambda: "NumNonRelJudgedRet", value="long",
-                average="sum"),
-    TrecMeasure("yaap", "single", lambda: "YAAP"),
-    TrecMeasure("rbp", "p_pair", lambda p=0.9: f"gRBP(p={_fmt_num(p)})"),
-    TrecMeasure("rbp_resid", "single", lambda: "RBPResid"),
-    TrecMeasure("unj", "cut_long", lambda k: f"Unj@{k}", (5, 10, 20)),
-]
+
+def _builder(t: TrecName) -> Callable[..., str] | None:
+    """The irpref text of one value of ``t``, from its record."""
+    if t.build is not None or t.computed:
+        return t.build
+    if t.style == "cut_long":
+        return lambda k: t.text.format(k=k)
+    if t.style == "cut_double":
+        return lambda x: t.text.format(x=_fmt_num(x))
+    return lambda: t.text
+
+
+def _from_records() -> list[TrecMeasure]:
+    """TREC_MEASURES: every record's trec_eval names, in trec_eval's order."""
+    declared = {t.name: t for fam in REGISTRY.values() for t in fam.trec}
+    out = []
+    for name in TREC_ORDER:
+        if name in _PSEUDO:
+            out.append(_PSEUDO[name])
+            continue
+        t = declared.pop(name)
+        out.append(TrecMeasure(t.name, t.style, _builder(t), t.default, t.value, t.average,
+                               t.per_query, t.summary))
+    if declared:  # a record declares a trec_eval name trec_eval does not print
+        raise ValueError(f"trec_eval names missing from TREC_ORDER: {sorted(declared)}")
+    return out
+
+
+TREC_MEASURES: list[TrecMeasure] = _from_records()
 _BY_NAME = {m.name: m for m in TREC_MEASURES}
 
 # trec_eval measures that need other input formats (-R prefs / qrels_jg): not provided

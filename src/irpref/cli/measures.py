@@ -1,10 +1,12 @@
 """``irpref measures [NAME...] [--format table|tsv|json]``: measures and preferences.
 
-One row per measure or preference family: canonical syntax, kind, parameters
-with defaults and valid ranges, cut-off, the names other tools use for it
-(aliases, with the tool), the trec_eval name it reproduces, formula, source
-and aggregate. NAME may be any accepted spelling (``map`` shows AP, with a
-note that ``map`` is an alias).
+One row per measure or preference family, read from its record: canonical
+syntax, kind, orientation (higher or lower is better), range of values,
+parameters with defaults and valid ranges, cut-off, the names other tools use
+for it (aliases, with the tool, and where a name means something else there),
+the trec_eval names it reproduces, its ir_measures counterpart, formula,
+source and aggregate. NAME may be any accepted spelling (``map`` shows AP,
+with a note that ``map`` is an alias).
 """
 
 from __future__ import annotations
@@ -20,18 +22,17 @@ from irpref.errors import UsageError
 from irpref.measures import REGISTRY, Family
 from irpref.measures.base import Param
 from irpref.measures.names import (
-    FAMILY_NOTES,
     _is_preference,
-    aliases_of,
     closest,
     parse_measure_text,
-    trec_eval_names_of,
 )
 from irpref.preferences.registry import PREFERENCES, PrefFamily
 
 FORMATS = ("table", "tsv", "json")
-COLUMNS = ("measure", "syntax", "params", "kind", "cutoff", "aliases", "trec_eval", "aggregate",
-           "tie_aware", "formula", "source", "note")
+COLUMNS = ("measure", "syntax", "params", "kind", "orientation", "range", "cutoff", "aliases",
+           "trec_eval", "ir_measures", "aggregate", "tie_aware", "formula", "source", "note")
+ORIENTATION_TEXT = {"higher": "higher is better", "lower": "lower is better",
+                    "none": "neither (a count or coverage)"}
 
 
 def _syntax(fam: Family | PrefFamily) -> str:
@@ -63,10 +64,23 @@ def _params(params: dict[str, Param]) -> str:
     )
 
 
-def _aliases(name: str) -> str:
-    parts = [f"{a.spelling} ({a.tools})" for a in aliases_of(name)]
-    parts += [f"{t} (trec_eval)" for t in trec_eval_names_of(name) if t != name]
+def _aliases(fam: Family | PrefFamily) -> str:
+    """Every other spelling in the record: aliases with their tools (and what a
+    spelling means there when it differs), trec_eval / pytrec_eval names."""
+    parts = [f"{a.spelling} ({a.tools}{': ' + a.note if a.note else ''})"
+             for a in fam.aliases if not a.refusal]
+    spelled = {a.spelling for a in fam.aliases} | {fam.name}
+    for t in getattr(fam, "trec", ()):
+        if t.name not in spelled:
+            if "{k}" in t.text or "{x}" in t.text:
+                parts.append(f"{t.name}.N (trec_eval); {t.name}_N (pytrec_eval)")
+            else:
+                parts.append(f"{t.name} (trec_eval, pytrec_eval)")
     return "; ".join(parts)
+
+
+def _refusals(fam: Family) -> str:
+    return "; ".join(f"{a.spelling} ({a.tools}): {a.refusal}" for a in fam.aliases if a.refusal)
 
 
 def _resolve(name: str) -> tuple[str, str, str]:
@@ -88,8 +102,15 @@ def _resolve(name: str) -> tuple[str, str, str]:
         raise UsageError(
             f"unknown measure {name!r}; did you mean {hint}? (`irpref measures` lists them all)"
         ) from None
-    note = "" if m.name == name else f"{name} is an alias of {m}"
+    # a note only when the family was reached through another spelling: Judged@10
+    # and AP(rel=2) are canonical names, map@100 is an alias of AP@100
+    note = "" if _head(name) == m.name else f"{name} is an alias of {m}"
     return "measure", m.name, note
+
+
+def _head(text: str) -> str:
+    """The family part of a measure text: ``Judged@10`` -> ``Judged``."""
+    return text.strip().split("(")[0].split("@")[0].strip()
 
 
 def rows(names: list[str] | None = None) -> list[dict[str, str]]:
@@ -105,21 +126,26 @@ def rows(names: list[str] | None = None) -> list[dict[str, str]]:
             pfam = PREFERENCES[name]
             out.append({
                 "measure": name, "syntax": _syntax(pfam), "kind": f"preference ({pfam.kind})",
-                "params": _params(pfam.params), "cutoff": "none", "aliases": _aliases(name),
-                "trec_eval": "", "aggregate": "mean", "tie_aware": "no",
+                "orientation": "higher: a positive value prefers the first ranking",
+                "range": pfam.range,
+                "params": _params(pfam.params), "cutoff": "none", "aliases": _aliases(pfam),
+                "trec_eval": "", "ir_measures": "", "aggregate": "mean", "tie_aware": "no",
                 "formula": pfam.formula, "source": pfam.source, "note": note,
             })
             continue
         fam = REGISTRY[name]
-        notes = "; ".join(filter(None, [note, FAMILY_NOTES.get(name, "")]))
+        notes = "; ".join(filter(None, [note, fam.notes, _refusals(fam)]))
         out.append({
             "measure": fam.name,
             "syntax": _syntax(fam),
             "kind": f"measure ({fam.kind})",
+            "orientation": ORIENTATION_TEXT[fam.orientation],
+            "range": fam.range or "",
             "params": _params(fam.params),
             "cutoff": fam.cutoff,
-            "aliases": _aliases(name),
-            "trec_eval": fam.trec_eval or "",
+            "aliases": _aliases(fam),
+            "trec_eval": fam.trec_eval or ", ".join(t.name for t in fam.trec),
+            "ir_measures": fam.ir_measures,
             "aggregate": _aggregate(fam),
             "tie_aware": "yes" if fam.expected is not None else "no",
             "formula": fam.formula,
@@ -142,9 +168,11 @@ def write(table: list[dict[str, str]], fmt: str, out=None) -> None:
         width = max((len(r["syntax"]) for r in table), default=7)
         for row in table:
             head = f"{row['syntax']:<{width}}  "
-            extra = [row["kind"]]
+            extra = [row["kind"], row["orientation"], f"values in {row['range']}"]
             if row["trec_eval"]:
                 extra.append(f"trec_eval: {row['trec_eval']}")
+            if row["ir_measures"]:
+                extra.append(f"ir_measures: {row['ir_measures']}")
             extra.append(f"aggregate: {row['aggregate']}")
             extra.append(f"ties=expected: {row['tie_aware']}")
             body = [row["formula"], "; ".join(extra), f"source: {row['source']}"]

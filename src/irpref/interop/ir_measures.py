@@ -41,6 +41,9 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
+from irpref.evaluate import evaluate
+from irpref.measures import REGISTRY, parse_measure
+from irpref.measures.names import register_converter
 
 __all__ = [  # and ``Metric``, resolved lazily
     "calc_aggregate",
@@ -70,25 +73,13 @@ def __getattr__(name: str) -> Any:  # ``Metric`` resolved lazily: ir_measures is
     raise AttributeError(name)
 
 
-# ir_measures NAME -> irpref family; None: no irpref equivalent (yet)
-_FAMILIES: dict[str, str] = {
-    "AP": "AP",
-    "P": "P",
-    "R": "R",
-    "RR": "RR",
-    "nDCG": "nDCG",
-    "Rprec": "Rprec",
-    "Bpref": "Bpref",
-    "Success": "Success",
-    "NumRel": "NumRel",
-    "NumQ": "NumQ",
-    "infAP": "infAP",
-    "SetR": "SetR",
-    "SetF": "SetF",
-    "SetAP": "SetAP",
-    "IPrec": "IPrec",
-    "Judged": "Judged",
-}
+def _families() -> dict[str, str]:
+    """ir_measures NAME -> irpref family, read from the records' ``ir_measures``
+    field (a plain name; counterparts with parameters, ``NumRet(rel=...)``,
+    ``SetP(relative=True)``, ``RBP(rel=...)``, are translated below)."""
+    return {f.ir_measures: name for name, f in REGISTRY.items()
+            if f.ir_measures.isidentifier()}
+
 # ir_measures parameters that match an irpref parameter of the same name
 _PASSED = {"rel", "beta"}
 
@@ -140,8 +131,8 @@ def to_irpref(measure: Any) -> str:
         if "rel" not in params:  # ir_measures computes RBP only as cwl_eval's, with rel
             raise _unsupported(measure, "RBP without rel (ir_measures needs rel too)")
         family = "RBP"
-    elif name in _FAMILIES:
-        family = _FAMILIES[name]
+    elif name in _families():
+        family = _families()[name]
     else:
         raise _unsupported(measure, f"measure {name} is not translated")
     out: dict[str, Any] = {}
@@ -166,8 +157,6 @@ def to_irpref(measure: Any) -> str:
 
 def _add_default_rel(measure: Any, family: str, out: dict[str, Any]) -> None:
     """Write ir_measures' default ``rel`` (1) where its measure has one and irpref takes one."""
-    from irpref.measures import REGISTRY
-
     if "rel" in out or family not in REGISTRY or "rel" not in REGISTRY[family].params:
         return
     spec = getattr(measure, "SUPPORTED_PARAMS", {}).get("rel")
@@ -176,12 +165,21 @@ def _add_default_rel(measure: Any, family: str, out: dict[str, Any]) -> None:
         out["rel"] = default
 
 
-def from_ir_measures(measures: Any) -> Any:
-    """``measures`` with every ir_measures object replaced by its irpref text.
+def _convert(obj: Any) -> str | None:
+    """The converter registered with the measure resolver: irpref text for an
+    ir_measures object (or one made by :func:`define`), None for anything else."""
+    if getattr(obj, "_irpref_text", None) is not None or is_ir_measures_measure(obj):
+        return to_irpref(obj)
+    return None
 
-    The hook :func:`irpref.evaluate` calls: strings and irpref ``Measure``
-    objects pass through unchanged, so it costs nothing without ir_measures.
-    """
+
+# irpref.parse_measure (and so irpref.evaluate) now reads ir_measures objects
+register_converter(_convert)
+
+
+def from_ir_measures(measures: Any) -> Any:
+    """``measures`` with every ir_measures object replaced by its irpref text
+    (strings and irpref ``Measure`` objects pass through unchanged)."""
     if is_ir_measures_measure(measures):
         return to_irpref(measures)
     if isinstance(measures, (str, bytes)) or not isinstance(measures, Iterable):
@@ -190,8 +188,6 @@ def from_ir_measures(measures: Any) -> Any:
 
 
 def _canonical(text: str) -> str:
-    from irpref.measures import parse_measure
-
     try:
         return str(parse_measure(text))
     except UsageError:
@@ -241,8 +237,6 @@ def _frame(data: Any, value: str) -> Any:
 def _values(
     measures: list[Any], texts: list[str], qrels: Any, run: Any, **options: Any
 ) -> pd.DataFrame:
-    from irpref.evaluate import evaluate
-
     qrels = _frame(qrels, "relevance")
     run = _frame(run, "score")
     if isinstance(run, pd.DataFrame):
@@ -358,8 +352,6 @@ def _make_provider() -> Any:
 
         def supports(self, measure) -> bool:
             try:
-                from irpref.measures import parse_measure
-
                 parse_measure(to_irpref(measure))
             except (ValueError, UsageError):
                 return False

@@ -10,8 +10,9 @@ irpref measures enter an experiment as ir_measures objects::
 
 Each system's whole result frame is evaluated in one vectorized irpref call,
 with ir_measures' conventions (every qrels topic scored, a missing one as an
-empty ranking). pt's ``+``/``-`` columns assume higher is better: for ASL,
-SL1, SL3 and RE lower is better.
+empty ranking). pt's ``+``/``-`` columns assume higher is better:
+:func:`lower_is_better` says which of your measures their records orient the
+other way (ASL, SL1, SL3, RE: lengths and positions).
 
 Standard ir_measures objects (``nDCG@10``, ``AP(rel=2)``) are computed by
 pytrec_eval in ``pt.Experiment`` unless :func:`use_irpref_provider` puts
@@ -31,14 +32,23 @@ from typing import Any
 
 import pandas as pd
 
+from irpref.compare import compare as irpref_compare
+from irpref.errors import UsageError
 from irpref.interop.ir_measures import define, provider
+from irpref.measures import parse_measure
 
-__all__ = ["compare", "measures", "use_irpref_provider"]
+__all__ = ["compare", "lower_is_better", "measures", "use_irpref_provider"]
 
 
 def measures(*texts: str, corpus_size: int | None = None, ties: str = "docid") -> list[Any]:
     """ir_measures objects computed by irpref, for ``pt.Experiment(eval_metrics=...)``."""
     return [define(t, corpus_size=corpus_size, ties=ties) for t in texts]
+
+
+def lower_is_better(*texts: str) -> list[str]:
+    """The measures among ``texts`` whose record says lower is better (read pt's
+    ``+``/``-`` columns the other way for them)."""
+    return [t for t in texts if parse_measure(t).orientation == "lower"]
 
 
 def use_irpref_provider() -> Any:
@@ -67,14 +77,10 @@ def compare(
     **options: Any,
 ) -> pd.DataFrame:
     """:func:`irpref.compare` on PyTerrier result frames (``{name: frame}`` or a list + names)."""
-    from irpref.compare import compare as irpref_compare
-
     if not isinstance(results, Mapping):
         results = list(results)
         names = list(names) if names is not None else [f"system{i}" for i in range(len(results))]
         if len(names) != len(results):
-            from irpref.errors import UsageError
-
             raise UsageError(f"{len(results)} result frames but {len(names)} names")
         results = dict(zip(names, results))
     return irpref_compare(qrels, dict(results), list(preferences), **options)

@@ -1,4 +1,9 @@
-"""Measure families; importing this package registers them all."""
+"""Measure families; importing this package registers them all.
+
+Each family is one record (:class:`~irpref.measures.base.Family`) declared
+where its kernel is defined; :mod:`irpref.measures.names` resolves every
+spelling by reading the records.
+"""
 
 from irpref.measures import (
     classic,  # noqa: F401  (registers its families)
@@ -8,7 +13,9 @@ from irpref.measures import (
     search_length,  # noqa: F401  (ASL)
     tie_aware,  # noqa: F401  (tie-aware kernels, F1)
     trec_extra,  # noqa: F401  (the rest of trec_eval: Bpref, infAP, GMAP, ...)
+    trec_gain,  # noqa: F401  (trec_eval's gain-based measures: DCG, G, gRBP, ...)
 )
-from irpref.measures.base import REGISTRY, Family, Measure, parse_measure, parse_measures
+from irpref.measures.base import REGISTRY, Family, Measure
+from irpref.measures.names import parse_measure, parse_measures
 
 __all__ = ["REGISTRY", "Family", "Measure", "parse_measure", "parse_measures"]

@@ -7,11 +7,18 @@ Canonical text form (one grammar, parsed, never ``eval``-ed)::
 e.g. ``AP``, ``nDCG@10``, ``RBP(p=0.8)``, ``AP(rel=2)@100``. Parameters are
 printed sorted by key, defaults omitted, so equal measures print equally.
 
-Each measure family registers a :class:`Family`: its kernel (judged rankings
--> an (R, Q) array of per-query values), formula, source and parameters.
-Kernels for the ``expected`` tie policy are attached separately
-(:func:`attach_kernel`), so a family states exactly which policies it
-supports.
+Each measure family registers one :class:`Family` record, the single place
+where everything true of the measure is declared (trec_eval keeps one file
+per measure the same way): its kernel per tie policy (``expected`` attached
+beside it, :func:`attach_kernel`), which layouts the kernels read
+(``compact``, ``compact_expected``), parameters with their ranges, cut-off, orientation,
+range of values, the names other tools give it (:class:`Alias`: trec_eval,
+pytrec_eval, ir_measures, ranx, PyTerrier, with a note where a spelling means
+something else there), its trec_eval names with their print facts
+(:class:`TrecName`), its ir_measures counterpart, the tools whose definition
+it follows exactly, formula and source. The name resolver
+(:mod:`irpref.measures.names`), ``irpref measures``, the trec_eval table and
+the interop layer read these records; none keeps a table of its own.
 """
 
 from __future__ import annotations
@@ -19,25 +26,31 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from irpref.errors import UsageError
-from irpref.judged import JudgedRankings
+from irpref.judged import JudgedRankings, LayoutError
 
 __all__ = [
+    "Alias",
     "Family",
     "Measure",
     "Param",
     "REGISTRY",
     "attach_kernel",
-    "parse_measure",
+    "TREC_CUTS",
+    "TREC_MULTS",
+    "TREC_RECALLS",
+    "TrecName",
+    "parse_all",
     "parse_labelled",
-    "parse_measures",
     "register",
     "rel_param",
+    "split_names",
+    "trec_number",
 ]
 
 Kernel = Callable[[JudgedRankings, "Measure"], np.ndarray]
@@ -147,6 +160,65 @@ def rel_param(doc: str = "relevance level: grade >= rel is relevant "
     return Param(int, None, doc, range=REL_RANGE)
 
 
+@dataclass(frozen=True)
+class Alias:
+    """Another spelling of a measure or preference, declared in its record.
+
+    ``spelling`` as the tool writes it; ``tools`` the tools that write it so;
+    ``preset`` parameters the spelling implies (``ndcg_burges`` is
+    ``nDCG(gain=exp)``: preset ``gain=exp``); ``note`` where the spelling means
+    something else in that tool (issued as a warning when the spelling is
+    used); ``refusal`` when irpref has no equivalent (the spelling is refused
+    with that text). ``target`` (the canonical text) and ``kind`` (``measure``
+    or ``preference``) are filled in by the registry."""
+
+    spelling: str
+    tools: str
+    note: str = ""
+    preset: str = ""
+    refusal: str = ""
+    target: str = ""
+    kind: str = "measure"
+
+
+# trec_eval's default parameters (measures.c): cut-offs, recall levels, R multiples
+TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+TREC_RECALLS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+TREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+
+def trec_number(x: float) -> str:
+    """A trec_eval real parameter as irpref text: ``0.2`` -> ``'0.2'``, ``1`` -> ``'1.0'``."""
+    return repr(float(x))
+
+
+@dataclass(frozen=True)
+class TrecName:
+    """A trec_eval measure this family computes, with trec_eval's print facts.
+
+    ``name`` as trec_eval prints it (``map``, ``P``); ``text`` the irpref text
+    of one value with ``{k}`` a cut-off or ``{x}`` a real parameter
+    (``P@{k}``, ``IPrec(recall={x})``); ``style`` trec_eval's parameter style
+    (``single``, ``cut_long``, ``cut_double``, ``p_double``, ``p_pair``),
+    ``default`` its default parameters (``-m P`` prints P_5 ... P_1000),
+    ``value`` how it prints (``long`` integer or ``float``), ``average`` how
+    the summary aggregates (``mean``, ``sum``, ``gm``, ``count``),
+    ``per_query`` and ``summary`` whether ``-q`` and the summary print it;
+    ``build`` the irpref text for the parameters when ``text.format`` does not
+    say it (``None`` with ``computed=True``: the trec_eval code computes it)."""
+
+    name: str
+    text: str
+    style: str = "single"
+    default: tuple = ()
+    value: str = "float"
+    average: str = "mean"
+    per_query: bool = True
+    summary: bool = True
+    build: Callable[..., str] | None = None
+    computed: bool = False
+
+
 @dataclass
 class Family:
     """A measure family: kernels per tie policy plus its documentation."""
@@ -164,16 +236,47 @@ class Family:
     description: str = ""
     # the kernels that read the compact layout of JudgedRankings (only the
     # items the qrels mention: explicit ranks, per-segment counts, tie groups
-    # per item), declared by the module that wrote them (declare_compact)
+    # per item), declared in the record (tests/test_compact.py checks each)
     compact: bool = False  # the docid/input kernel
     compact_expected: bool = False  # the ties="expected" kernel
     # which direction is better: "higher" (AP, nDCG), "lower" (ASL, SL1, SL3, RE:
     # positions and lengths) or "none" (counts and coverage: NumRet, Unj, Judged)
     orientation: str = "higher"
+    # other tools whose definition this family reproduces exactly (tests/
+    # test_tool_definitions.py runs each of them on real data and compares)
+    follows: tuple[str, ...] = ()
+    # the interval of values: "[0, 1]", "[0, inf)", "(-inf, inf)"
+    range: str | None = None
+    aliases: tuple[Alias, ...] = ()  # other spellings (tools, notes, refusals)
+    trec: tuple[TrecName, ...] = ()  # trec_eval names and their print facts
+    ir_measures: str = ""  # ir_measures' counterpart, e.g. "AP", "NumRet(rel=...)"
+    notes: str = ""  # where the canonical name means something else elsewhere
+    # no ordering of tied items changes the value (counts, set measures): the
+    # ties="expected" kernel is the kernel itself
+    order_free: bool = False
+    subtopics: bool = False  # reads subtopic qrels (ndeval format: --subtopics FILE)
+    # True for the measures that may fall back on the number of distinct documents
+    # for the corpus size (ASL(missing=corpus))
+    uses_n_docs: Callable[[Measure], bool] | None = None
+    # representative spellings (parameters, cut-offs) the tests evaluate, e.g. in
+    # both layouts (tests/test_compact.py) and within the range (tests/test_names.py)
+    examples: tuple[str, ...] = ()
+    # ir_measures' "@x" for a real parameter: IPrec@0.2 is IPrec(recall=0.2)
+    at_param: str = ""
+    # other tools' parameter spellings: {key: (irpref key, {their value: irpref value})}
+    param_spellings: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.orientation not in ORIENTATIONS:
             raise ValueError(f"{self.name}: orientation must be one of {ORIENTATIONS}")
+        if self.range is not None:
+            _bounds(self.range)
+        if self.order_free and self.expected is None:
+            self.expected = self.kernel
+        self.aliases = tuple(
+            replace(a, target=self.name + (f"({a.preset})" if a.preset else ""))
+            for a in self.aliases
+        )
 
     def kernel_for(self, ties: str) -> Kernel:
         if ties == "expected":
@@ -202,17 +305,6 @@ def register(name: str, **info: Any) -> Callable[[Kernel], Kernel]:
     return wrap
 
 
-def declare_compact(*names: str, expected: bool = False) -> None:
-    """Declare that the kernels of the families ``names`` (with ``expected``:
-    their tie-aware kernel, not the other) read the compact layout exactly
-    as the full one (tests/test_compact.py checks every declared family)."""
-    for name in names:
-        if expected:
-            REGISTRY[name].compact_expected = True
-        else:
-            REGISTRY[name].compact = True
-
-
 def reads_compact(measure: Measure, ties: str) -> bool:
     """True when ``measure``'s kernel for ``ties`` reads the compact layout."""
     fam = measure.family
@@ -221,8 +313,9 @@ def reads_compact(measure: Measure, ties: str) -> bool:
 
 def reads_n_docs(measure: Measure) -> bool:
     """True when ``measure`` may fall back on the number of distinct documents
-    (``JudgedRankings.n_docs``) for the corpus size."""
-    return measure.name == "ASL" and measure.get("missing") == "corpus"
+    (``JudgedRankings.n_docs``) for the corpus size (its record says when)."""
+    uses = measure.family.uses_n_docs
+    return bool(uses is not None and uses(measure))
 
 
 def attach_kernel(name: str, ties: str = "expected") -> Callable[[Kernel], Kernel]:
@@ -280,8 +373,6 @@ class Measure:
     def compute(self, judged: JudgedRankings) -> np.ndarray:
         """(R, Q) per-query values under ``judged.ties``."""
         if judged.layout != "full" and not reads_compact(self, judged.ties):
-            from irpref.judged import LayoutError
-
             raise LayoutError(
                 f"{self} (ties={judged.ties}) needs every retrieved item; these judged "
                 "rankings are compact (only the items the qrels mention): judge with "
@@ -304,26 +395,39 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def parse_measure(text: str | Measure) -> Measure:
-    """Parse ``text``: irpref's canonical form or another tool's spelling
-    (``MAP``, ``ndcg@10``, ``ndcg_cut.10``, ``P_10``, ``recall@1000``, ...), see
-    :mod:`irpref.measures.names`. A :class:`~irpref.errors.UsageError` names
-    what is wrong (unknown name with the closest ones, parameter out of range)."""
-    if isinstance(text, Measure):
-        return text
-    from irpref.measures.names import parse_measure_text  # the alias table lives there
-
-    return parse_measure_text(text)
+def split_names(text: str) -> list[str]:
+    """The names in ``text``, separated by white space outside parentheses:
+    ``"AP TSE(e=ap, impute=optimistic)"`` -> ``["AP", "TSE(e=ap, impute=optimistic)"]``.
+    An unbalanced parenthesis keeps the rest of the text as one name (the
+    parser then says what is wrong with it)."""
+    out: list[str] = []
+    depth, start = 0, None
+    for i, ch in enumerate(text):
+        if ch.isspace() and depth <= 0:
+            if start is not None:
+                out.append(text[start:i])
+                start = None
+            continue
+        if start is None:
+            start = i
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+    if start is not None:
+        out.append(text[start:])
+    return out
 
 
 def parse_all(texts, parse_one: Callable[[Any], Any], value_type: type) -> list:
     """Parse several items with ``parse_one``, dropping repeats; a string may
-    hold several separated by spaces. Shared by measures and preferences."""
+    hold several separated by spaces (not inside parentheses, see
+    :func:`split_names`). Shared by measures and preferences."""
     if isinstance(texts, (str, value_type)):
         texts = [texts]
     out: list = []
     for t in texts:
-        for piece in [t] if isinstance(t, value_type) else t.split():
+        for piece in [t] if isinstance(t, value_type) else split_names(t):
             item = parse_one(piece)
             if item not in out:
                 out.append(item)
@@ -332,21 +436,32 @@ def parse_all(texts, parse_one: Callable[[Any], Any], value_type: type) -> list:
 
 def parse_labelled(texts, parse_one: Callable[[Any], Any], value_type: type) -> list:
     """``[(label, item), ...]``: each item parsed, labelled with the exact string
-    the user passed (``str(item)`` for an object); repeated labels dropped.
-    A string may hold several names separated by spaces."""
-    if isinstance(texts, (str, value_type)):
-        texts = [texts]
+    the user passed (for an object: the text of what it parses to, so an
+    ir_measures ``P@10`` is labelled ``P(rel=1)@10``); repeated labels dropped.
+    A string may hold several names separated by spaces outside parentheses."""
+    if isinstance(texts, (str, value_type)) or not isinstance(texts, (list, tuple)):
+        texts = list(texts) if _plain_iterable(texts, value_type) else [texts]
     out: list = []
     seen: set[str] = set()
     for t in texts:
-        for piece in [t] if not isinstance(t, str) else t.split():
-            label = piece if isinstance(piece, str) else str(piece)
+        for piece in [t] if not isinstance(t, str) else split_names(t):
+            item = parse_one(piece)
+            label = piece if isinstance(piece, str) else str(item)
             if label not in seen:
                 seen.add(label)
-                out.append((label, parse_one(piece)))
+                out.append((label, item))
     return out
 
 
-def parse_measures(texts) -> list[Measure]:
-    """Parse several measures; a string may hold several separated by spaces."""
-    return parse_all(texts, parse_measure, Measure)
+def _plain_iterable(texts: Any, value_type: type) -> bool:
+    """True for a collection of names (a set, a generator, a pandas Index), false
+    for one name or one measure object (an ir_measures measure is one)."""
+    if isinstance(texts, (str, bytes, value_type)):
+        return False
+    if hasattr(texts, "NAME") and hasattr(texts, "params"):  # one ir_measures measure
+        return False
+    try:
+        iter(texts)
+    except TypeError:
+        return False
+    return True

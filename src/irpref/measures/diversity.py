@@ -56,26 +56,24 @@ import pyarrow.compute as pc
 from irpref.errors import UsageError
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
 from irpref.judged import JudgedRankings, matching_rows
-from irpref.measures.base import Measure, Param, register
+from irpref.measures.base import Alias, Measure, Param, register
 from irpref.measures.classic import REL
 
 __all__ = [
-    "SUBTOPIC_FAMILIES",
     "attach_subtopics",
     "check_subtopics",
     "needs_subtopics",
     "use_subtopics",
 ]
 
-SUBTOPIC_FAMILIES = ("alpha-nDCG", "ERR-IA", "nERR-IA", "MAP-IA", "S-recall")
-"""Measure families that read subtopic qrels (``--subtopics FILE``)."""
 
 _ATTACHED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _JOINED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def needs_subtopics(measure: Measure) -> bool:
-    return measure.name in SUBTOPIC_FAMILIES
+    """True when the measure's record says it reads subtopic qrels."""
+    return measure.family.subtopics
 
 
 def attach_subtopics(judged: JudgedRankings, subtopics) -> None:
@@ -285,6 +283,10 @@ def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 @register(
     "alpha-nDCG",
+    examples=("alpha-nDCG@5",),
+    subtopics=True,
+    range="[0, inf)",
+    aliases=(Alias("alpha_nDCG", "ir_measures"),),
     formula="alpha-nDCG@k = sum_{i<=k} G(i)/log2(i+1) / the same for the greedy ideal; "
     "G(i) = sum_t J_t(i) (1-alpha)^c_t(i)",
     source=f"Clarke et al., Novelty and diversity in information retrieval evaluation, "
@@ -311,6 +313,10 @@ def _err_terms(judged, m):
 
 @register(
     "ERR-IA",
+    examples=("ERR-IA@5",),
+    subtopics=True,
+    range="[0, 1]",
+    aliases=(Alias("ERR_IA", "ir_measures"),),
     formula="ERR-IA@k = sum_{i<=k} sum_t J_t(i) (1-alpha)^c_t(i) / i "
     "/ (S sum_{i<=k} (1-alpha)^(i-1) / i)",
     source=f"Chapelle et al., Intent-based diversity metrics, Information Retrieval 14(6) "
@@ -329,6 +335,9 @@ def err_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "nERR-IA",
+    examples=("nERR-IA@5",),
+    subtopics=True,
+    range="[0, inf)",
     formula="nERR-IA@k = ERR-IA@k of the run / ERR-IA@k of the greedy ideal ranking",
     source=f"Chapelle et al., Information Retrieval 14(6) 2011, section 3; {_SRC}, "
     "collection-dependent normalisation",
@@ -346,6 +355,10 @@ def nerr_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "MAP-IA",
+    examples=("MAP-IA",),
+    subtopics=True,
+    range="[0, 1]",
+    aliases=(Alias("AP_IA", "ir_measures"),),
     formula="MAP-IA = (1/S) sum_t AP_t, AP_t = sum over d relevant to t within the cut-off "
     "of P_t@rank(d), divided by the documents relevant to t",
     source=f"Agrawal, Gollapudi, Halverson & Ieong, Diversifying search results, WSDM 2009; "
@@ -362,6 +375,10 @@ def map_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "S-recall",
+    examples=("S-recall@5",),
+    subtopics=True,
+    range="[0, 1]",
+    aliases=(Alias("StRecall", "ir_measures"),),
     formula="S-recall@k = |subtopics with a relevant document in the top k| / S",
     source=f"Zhai, Cohen & Lafferty, Beyond independent relevance, SIGIR 2003, "
     f"section 2.2; {_SRC} (strec)",

@@ -21,7 +21,9 @@ Conventions (irpref's decisions, stated so they can be argued with):
 
 ``Judged@k`` (ir_measures' ``Judged``): the fraction of the top k that has a
 judgment of any grade (negative grades included: the document is in the
-qrels), divided by k even when fewer were retrieved, as P@k is. trec_eval's
+qrels), divided by min(k, number retrieved) as ir_measures does (its
+``JudgedProvider``): a ranking of 28 documents all judged scores 1 at k = 100,
+and an empty ranking scores 0. trec_eval's
 ``unj`` (``Unj@k``) counts negative grades as unjudged, so the two need not sum
 to one.
 """
@@ -32,9 +34,9 @@ import numpy as np
 
 from irpref.errors import UsageError
 from irpref.judged import NONPOOL, JudgedRankings
-from irpref.measures.base import Measure, Param, attach_kernel, declare_compact, register
+from irpref.measures.base import Measure, Param, attach_kernel, register
 from irpref.measures.classic import REL
-from irpref.measures.tie_aware import TieGroups, expected_marked
+from irpref.measures.ties import TieGroups, expected_marked
 
 __all__ = ["err", "judged_at_k", "satisfaction"]
 
@@ -57,6 +59,11 @@ def satisfaction(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
 
 @register(
     "ERR",
+    notes="ir_measures' ERR is gdeval's (gmax fixed at 4): compare with ERR(gmax=4); the "
+    "default gmax here is the largest grade in the qrels",
+    compact=True,
+    examples=("ERR", "ERR@3", "ERR(gmax=4)"),
+    range="[0, 1]",
     formula="ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^gmax; "
     "grades below rel, unjudged and negative grades give R = 0",
     source="Chapelle, Metzler, Zhang & Grinspan, Expected reciprocal rank for graded "
@@ -103,8 +110,18 @@ def _judged_items(judged: JudgedRankings) -> np.ndarray:
 
 @register(
     "Judged",
+    compact=True,
+    compact_expected=True,
+    examples=("Judged@1", "Judged@4"),
+    range="[0, 1]",
+    ir_measures="Judged",
+    notes="ir_measures' definition (divided by min(k, number retrieved)); ir_measures breaks "
+    "score ties by document id ascending, irpref as trec_eval (descending), so on rankings "
+    "tied across rank k the two can differ",
     orientation="none",
-    formula="Judged@k = |documents in the top k with a judgment (any grade)| / k",
+    follows=("ir_measures",),
+    formula="Judged@k = |documents in the top k with a judgment (any grade)| / min(k, n), "
+    "n = number retrieved (0 when nothing is retrieved)",
     source="ir_measures Judged (MacAvaney et al., ECIR 2022); trec_eval's unj is the "
     "complement for qrels without negative grades",
     cutoff="required",
@@ -113,18 +130,28 @@ def _judged_items(judged: JudgedRankings) -> np.ndarray:
 )
 def judged_at_k(judged: JudgedRankings, m: Measure) -> np.ndarray:
     mask = _judged_items(judged) & (judged.rank < m.cutoff)
-    return judged.segment_count(mask) / m.cutoff
+    return _per_shown(judged, judged.segment_count(mask), m.cutoff)
+
+
+def _per_shown(judged: JudgedRankings, count: np.ndarray, k: int) -> np.ndarray:
+    """``count / min(k, n)`` per segment, n the number retrieved; 0 where n = 0."""
+    shown = np.minimum(judged.n_retrieved, k).astype(np.float64)
+    count = np.asarray(count, dtype=np.float64).reshape(-1)
+    out = np.zeros(judged.n_segments)
+    np.divide(count, shown, out=out, where=shown > 0)
+    return out
 
 
 @attach_kernel("Judged")
 def expected_judged_at_k(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """E[Judged@k] = (J_c + (k - t_c) j_c / n_c) / k, the count of judged items
-    in the top k averaged over the orderings of the tie group V_c holding rank k
-    (McSherry & Najork 2008, section 2.1, with "judged" for "relevant")."""
+    """E[Judged@k] = (J_c + (k - t_c) j_c / n_c) / min(k, n), the count of judged
+    items in the top k averaged over the orderings of the tie group V_c holding
+    rank k (McSherry & Najork 2008, section 2.1, with "judged" for "relevant");
+    min(k, n) does not depend on the ordering."""
     groups = TieGroups(judged, np.flatnonzero(_judged_items(judged)))
-    return expected_marked(judged, groups, m.cutoff) / m.cutoff
+    return _per_shown(judged, expected_marked(judged, groups, m.cutoff), m.cutoff)
 
 
 # ERR and Judged@k read the items the qrels mention only (ranks, grades)
-declare_compact("ERR", "Judged")
-declare_compact("Judged", expected=True)  # TieGroups + expected_marked: both layouts
+
+

@@ -1,4 +1,4 @@
-"""The names users type: every spelling irpref accepts, in one table.
+"""The names users type: the resolver reading every record's spellings.
 
 Measure and preference names are case-insensitive, and the spellings of
 trec_eval, ir_measures, ranx, PyTerrier and pref_eval parse to one canonical
@@ -9,19 +9,25 @@ measure, which is what irpref prints::
     P.5, P_5, precision@5   -> P@5              R@1000, recall@1000, recall.1000 -> R@1000
     hit_rate@5, success.5   -> Success@5        iprec_at_recall_0.20, IPrec@0.2 -> IPrec(recall=0.2)
 
-Resolution of a name, first match wins: the exact canonical name; an alias
-spelled exactly as in :data:`ALIASES` (``rbp`` is trec_eval's graded rbp);
-the canonical name ignoring case; an alias ignoring case; trec_eval's
-``name.N`` / pytrec_eval's ``name_N`` forms. A ranx relevance level suffix
-(``map@100-l2``) becomes ``rel=2``; ranx's ``ndcg_burges`` and ir_measures'
-``nDCG(dcg=exp-log2)`` are ``nDCG(gain=exp)``.
+No table of names lives here: each spelling is declared in its family's
+record (:class:`~irpref.measures.base.Family`: ``aliases``, ``trec``), and
+the resolver reads the registry. Resolution of a name, first match wins: the
+exact canonical name; an alias spelled exactly as declared (``rbp`` is
+trec_eval's graded rbp); the canonical name ignoring case; an alias ignoring
+case; trec_eval's ``name.N`` / pytrec_eval's ``name_N`` forms. A ranx
+relevance level suffix (``map@100-l2``) becomes ``rel=2``; ir_measures'
+``nDCG(dcg=exp-log2)`` is ``nDCG(gain=exp)``.
 
 Where a spelling means something else in the tool it comes from, the alias
 carries a ``note``, issued as a :class:`NameNote` warning when the spelling
 is used (one line in the CLI), or a ``refusal`` when irpref has no equivalent
 (ranx's ``dcg_burges``: unnormalised exponential-gain DCG). An unknown name raises
 :class:`~irpref.errors.UsageError` with the three closest names; a preference
-name where a measure is expected (or the reverse) says which command to use.
+name where a measure is expected says which command to use (the preference
+registry attaches itself with :func:`attach_preferences`, so this module
+never imports a higher layer). Objects of other libraries (ir_measures'
+measures) are parsed through converters their interop module registers
+(:func:`register_converter`).
 """
 
 from __future__ import annotations
@@ -30,24 +36,29 @@ import difflib
 import math
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from irpref.errors import UsageError
-from irpref.measures.base import REGISTRY, Measure, Param, _bounds
+from irpref.measures.base import REGISTRY, Alias, Measure, Param, _bounds, parse_all
 
 __all__ = [
-    "ALIASES",
     "Alias",
     "NameNote",
-    "TREC_EVAL_NAMES",
+    "PreferenceNames",
     "aliases_of",
+    "attach_preferences",
     "canonical_name",
     "closest",
+    "measure_aliases",
+    "parse_measure",
     "parse_measure_text",
+    "parse_measures",
     "parse_params",
-    "resolve_preference_name",
+    "register_converter",
+    "trec_eval_names",
+    "trec_eval_names_of",
 ]
 
 MAX_CUTOFF = 2**31 - 1
@@ -57,126 +68,50 @@ class NameNote(UserWarning):
     """A spelling from another tool that means something different there."""
 
 
-@dataclass(frozen=True)
-class Alias:
-    """``spelling`` (as the tool writes it) -> ``target`` (canonical family
-    name, optionally with preset parameters, e.g. ``RBP(p=0.95)``)."""
-
-    spelling: str
-    target: str
-    tools: str
-    note: str = ""
-    refusal: str = ""
-    kind: str = "measure"  # "measure" | "preference"
-
-
-_BURGES = (
-    "ranx's dcg_burges (unnormalised DCG with exponential gains 2^grade - 1) has no "
-    "irpref form; irpref's DCG uses gain = grade (trec_eval). nDCG(gain=exp) is ranx's "
-    "ndcg_burges"
+# spellings that name no measure of the ranking at all (so no record holds them)
+NOT_MEASURES: tuple[Alias, ...] = (
+    Alias("mrt", "PyTerrier", refusal="PyTerrier's mrt is the mean response time of a "
+          "pipeline, not a measure of the ranking"),
 )
 
-ALIASES: list[Alias] = [
-    # ---- measures: family spellings (parameters and @k follow as usual)
-    Alias("map", "AP", "trec_eval, ranx, PyTerrier, pytrec_eval"),
-    Alias("MAP", "AP", "common usage"),
-    Alias("mrr", "RR", "ranx"),
-    Alias("MRR", "RR", "common usage"),
-    Alias("recip_rank", "RR", "trec_eval, PyTerrier, pytrec_eval"),
-    Alias("recall", "R", "ranx (recall@k), trec_eval (recall.k)",
-          note=""),
-    Alias("precision", "P", "ranx"),
-    Alias("f1", "F1", "ranx"),
-    Alias("hit_rate", "Success", "ranx"),
-    Alias("hits", "NumRelRet", "ranx",
-          note="ranx's hits@k (relevant documents in the top k) is averaged over queries; "
-          "irpref's NumRelRet is summed over queries, as trec_eval's num_rel_ret"),
-    Alias("r-precision", "Rprec", "ranx"),
-    Alias("r_precision", "Rprec", "common usage"),
-    Alias("rbp", "gRBP", "trec_eval, pytrec_eval",
-          note="'rbp' is trec_eval's graded rbp (gain = grade / top grade, p = 0.9 by "
-          "default), which irpref calls gRBP; irpref's RBP(p=...) is binary (grade >= rel)"),
-    Alias("ndcg_burges", "nDCG(gain=exp)", "ranx"),
-    Alias("dcg_burges", "", "ranx", refusal=_BURGES),
-    Alias("mrt", "", "PyTerrier",
-          refusal="PyTerrier's mrt is the mean response time of a pipeline, not a "
-          "measure of the ranking"),
-    Alias("success", "Success", "trec_eval (success.k)"),
-    # ---- preferences (pref_eval is the preference papers' code)
-    Alias("lexiprecision", "sgnLP", "pref_eval", kind="preference"),
-    Alias("LP", "sgnLP", "Diaz 2023", kind="preference"),
-    Alias("rrlexiprecision", "rrLP", "pref_eval", kind="preference"),
-    Alias("lexirecall", "sgnLR", "pref_eval", kind="preference"),
-    Alias("LR", "sgnLR", "Diaz & Mitra 2023", kind="preference"),
-    Alias("rpp", "RPP", "pref_eval", kind="preference"),
-    Alias("dcgrpp", "RPP(p=dcg)", "pref_eval", kind="preference"),
-    Alias("invrpp", "RPP(p=inverse)", "pref_eval", kind="preference"),
-    Alias("strpp", "ST-RPP", "pref_eval", kind="preference"),
-    # ---- ir_measures spellings of families other modules may register (an alias
-    # of a family this version lacks is ignored)
-    Alias("alpha_nDCG", "alpha-nDCG", "ir_measures"),
-    Alias("ERR_IA", "ERR-IA", "ir_measures"),
-    Alias("AP_IA", "MAP-IA", "ir_measures"),
-    Alias("StRecall", "S-recall", "ir_measures"),
-]
 
-# trec_eval's measure names (also pytrec_eval's and PyTerrier's, which write
-# ``P_10`` for ``P.10``) -> canonical text; ``{k}`` a cut-off, ``{x}`` a real
-TREC_EVAL_NAMES: dict[str, str] = {
-    "map": "AP",
-    "map_cut": "AP@{k}",
-    "ndcg": "nDCG",
-    "ndcg_cut": "nDCG@{k}",
-    "P": "P@{k}",
-    "recall": "R@{k}",
-    "recip_rank": "RR",
-    "Rprec": "Rprec",
-    "bpref": "Bpref",
-    "success": "Success@{k}",
-    "num_ret": "NumRet",
-    "num_rel": "NumRel",
-    "num_rel_ret": "NumRelRet",
-    "rbp": "gRBP",
-    "gm_map": "GMAP",
-    "gm_bpref": "GMBpref",
-    "infAP": "infAP",
-    "iprec_at_recall": "IPrec(recall={x})",
-    "Rprec_mult": "RprecMult(mult={x})",
-    "utility": "Utility",
-    "11pt_avg": "IPrecAvg",
-    "binG": "BinG",
-    "G": "G",
-    "dcg": "DCG",
-    "ideal_dcg": "IDCG",
-    "ndcg_rel": "nDCGRel",
-    "Rndcg": "RnDCG",
-    "relative_P": "RelP@{k}",
-    "set_P": "SetP",
-    "set_relative_P": "SetRelP",
-    "set_recall": "SetR",
-    "set_map": "SetAP",
-    "set_F": "SetF",
-    "num_nonrel_judged_ret": "NumNonRelJudgedRet",
-    "num_q": "NumQ",
-    "yaap": "YAAP",
-    "rbp_resid": "RBPResid",
-    "unj": "Unj@{k}",
-}
-_TREC_LOWER = {k.lower(): v for k, v in TREC_EVAL_NAMES.items()}
+def measure_aliases() -> list[Alias]:
+    """Every measure alias, read from the records (and the spellings of non-measures)."""
+    return [a for fam in REGISTRY.values() for a in fam.aliases] + list(NOT_MEASURES)
 
-# notes on canonical names whose meaning differs between tools (shown by
-# ``irpref measures``; the canonical spelling itself is irpref's, so no warning)
-FAMILY_NOTES: dict[str, str] = {
-    "R": "R@k is recall at k (ir_measures R@k = trec_eval recall.k = ranx recall@k), "
-    "not R-precision (Rprec)",
-    "RBP": "binary gain (grade >= rel); ir_measures' RBP without rel= and trec_eval's rbp "
-    "use graded gains: that is gRBP",
-    "nDCG": "gain = grade, discount log2(i+1), ideal from the qrels (trec_eval, ranx ndcg, "
-    "ir_measures nDCG); gain=exp is ranx's ndcg_burges; ranx breaks score ties "
-    "differently, so its means can differ",
-    "Success": "ranx calls it hit_rate@k; ranx's hits@k is NumRelRet@k",
-    "IPrec": "ir_measures writes IPrec@0.2 for IPrec(recall=0.2)",
-}
+
+def trec_eval_names() -> dict[str, str]:
+    """trec_eval's measure names (also pytrec_eval's and PyTerrier's, which write
+    ``P_10`` for ``P.10``) -> the irpref text, ``{k}`` a cut-off, ``{x}`` a real;
+    read from the records' ``trec`` declarations."""
+    return {t.name: t.text for fam in REGISTRY.values() for t in fam.trec}
+
+
+@dataclass(frozen=True)
+class PreferenceNames:
+    """What the measure resolver may ask of the preference registry (attached
+    by :mod:`irpref.preferences.registry` when it is imported)."""
+
+    names: Callable[[], list[str]]  # canonical names and alias spellings
+    find: Callable[[str], str | None]  # canonical text of a preference name, or None
+    parse: Callable[[str], Any]  # parse a preference text (UsageError when bad)
+
+
+_PREFERENCES: list[PreferenceNames] = []
+_CONVERTERS: list[Callable[[Any], str | None]] = []
+
+
+def attach_preferences(names: PreferenceNames) -> None:
+    """Let the resolver recognise preference names (to say: use ``compare``)."""
+    _PREFERENCES[:] = [names]
+
+
+def register_converter(convert: Callable[[Any], str | None]) -> None:
+    """Parse objects of another library: ``convert(obj)`` returns irpref text for
+    an object it knows, ``None`` otherwise (:mod:`irpref.interop.ir_measures`)."""
+    if convert not in _CONVERTERS:
+        _CONVERTERS.append(convert)
+
 
 # ---- grammar -----------------------------------------------------------------
 
@@ -192,6 +127,13 @@ _TREC_NAME = re.compile(
 _RANX_LEVEL = re.compile(r"^(?P<head>.*?)-l(?P<rel>[0-9]+)\s*$")
 
 
+def _lower_keys(table: dict[str, str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in table.items():
+        out.setdefault(k.lower(), v)
+    return out
+
+
 def _lower_map(names: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for n in names:
@@ -199,16 +141,13 @@ def _lower_map(names: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def _measure_aliases() -> list[Alias]:
-    return [a for a in ALIASES if a.kind == "measure"]
-
-
-def _find_alias(name: str, kind: str) -> Alias | None:
-    for a in ALIASES:
-        if a.kind == kind and a.spelling == name:
+def find_alias(name: str, aliases: list[Alias]) -> Alias | None:
+    """The alias spelled ``name`` exactly, else ignoring case (first declared wins)."""
+    for a in aliases:
+        if a.spelling == name:
             return a
-    for a in ALIASES:
-        if a.kind == kind and a.spelling.lower() == name.lower():
+    for a in aliases:
+        if a.spelling.lower() == name.lower():
             return a
     return None
 
@@ -217,13 +156,14 @@ def _resolve_family(name: str) -> tuple[str | None, Alias | None]:
     """(canonical family name, alias used) for a bare measure name."""
     if name in REGISTRY:
         return name, None
-    exact = next((a for a in _measure_aliases() if a.spelling == name), None)
+    aliases = measure_aliases()
+    exact = next((a for a in aliases if a.spelling == name), None)
     if exact is not None:
         return _alias_family(exact), exact
     lower = _lower_map(REGISTRY)
     if name.lower() in lower:
         return lower[name.lower()], None
-    alias = _find_alias(name, "measure")
+    alias = find_alias(name, aliases)
     if alias is not None:
         return _alias_family(alias), alias
     return None, None
@@ -245,15 +185,9 @@ def _tell(alias: Alias | None, text: str) -> None:
 
 def _measure_candidates() -> list[str]:
     names = list(REGISTRY) + [
-        a.spelling for a in _measure_aliases() if _alias_family(a) in REGISTRY
+        a.spelling for a in measure_aliases() if _alias_family(a) in REGISTRY
     ]
-    return names + list(TREC_EVAL_NAMES)
-
-
-def _preference_candidates() -> list[str]:
-    from irpref.preferences.registry import PREFERENCES
-
-    return list(PREFERENCES) + [a.spelling for a in ALIASES if a.kind == "preference"]
+    return names + list(trec_eval_names())
 
 
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
@@ -264,22 +198,16 @@ def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
 
 
 def _is_preference(name: str) -> str | None:
-    from irpref.preferences.registry import PREFERENCES
-
-    lower = _lower_map(PREFERENCES)
-    if name.lower() in lower:
-        return lower[name.lower()]
-    alias = _find_alias(name, "preference")
-    return alias.target if alias is not None else None
+    """The canonical text of a preference named ``name`` (None when it is not one
+    or the preference registry is not loaded)."""
+    return _PREFERENCES[0].find(name) if _PREFERENCES else None
 
 
 def _unknown_measure(text: str, name: str) -> UsageError:
     pref = _is_preference(name)
     if pref is not None:
-        from irpref.preferences.registry import parse_preference
-
         try:  # a preference with a bad parameter: that error is the precise one
-            parse_preference(text)
+            _PREFERENCES[0].parse(text)
         except UsageError as exc:
             return exc
         return UsageError(
@@ -293,24 +221,7 @@ def _unknown_measure(text: str, name: str) -> UsageError:
     )
 
 
-def _unknown_preference(text: str, name: str) -> UsageError:
-    family, _ = _resolve_family(name)
-    if family is not None or _trec_family(text) is not None:
-        return UsageError(
-            f"{text.strip()!r} is a measure (one value per run), not a preference: use "
-            f"`irpref evaluate -m {text.strip()}` (Python: irpref.evaluate)"
-        )
-    hint = ", ".join(closest(name, _preference_candidates()))
-    return UsageError(
-        f"unknown preference {text.strip()!r}; did you mean {hint}? "
-        "(`irpref measures` lists them all)"
-    )
-
-
 # ---- parsing -----------------------------------------------------------------
-
-_IRM_DCG = {"log2": "linear", "exp-log2": "exp"}  # ir_measures' nDCG(dcg=...)
-
 
 def parse_params(
     text: str,
@@ -318,8 +229,11 @@ def parse_params(
     params_text: str | None,
     allowed: dict[str, Param],
     check_required: bool = True,
+    spellings: dict[str, tuple[str, dict[str, str]]] | None = None,
 ) -> dict[str, Any]:
-    """``key=value,...`` -> typed values, each checked against its Param."""
+    """``key=value,...`` -> typed values, each checked against its Param.
+    ``spellings``: another tool's parameter names and values (a record's
+    ``param_spellings``, e.g. ir_measures' ``nDCG(dcg=exp-log2)``)."""
     where = text.strip()
     params: dict[str, Any] = {}
     if params_text and params_text.strip():
@@ -332,8 +246,9 @@ def parse_params(
                 if key.lower() in lower:
                     key = lower[key.lower()]
                 else:
-                    if name == "nDCG" and key == "dcg" and value.strip("'\"") in _IRM_DCG:
-                        key, value = "gain", _IRM_DCG[value.strip("'\"")]  # ir_measures
+                    theirs = (spellings or {}).get(key)
+                    if theirs is not None and value.strip("'\"") in theirs[1]:
+                        key, value = theirs[0], theirs[1][value.strip("'\"")]
                         params[key] = allowed[key].convert(where, key, value)
                         continue
                     names = ", ".join(allowed) or "none"
@@ -377,17 +292,19 @@ def _build(text: str, family_name: str, params_text: str | None, cutoff_text: st
            preset: dict[str, str] | None = None) -> Measure:
     family = REGISTRY[family_name]
     where = text.strip()
-    params = parse_params(text, family_name, params_text, family.params, check_required=False)
+    params = parse_params(text, family_name, params_text, family.params, check_required=False,
+                          spellings=family.param_spellings)
     for key, value in (preset or {}).items():
         if key in params and params[key] != family.params[key].convert(where, key, value):
             raise UsageError(f"{where}: {key} is set twice")
         params.setdefault(key, family.params[key].convert(where, key, value))
     cutoff = None
     if cutoff_text is not None:
-        if family_name == "IPrec":  # ir_measures: IPrec@0.2 is IPrec(recall=0.2)
-            if "recall" in params:
-                raise UsageError(f"{where}: recall is set twice")
-            params["recall"] = family.params["recall"].convert(where, "recall", cutoff_text)
+        key = family.at_param  # ir_measures: IPrec@0.2 is IPrec(recall=0.2)
+        if key:
+            if key in params:
+                raise UsageError(f"{where}: {key} is set twice")
+            params[key] = family.params[key].convert(where, key, cutoff_text)
         else:
             cutoff = _cutoff(where, cutoff_text)
     _check_required(where, family_name, family.params, params)
@@ -414,7 +331,8 @@ def _trec_family(text: str) -> str | None:
     if not m:
         return None
     base, args = m.group("base"), m.group("args")
-    pattern = TREC_EVAL_NAMES.get(base) or _TREC_LOWER.get(base.lower())
+    names = trec_eval_names()
+    pattern = names.get(base) or _lower_keys(names).get(base.lower())
     if base.lower() == "rbp" and args is not None and "," not in args and "." not in args:
         return f"RBP(p=0.{args})"  # ranx: rbp.95 is RBP(p=0.95), binary
     if pattern is None:
@@ -465,8 +383,9 @@ def parse_measure_text(text: str) -> Measure:
     if translated is not None:
         base = text.strip().split(".")[0].split("_")[0]
         measure = parse_measure_text(translated)
-        if base.lower() == "rbp" and translated == "gRBP":
-            _tell(_find_alias("rbp", "measure"), text)
+        alias = find_alias(base, measure_aliases())  # trec_eval's rbp: its note is told
+        if alias is not None and _alias_family(alias) == measure.name:
+            _tell(alias, text)
         return measure
     if m is None:
         head = re.match(r"\s*([A-Za-z][A-Za-z0-9_\-]*)", text)
@@ -489,38 +408,42 @@ def canonical_name(text: Any, kind: str = "measure") -> str:
     ``RPP(p=dcg)``). The CLI passes these to ``evaluate``/``compare``, whose
     rows are labelled with the strings given."""
     if kind == "preference":
-        from irpref.preferences.registry import parse_preference
-
-        return str(parse_preference(text))
-    from irpref.measures.base import parse_measure
-
+        if not _PREFERENCES:
+            raise RuntimeError("the preference registry is not loaded (import irpref)")
+        return str(_PREFERENCES[0].parse(text))
     return str(parse_measure(text))
 
 
-def resolve_preference_name(text: str, name: str) -> str:
-    """Canonical preference text for ``name`` (an alias may preset parameters,
-    e.g. ``dcgrpp`` -> ``RPP(p=dcg)``), or a UsageError with a hint."""
-    from irpref.preferences.registry import PREFERENCES
+def parse_measure(text: Any) -> Measure:
+    """Parse ``text``: irpref's canonical form or another tool's spelling
+    (``MAP``, ``ndcg@10``, ``ndcg_cut.10``, ``P_10``, ``recall@1000``, ...), a
+    :class:`~irpref.measures.base.Measure` (returned as is) or an object a
+    registered converter knows (an ir_measures measure). A
+    :class:`~irpref.errors.UsageError` names what is wrong (unknown name with
+    the closest ones, parameter out of range)."""
+    if isinstance(text, Measure):
+        return text
+    if not isinstance(text, str):
+        for convert in _CONVERTERS:
+            converted = convert(text)
+            if converted is not None:
+                return parse_measure_text(converted)
+    return parse_measure_text(text)
 
-    if name in PREFERENCES:
-        return name
-    exact = next((a for a in ALIASES if a.kind == "preference" and a.spelling == name), None)
-    if exact is not None:
-        return exact.target
-    lower = _lower_map(PREFERENCES)
-    if name.lower() in lower:
-        return lower[name.lower()]
-    alias = _find_alias(name, "preference")
-    if alias is not None:
-        return alias.target
-    raise _unknown_preference(text, name)
+
+def parse_measures(texts: Any) -> list[Measure]:
+    """Parse several measures; a string may hold several separated by spaces
+    (outside parentheses)."""
+    return parse_all(texts, parse_measure, Measure)
 
 
 def aliases_of(family: str) -> list[Alias]:
-    """Every alias whose target is ``family`` (measures and preferences)."""
-    return [a for a in ALIASES if a.target.split("(")[0] == family and not a.refusal]
+    """Every alias of the measure ``family`` that resolves (from its record)."""
+    fam = REGISTRY.get(family)
+    return [a for a in fam.aliases if not a.refusal] if fam is not None else []
 
 
 def trec_eval_names_of(family: str) -> list[str]:
-    """trec_eval / pytrec_eval names that translate to ``family``."""
-    return [k for k, v in TREC_EVAL_NAMES.items() if v.split("@")[0].split("(")[0] == family]
+    """trec_eval / pytrec_eval names of ``family`` (from its record)."""
+    fam = REGISTRY.get(family)
+    return [t.name for t in fam.trec] if fam is not None else []

@@ -46,7 +46,6 @@ from irpref.measures.base import (
     Measure,
     Param,
     attach_kernel,
-    declare_compact,
     register,
     rel_param,
 )
@@ -256,6 +255,9 @@ def recall_level_values(judged: JudgedRankings, m: Measure, metric: RecallLevelM
 
 @register(
     "RL",
+    compact=True,
+    examples=("RL(e=ap,z=ap)", "RL(e=rbp,z=rbp,impute=optimistic)@5"),
+    range="[0, inf)",
     formula="RL(e,z) = sum_{i=1..m} e(p_i) z(i, m) over the sorted positions p of the m "
     "relevant items (unretrieved ones imputed)",
     source=SOURCE + ", §2.3.1 Def. 2.1, Eq. 1",
@@ -267,13 +269,17 @@ def rl_generic(judged: JudgedRankings, m: Measure) -> np.ndarray:
     return recall_level_values(judged, m, metric)
 
 
-def _register_named(name: str, key: str, formula: str, extra: dict[str, Any]) -> None:
+def _register_named(name: str, key: str, formula: str, extra: dict[str, Any],
+                    examples: tuple[str, ...]) -> None:
     def kernel(judged: JudgedRankings, m: Measure) -> np.ndarray:
         gamma = m.get("p") if "p" in extra else 0.8
         return recall_level_values(judged, m, named_metric(key, gamma))
 
     register(
         name,
+        range="[0, 1]",
+        examples=examples,
+        compact=True,
         formula=formula,
         source=SOURCE + ", §2.3.1",
         params={**extra, **IMPUTE, **REL},
@@ -281,16 +287,22 @@ def _register_named(name: str, key: str, formula: str, extra: dict[str, Any]) ->
     )(kernel)
 
 
-_register_named("RL-AP", "ap", "sum_i (1/p_i)(i/m) = AP with p imputed", {})
-_register_named("RL-RR", "rr", "1/p_1 = RR with p imputed", {})
+_register_named("RL-AP", "ap", "sum_i (1/p_i)(i/m) = AP with p imputed", {},
+                ("RL-AP", "RL-AP(impute=optimistic)"))
+_register_named("RL-RR", "rr", "1/p_1 = RR with p imputed", {}, ("RL-RR(impute=none)",))
 _register_named(
-    "RL-nDCG", "ndcg", "sum_i 1/log2(p_i+1) / sum_{k<=m} 1/log2(k+1) = binary nDCG", {}
+    "RL-nDCG", "ndcg", "sum_i 1/log2(p_i+1) / sum_{k<=m} 1/log2(k+1) = binary nDCG", {},
+    ("RL-nDCG@5",),
 )
-_register_named("RL-RBP", "rbp", "sum_i (1-γ) γ^(p_i-1) = RBP(γ) with p imputed", GAMMA)
+_register_named("RL-RBP", "rbp", "sum_i (1-γ) γ^(p_i-1) = RBP(γ) with p imputed", GAMMA,
+                ("RL-RBP(p=0.5)",))
 
 
 @register(
     "TSE",
+    compact=True,
+    examples=("TSE(e=lin)", "TSE(e=ap,impute=optimistic)"),
+    range="[0, 1]",
     formula="TSE_e = e(p_m): exposure of the lowest-ranked relevant item",
     source=SOURCE + ", §3.2 Eq. 3",
     params={**E_PARAM, **GAMMA, **IMPUTE, **REL},
@@ -308,6 +320,9 @@ def total_search_efficiency(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SL1",
+    compact=True,
+    examples=("SL1", "SL1(impute=optimistic)"),
+    range="[0, inf)",
     orientation="lower",
     formula="SL1 = p_1 - 1 (Cooper's type-1 search length; lower is better)",
     source=SOURCE + ", §3.2 (Cooper 1968)",
@@ -321,6 +336,9 @@ def search_length_1(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SL3",
+    compact=True,
+    examples=("SL3",),
+    range="[0, inf)",
     orientation="lower",
     formula="SL3 = p_m - m (Cooper's type-3 search length; lower is better)",
     source=SOURCE + ", §3.2 (Cooper 1968)",
@@ -334,6 +352,9 @@ def search_length_3(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RE",
+    compact=True,
+    examples=("RE", "RE(impute=optimistic)"),
+    range="[0, inf)",
     orientation="lower",
     formula="RE = (1/m) sum_i p_i - (m+1)/2 (Rocchio's recall error; lower is better)",
     source=SOURCE + ", §3.2 (Rocchio 1964)",
@@ -440,4 +461,4 @@ def recall_error_expected(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 # the docid/input kernels read relevant_positions only (ranks, counts); the
 # tie-aware ones read positions.tie_groups, which needs every item
-declare_compact("RL", "RL-AP", "RL-RR", "RL-nDCG", "RL-RBP", "TSE", "SL1", "SL3", "RE")
+

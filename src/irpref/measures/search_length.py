@@ -40,7 +40,6 @@ from irpref.measures.base import (
     Measure,
     Param,
     attach_kernel,
-    declare_compact,
     register,
     rel_param,
 )
@@ -94,6 +93,10 @@ def _mean_over_golds(pos: RelevantPositions, sl: np.ndarray, golds, judged) -> n
 
 @register(
     "ASL",
+    compact=True,
+    examples=("ASL", "ASL(missing=after)", "ASL(missing=corpus)", "ASL(golds=2)", "ASL@3"),
+    uses_n_docs=lambda m: m.get("missing") == "corpus",
+    range="[0, inf)",
     orientation="lower",
     formula="ASL = mean over relevant d of (non-relevant retrieved above d) + 1; unretrieved "
     "d: the non-relevant retrieved (missing=retrieved, Eq. 3), that + 1 (missing=after) or "
@@ -146,4 +149,4 @@ def atomized_search_length_expected(judged: JudgedRankings, m: Measure) -> np.nd
 
 # the docid/input kernels read relevant_positions only (ranks, counts); the
 # tie-aware ones read positions.tie_groups, which needs every item
-declare_compact("ASL")
+

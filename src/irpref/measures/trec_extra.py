@@ -1,4 +1,6 @@
-"""The rest of trec_eval 10.0's measures, bit-exact, as vectorised kernels.
+"""The rest of trec_eval 10.0's measures, bit-exact, as vectorised kernels:
+judged-only (Bpref, infAP), AP variants, interpolated precision, set and
+cut-off measures (the gain-based ones are in :mod:`irpref.measures.trec_gain`).
 
 Every family names the trec_eval source file it follows (``m_<name>.c`` in
 usnistgov/trec_eval) and reproduces its arithmetic, including the order in
@@ -15,14 +17,30 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import NONPOOL, JudgedRankings
-from irpref.measures.base import Measure, Param, declare_compact, register
+from irpref.measures.base import (
+    TREC_CUTS,
+    TREC_MULTS,
+    TREC_RECALLS,
+    Measure,
+    Param,
+    TrecName,
+    attach_kernel,
+    register,
+    trec_number,
+)
 from irpref.measures.classic import (
     REL,
     _safe_div,
     cut,
-    ideal_dcg,
-    power_table,
     within_segment_cumsum,
+)
+from irpref.measures.ties import expected_marked, expected_rel_ret, tie_groups
+from irpref.measures.trec_arith import (
+    MIN_GEO_MEAN,
+    exact_cumsum,
+    geometric_mean,
+    lround,
+    suffix_max,
 )
 
 __all__ = [
@@ -33,73 +51,11 @@ __all__ = [
     "suffix_max",
 ]
 
-MIN_GEO_MEAN = 1e-5
-"""trec_eval's floor for geometric means (trec_eval.h)."""
 INFAP_EPSILON = 1e-5
 """trec_eval's smoothing constant of infAP (trec_eval.h)."""
 
 
 # ---- helpers ------------------------------------------------------------------
-def geometric_mean(values: np.ndarray) -> float:
-    """exp(mean(log(max(v, 1e-5)))), the log-sum taken in order (meas_avg.c)."""
-    values = np.asarray(values, dtype=np.float64)
-    if len(values) == 0:
-        return float("nan")
-    logs = np.log(np.maximum(values, MIN_GEO_MEAN))
-    return float(np.exp(np.add.accumulate(logs)[-1] / len(values)))
-
-
-def lround(x: np.ndarray) -> np.ndarray:
-    """C ``lround`` for x >= 0: round half away from zero (not numpy's half-even)."""
-    x = np.asarray(x, dtype=np.float64)
-    f = np.floor(x)
-    return (f + (x - f >= 0.5)).astype(np.int64)
-
-
-def exact_cumsum(values: np.ndarray, offsets: np.ndarray, max_cells: int = 1 << 22) -> np.ndarray:
-    """Inclusive cumulative sum restarting at every segment ``offsets[s]:offsets[s+1]``,
-    added strictly left to right within each segment (as a C loop does).
-
-    A global cumsum minus the segment's start would be off by rounding; here
-    segments are laid out as rows of padded 2-D blocks (grouped by length, so
-    padding stays small) and accumulated along the rows.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    out = np.empty(len(values))
-    lengths = np.diff(offsets)
-    order = np.argsort(lengths, kind="stable")
-    order = order[lengths[order] > 0]
-    start = 0
-    while start < len(order):
-        width = int(lengths[order[min(len(order) - 1, start)]])
-        rows = max(1, max_cells // max(width, 1))
-        chunk = order[start : start + rows]
-        width = int(lengths[chunk].max())
-        n = len(chunk)
-        seg_len = lengths[chunk]
-        row = np.repeat(np.arange(n), seg_len)
-        col = np.arange(int(seg_len.sum())) - np.repeat(np.cumsum(seg_len) - seg_len, seg_len)
-        src = np.repeat(offsets[chunk], seg_len) + col
-        block = np.zeros((n, width))
-        block[row, col] = values[src]
-        np.add.accumulate(block, axis=1, out=block)
-        out[src] = block[row, col]
-        start += n
-    return out
-
-
-def suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Maximum of ``values[j]`` over j >= i with ``group[j] == group[i]``
-    (``group`` nondecreasing), exactly: values are replaced by their ranks."""
-    if len(values) == 0:
-        return np.empty(0)
-    uniq, code = np.unique(values, return_inverse=True)
-    # scan from the end, where groups appear in decreasing order: flip the group key
-    rev = (group.max() - group[::-1]).astype(np.int64) * (len(uniq) + 1) + code[::-1]
-    best = np.maximum.accumulate(rev)[::-1]
-    return uniq[best % (len(uniq) + 1)]
-
-
 def _rel(judged: JudgedRankings, m: Measure) -> int:
     rel = m.rel(judged)
     if rel < 0:
@@ -161,6 +117,12 @@ def _gain(judged: JudgedRankings) -> np.ndarray:
     return np.where(judged.grade > 0, judged.grade, 0).astype(np.float64)
 
 
+def _utility_text(a: float, b: float, c: float, d: float) -> str:
+    """trec_eval's ``utility.a,b,c,d`` as irpref text."""
+    n = trec_number
+    return f"Utility(a={n(a)},b={n(b)},c={n(c)},d={n(d)})"
+
+
 # ---- judged-only measures -----------------------------------------------------
 def _bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     rel = _rel(judged, m)
@@ -179,12 +141,16 @@ def _bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Bpref",
+    compact=True,
+    examples=("Bpref", "Bpref(rel=2)"),
+    range="[0, 1]",
+    trec=(TrecName("bpref", "Bpref"),),
+    ir_measures="Bpref",
     formula="Bpref = 1/R sum over judged relevant retrieved r of "
     "(1 - min(#judged non-relevant above r, R) / min(N, R)), N = judged non-relevant",
     source="Buckley & Voorhees, SIGIR 2004, section 4; trec_eval m_bpref.c",
     params=REL,
     cutoff="none",
-    trec_eval="bpref",
 )
 def bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Binary preference; unjudged and unpooled documents are skipped."""
@@ -193,11 +159,14 @@ def bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "GMBpref",
+    compact=True,
+    examples=("GMBpref",),
+    range="[0, 1]",
+    trec=(TrecName("gm_bpref", "GMBpref", average="gm", per_query=False),),
     formula="Bpref per query; aggregate exp(mean log max(Bpref, 1e-5))",
     source="trec_eval m_gm_bpref.c, meas_avg.c (te_calc_avg_meas_s_gm)",
     params=REL,
     cutoff="none",
-    trec_eval="gm_bpref",
     aggregate=geometric_mean,
 )
 def gm_bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
@@ -207,6 +176,11 @@ def gm_bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "infAP",
+    compact=True,
+    examples=("infAP", "infAP(rel=2)"),
+    range="[0, 1]",
+    trec=(TrecName("infAP", "infAP"),),
+    ir_measures="infAP",
     formula="infAP = 1/R sum over judged relevant retrieved at rank k of "
     "1/k + (k-1)/k * (|d+ + d- + u above| / (k-1)) * (|d+ above| + eps) / "
     "(|d+ above| + |d- above| + 2 eps); d+/d-: judged (non-)relevant, u: pooled unjudged, "
@@ -214,7 +188,6 @@ def gm_bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     source="Yilmaz & Aslam, CIKM 2006, section 3; trec_eval m_infap.c",
     params=REL,
     cutoff="none",
-    trec_eval="infAP",
 )
 def inferred_ap(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Inferred AP; documents outside the pool are skipped."""
@@ -248,12 +221,15 @@ def _ap_sum(judged: JudgedRankings, rel: int) -> np.ndarray:
 
 @register(
     "GMAP",
+    compact=True,
+    examples=("GMAP",),
+    range="[0, 1]",
+    trec=(TrecName("gm_map", "GMAP", average="gm", per_query=False),),
     formula="AP per query; aggregate exp(mean log max(AP, 1e-5)) (missing queries count "
     "as 1e-5 with trec_eval -c)",
     source="Robertson, SIGIR 2006 (GMAP); trec_eval m_gm_map.c, meas_avg.c",
     params=REL,
     cutoff="none",
-    trec_eval="gm_map",
     aggregate=geometric_mean,
 )
 def gm_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
@@ -264,11 +240,14 @@ def gm_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "YAAP",
+    compact=True,
+    examples=("YAAP",),
+    range="(-inf, inf)",
+    trec=(TrecName("yaap", "YAAP"),),
     formula="YAAP = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved of P@rank",
     source="Robertson, ECIR 2012 ('On smoothing average precision'); trec_eval m_yaap.c",
     params=REL,
     cutoff="none",
-    trec_eval="yaap",
 )
 def yaap(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Yet another average precision (a logit of AP)."""
@@ -300,13 +279,19 @@ def _iprec(judged: JudgedRankings, rel: int, recall: float) -> np.ndarray:
 
 @register(
     "IPrec",
+    compact=True,
+    examples=("IPrec(recall=0.0)", "IPrec(recall=0.5)", "IPrec(recall=1.0)"),
+    at_param="recall",
+    range="[0, 1]",
+    trec=(TrecName("iprec_at_recall", "IPrec(recall={x})", "cut_double", TREC_RECALLS),),
+    ir_measures="IPrec",
+    notes="ir_measures writes IPrec@0.2 for IPrec(recall=0.2)",
     formula="IPrec(recall=x) = max of P@k over ranks k at or below the rank of the c-th relevant "
     "document, c = lround(x R) (the first if c = 0); 0 if fewer than c relevant retrieved",
     source="trec_eval m_iprec_at_recall.c (v10: lround(x R)); standard 11-point interpolation",
     params={**REL, "recall": Param(float, None, "recall level", range="[0, 1]",
                                       required=True)},
     cutoff="none",
-    trec_eval="iprec_at_recall",
 )
 def interpolated_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Interpolated precision at a recall level."""
@@ -329,11 +314,14 @@ def iprec_average(judged: JudgedRankings, rel: int, points) -> np.ndarray:
 
 @register(
     "IPrecAvg",
+    compact=True,
+    examples=("IPrecAvg",),
+    range="[0, 1]",
+    trec=(TrecName("11pt_avg", "IPrecAvg", "p_double", TREC_RECALLS, computed=True),),
     formula="11-point average: mean of IPrec(recall=x) for x = 0.0, 0.1, ..., 1.0",
     source="trec_eval m_11pt_avg.c",
     params=REL,
     cutoff="none",
-    trec_eval="11pt_avg",
 )
 def eleven_point_average(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Interpolated precision averaged over the 11 standard recall points."""
@@ -342,11 +330,14 @@ def eleven_point_average(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RprecMult",
+    compact=True,
+    examples=("RprecMult", "RprecMult(mult=2.0)"),
+    range="[0, 1]",
+    trec=(TrecName("Rprec_mult", "RprecMult(mult={x})", "cut_double", TREC_MULTS),),
     formula="RprecMult(mult=x) = |relevant in top c| / c, c = floor(x R + 0.9) (0 if c = 0)",
     source="trec_eval m_Rprec_mult.c",
     params={**REL, "mult": Param(float, 1.0, "multiple of R", range="(0, inf)")},
     cutoff="none",
-    trec_eval="Rprec_mult",
 )
 def rprec_mult(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Precision at a multiple of R."""
@@ -363,11 +354,17 @@ _SET = "trec_eval m_set_{}.c (ranking ignored: the retrieved set after the depth
 
 @register(
     "SetP",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
+    examples=("SetP",),
+    range="[0, 1]",
+    trec=(TrecName("set_P", "SetP"),),
+    ir_measures="SetP",
     formula="SetP = |relevant retrieved| / |retrieved|",
     source=_SET.format("P"),
     params=REL,
     cutoff="none",
-    trec_eval="set_P",
 )
 def set_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Precision of the retrieved set."""
@@ -377,11 +374,17 @@ def set_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetR",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
+    examples=("SetR",),
+    range="[0, 1]",
+    trec=(TrecName("set_recall", "SetR"),),
+    ir_measures="SetR",
     formula="SetR = |relevant retrieved| / R",
     source=_SET.format("recall"),
     params=REL,
     cutoff="none",
-    trec_eval="set_recall",
 )
 def set_recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Recall of the retrieved set."""
@@ -391,11 +394,17 @@ def set_recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetRelP",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
+    examples=("SetRelP",),
+    range="[0, 1]",
+    trec=(TrecName("set_relative_P", "SetRelP"),),
+    ir_measures="SetP(relative=True)",
     formula="SetRelP = |relevant retrieved| / min(|retrieved|, R)",
     source=_SET.format("rel_P"),
     params=REL,
     cutoff="none",
-    trec_eval="set_relative_P",
 )
 def set_relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Set precision relative to the best possible for a set of that size."""
@@ -405,11 +414,17 @@ def set_relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetAP",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
+    examples=("SetAP",),
+    range="[0, 1]",
+    trec=(TrecName("set_map", "SetAP"),),
+    ir_measures="SetAP",
     formula="SetAP = |relevant retrieved|^2 / (|retrieved| R)  (= SetP * SetR)",
     source=_SET.format("map"),
     params=REL,
     cutoff="none",
-    trec_eval="set_map",
 )
 def set_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Unranked average precision of the retrieved set."""
@@ -420,13 +435,20 @@ def set_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "SetF",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
+    examples=("SetF", "SetF(beta=0.5)"),
+    range="[0, 1]",
+    trec=(TrecName("set_F", "SetF", "p_double", (1.0,),
+                   build=lambda x: f"SetF(beta={trec_number(x)})"),),
+    ir_measures="SetF",
     formula="SetF(beta=x) = (x + 1) P R / (x P + R), P = SetP, R = SetR (0 if nothing relevant "
     "retrieved)",
     source="van Rijsbergen 1979 (E measure); " + _SET.format("F"),
     params={**REL, "beta": Param(float, 1.0, "relative importance of recall (trec_eval's x)",
                                     range="[0, inf)")},
     cutoff="none",
-    trec_eval="set_F",
 )
 def set_f(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """F measure of the retrieved set."""
@@ -441,6 +463,12 @@ def set_f(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Utility",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
+    examples=("Utility", "Utility(a=2.0,b=-0.5,c=1.0,d=0.1)"),
+    range="(-inf, inf)",
+    trec=(TrecName("utility", "Utility", "p_double", (1.0, -1.0, 0.0, 0.0), build=_utility_text),),
     formula="Utility = a |rel ret| + b |nonrel ret| + c |rel not ret| + d |nonrel not ret| "
     "(|nonrel not ret| uses the corpus size, 0 if unknown)",
     source="trec_eval m_utility.c",
@@ -452,7 +480,6 @@ def set_f(judged: JudgedRankings, m: Measure) -> np.ndarray:
         "d": Param(float, 0.0, "worth of a non-relevant document not retrieved"),
     },
     cutoff="none",
-    trec_eval="utility",
 )
 def utility(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Linear set utility of the contingency table."""
@@ -467,12 +494,17 @@ def utility(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumNonRelJudgedRet",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
+    examples=("NumNonRelJudgedRet",),
+    range="[0, inf)",
+    trec=(TrecName("num_nonrel_judged_ret", "NumNonRelJudgedRet", value="long", average="sum"),),
     orientation="none",
     formula="number of retrieved documents judged with 0 <= grade < rel",
     source="trec_eval m_num_nonrel_judged_ret.c",
     params=REL,
     cutoff="none",
-    trec_eval="num_nonrel_judged_ret",
     kind="count",
     aggregate=np.sum,
 )
@@ -484,11 +516,17 @@ def num_nonrel_judged_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumQ",
+    compact=True,
+    compact_expected=True,
+    order_free=True,
+    examples=("NumQ",),
+    range="[0, inf)",
+    trec=(TrecName("num_q", "NumQ", value="long", average="count", per_query=False),),
+    ir_measures="NumQ",
     orientation="none",
     formula="1 for every evaluated query (summed: the number of queries)",
     source="trec_eval m_num_q.c",
     cutoff="none",
-    trec_eval="num_q",
     kind="count",
     aggregate=np.sum,
 )
@@ -500,11 +538,15 @@ def num_q(judged: JudgedRankings, m: Measure) -> np.ndarray:
 # ---- cut-off measures ---------------------------------------------------------
 @register(
     "RelP",
+    compact=True,
+    compact_expected=True,
+    examples=("RelP@3",),
+    range="[0, 1]",
+    trec=(TrecName("relative_P", "RelP@{k}", "cut_long", TREC_CUTS),),
     formula="RelP@k = |relevant in top k| / min(k, R)  (0 if R = 0)",
     source="trec_eval m_rel_P.c (relative_P)",
     params=REL,
     cutoff="required",
-    trec_eval="relative_P",
 )
 def relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Precision at k relative to the best possible: P@k up to R, recall after."""
@@ -516,219 +558,36 @@ def relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Unj",
+    examples=("Unj@3",),
+    range="[0, 1]",
+    trec=(TrecName("unj", "Unj@{k}", "cut_long", (5, 10, 20)),),
     orientation="none",
     formula="Unj@k = |retrieved in top k not judged (absent from the qrels or negative "
     "grade)| / k",
     source="trec_eval m_unjudged.c (unj)",
     cutoff="required",
-    trec_eval="unj",
 )
 def unjudged(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Fraction of the top k without a judgement (a red-flag measure)."""
     return judged.segment_count((judged.grade < 0) & cut(judged, m)) / m.cutoff
 
 
-# ---- gain-based measures ------------------------------------------------------
-@register(
-    "DCG",
-    formula="DCG@k = sum_{i<=k} g(d_i) / log2(i + 1), gain g = grade (grades <= 0 gain nothing)",
-    source="Jarvelin & Kekalainen, TOIS 2002; trec_eval m_ndcg.c (dcg)",
-    trec_eval="dcg",
-)
-def dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """Discounted cumulative gain (unnormalised)."""
-    gain = _gain(judged)
-    gain[~cut(judged, m)] = 0.0
-    return judged.segment_sum(gain / np.log2(judged.rank + 2.0))
-
-
-@register(
-    "IDCG",
-    formula="IDCG@k = DCG@k of the judged documents sorted by decreasing grade",
-    source="Jarvelin & Kekalainen, TOIS 2002; trec_eval m_ndcg.c (ideal_dcg)",
-    trec_eval="ideal_dcg",
-)
-def idcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """Ideal DCG of each query (the same for every run)."""
-    return _per_segment(judged, ideal_dcg(judged, m.cutoff))
-
-
-def _last_of(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Last value of every segment ``offsets[s]:offsets[s+1]`` (0 where empty)."""
-    out = np.zeros(len(offsets) - 1)
-    nonempty = np.diff(offsets) > 0
-    out[nonempty] = values[offsets[1:][nonempty] - 1]
-    return out
-
-
-def _item_dcg(judged: JudgedRankings) -> tuple[np.ndarray, np.ndarray]:
-    """Per item: default gain and the DCG of the ranking down to it (inclusive)."""
-    gain = _gain(judged)
-    return gain, exact_cumsum(gain / np.log2(judged.rank + 2.0), judged.offsets)
-
-
-@register(
-    "nDCGRel",
-    formula="mean over the R+ ideal positions (grade > 0) of nDCG at the rank of each retrieved "
-    "document with gain > 0; unretrieved ones count nDCG at the end of the ranking",
-    source="trec_eval m_ndcg_rel.c (ndcg_rel)",
-    cutoff="none",
-    trec_eval="ndcg_rel",
-)
-def ndcg_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """nDCG averaged over the relevant documents."""
-    gain, rdcg = _item_dcg(judged)
-    offsets, _, iprefix = _ideal(judged)
-    n_ideal = np.diff(offsets)
-    idcg_end = _last_of(iprefix, offsets)
-    pos = gain > 0  # a positive grade: the query has an ideal ranking
-    q = judged.query_of_item[pos]
-    at = offsets[:-1][q] + np.minimum(judged.rank[pos], n_ideal[q] - 1)
-    ratio = np.zeros(judged.n_items)
-    ratio[pos] = rdcg[pos] / iprefix[at]
-    total = judged.segment_sum(ratio)
-    missing = (n_ideal[None, :] - judged.segment_count(pos)).astype(np.float64)
-    rdcg_end = _last_of(rdcg, judged.offsets).reshape(judged.n_runs, judged.n_queries)
-    has = np.broadcast_to(idcg_end > 0, total.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = np.where(has, total + missing * rdcg_end / idcg_end[None, :], total)
-        out = total / n_ideal[None, :]
-    return np.where(has & (total > 0), out, 0.0)
-
-
-@register(
-    "RnDCG",
-    formula="mean of nDCG at the ranks where each ideal gain level ends (plus at the end of the "
-    "ranking if it is at least 2 longer than the ideal one); 0 if R = 0",
-    source="trec_eval m_Rndcg.c (Rndcg)",
-    params=REL,
-    cutoff="none",
-    trec_eval="Rndcg",
-)
-def r_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """nDCG averaged at the R-level boundaries of the ideal ranking."""
-    rel = _rel(judged, m)
-    _, rdcg = _item_dcg(judged)
-    offsets, grades, iprefix = _ideal(judged)
-    n_ideal = np.diff(offsets)
-    # boundary b (1..L): the ideal gain at rank b+1 differs from the one at rank b
-    q_of = np.repeat(np.arange(judged.n_queries), n_ideal)
-    pos_in = np.arange(len(grades)) - offsets[:-1][q_of]
-    boundary = np.flatnonzero(np.append(grades[1:], 0) != grades)
-    boundary = np.union1d(boundary, offsets[1:][n_ideal > 0] - 1)
-    bq, b, idcg_b = q_of[boundary], pos_in[boundary] + 1, iprefix[boundary]
-    n_ret = np.diff(judged.offsets)
-    segs = (np.arange(judged.n_runs)[:, None] * judged.n_queries + bq[None, :]).ravel()
-    upto = np.minimum(np.tile(b, judged.n_runs), n_ret[segs])
-    r_at = np.zeros(len(segs))
-    r_at[upto > 0] = rdcg[judged.offsets[segs][upto > 0] + upto[upto > 0] - 1]
-    total = np.bincount(segs, weights=r_at / np.tile(idcg_b, judged.n_runs),
-                        minlength=judged.n_segments)
-    count = np.bincount(segs, minlength=judged.n_segments).astype(np.float64)
-    idcg_end = np.tile(_last_of(iprefix, offsets), judged.n_runs)
-    extra = (n_ret >= np.tile(n_ideal, judged.n_runs) + 2) & (idcg_end > 0)
-    rdcg_end = _last_of(rdcg, judged.offsets)
-    total[extra] = total[extra] + rdcg_end[extra] / idcg_end[extra]
-    count[extra] += 1
-    out = _safe_div(total, count)
-    out[np.tile(_num_rel(judged, rel), judged.n_runs) == 0] = 0.0
-    return out.reshape(judged.n_runs, judged.n_queries)
-
-
-@register(
-    "BinG",
-    formula="BinG = 1/R sum over relevant retrieved d of 1 / log2(2 + #non-relevant above d)",
-    source="trec_eval m_binG.c (binG, experimental, Buckley 2008)",
-    params=REL,
-    cutoff="none",
-    trec_eval="binG",
-)
-def bin_g(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """Binary G."""
-    rel = _rel(judged, m)
-    is_rel = _relevant(judged, rel)
-    hits = within_segment_cumsum(judged, is_rel)
-    with np.errstate(divide="ignore"):
-        term = 1.0 / np.log2((3 + judged.rank - hits).astype(np.float64))
-    total = judged.segment_sum(np.where(is_rel, term, 0.0))
-    return _safe_div(total, _num_rel(judged, rel)[None, :])
-
-
-@register(
-    "G",
-    formula="G = sum_i g_i / log2(2 + C_i - S_i) / sum of ideal gains; S_i = gain retrieved in "
-    "the top i, C_i = sum_{j<=i} max(ideal gain at j, 1); g = grade",
-    source="trec_eval m_G.c (experimental, Buckley 2008)",
-    cutoff="none",
-    trec_eval="G",
-)
-def g_measure(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """Normalised gain G."""
-    gain = np.where(judged.grade > 0, judged.grade, 0).astype(np.int64)
-    got = within_segment_cumsum(judged, gain)  # S_i, gain retrieved down to rank i
-    offsets, grades = judged.ideal_grades(1)
-    n_ideal = np.diff(offsets)
-    ipre = np.concatenate(([0], np.cumsum(grades.astype(np.int64))))
-    q = judged.query_of_item
-    li = n_ideal[q]
-    i = judged.rank
-    # C_i: ideal gains down to rank i while they last, then 1 per rank
-    ideal_part = ipre[offsets[:-1][q] + np.minimum(i + 1, li)] - ipre[offsets[:-1][q]]
-    cost = ideal_part + np.maximum(0, i + 1 - li)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        term = gain / np.log2((2 + cost - got).astype(np.float64))
-    total = judged.segment_sum(np.where(gain != 0, term, 0.0))
-    ideal_total = np.bincount(
-        np.repeat(np.arange(judged.n_queries), n_ideal), weights=grades.astype(np.float64),
-        minlength=judged.n_queries,
-    )
-    return _safe_div(total, ideal_total[None, :])
-
-
-# ---- rank-biased precision, trec_eval style -----------------------------------
-@register(
-    "gRBP",
-    formula="gRBP(p) = (1 - p) sum_i g(d_i) p^(i-1), g = grade / (highest grade of the query, "
-    "if above 1)",
-    source="Moffat & Zobel, TOIS 2008; trec_eval m_rbp.c (rbp, gains scaled to [0, 1])",
-    params={"p": Param(float, 0.9, "persistence", range="(0, 1)")},
-    trec_eval="rbp",
-)
-def graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """Graded rank-biased precision exactly as trec_eval's ``rbp``."""
-    p = float(m.get("p"))
-    top = np.maximum(_max_grade(judged), 1).astype(np.float64)
-    g = np.where(judged.grade > 0, judged.grade, 0) / top[judged.query_of_item]
-    g[~cut(judged, m)] = 0.0
-    return (1.0 - p) * judged.segment_sum(g * power_table(p, judged)[judged.rank])
-
-
-@register(
-    "RBPResid",
-    orientation="none",
-    formula="RBPResid(p) = p^n + (1 - p) sum over unjudged d_i of p^(i-1), n = |retrieved| "
-    "(0 if every retrieved document is judged)",
-    source="Moffat & Zobel, TOIS 2008, section 5 (residuals); trec_eval m_rbp_resid.c",
-    params={"p": Param(float, 0.9, "persistence", range="(0, 1)")},
-    cutoff="none",
-    trec_eval="rbp_resid",
-)
-def rbp_residual(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """The RBP residual: the weight that unjudged and unretrieved documents could add."""
-    p = float(m.get("p"))
-    table = power_table(p, judged)
-    unj = judged.grade < 0
-    s = judged.segment_sum(np.where(unj, table[judged.rank], 0.0))
-    tail = table[judged.num_ret]
-    return np.where(judged.segment_count(unj) > 0, tail + (1.0 - p) * s, 0.0)
-
-
 # kernels whose per-item terms vanish on items the qrels do not mention (so the
 # compact layout, which drops those, gives the same sums) and that read ranks
-# and counts explicitly; Unj, RBPResid (unjudged items count), nDCGRel and
-# RnDCG (DCG read at arbitrary ranks) need the full layout
-declare_compact(
-    "Bpref", "GMBpref", "infAP", "GMAP", "YAAP", "IPrec", "IPrecAvg", "RprecMult", "SetP",
-    "SetR", "SetRelP", "SetAP", "SetF", "Utility", "NumNonRelJudgedRet", "NumQ", "RelP",
-    "DCG", "IDCG", "BinG", "G", "gRBP",
-)
+# and counts explicitly; Unj (unjudged items count) needs the full layout
+# (the gain-based measures are in trec_gain.py)
+
+
+# ---- the ties="expected" kernels (McSherry & Najork 2008, section 2.1: linear in
+# per-position indicators); the set measures are order-free (their records say so)
+@attach_kernel("RelP")
+def expected_relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[RelP@k] = (R_c + (k - t_c) r_c / n_c) / min(k, R) (McSherry & Najork 2008, 2.1)."""
+    num_rel = judged.num_rel(m.rel(judged))
+    return _safe_div(expected_rel_ret(judged, m), np.minimum(m.cutoff, num_rel)[None, :])
+
+
+@attach_kernel("Unj")
+def expected_unjudged(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[Unj@k]: the argument of McSherry & Najork 2008, 2.1, for unjudged items."""
+    return expected_marked(judged, tie_groups(judged, "unjudged"), m.cutoff) / m.cutoff

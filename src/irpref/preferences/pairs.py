@@ -340,25 +340,27 @@ def _serial(func, pops, blocks, *args) -> list:
 
 
 def _lexicographic_block(pops: Populations, g0: int, g1: int,
-                         wanted: set[str]) -> dict[str, np.ndarray]:
+                         wanted: set[tuple[str, str]]) -> dict[tuple[str, str], np.ndarray]:
+    """The matrices of the wanted (order, value) pairs of one block: one total
+    order of the runs per population and ``order`` (``precision``: from the top,
+    ``recall``: from the bottom); ``value`` ``sign`` (the sign of the rank
+    difference) or ``rr`` (the reciprocal-rank difference at the deciding level)."""
     pos = pops.dense(g0, g1)
     count = pops.count[g0:g1]
     out = {}
-    if wanted & {"sgnLP", "rrLP"}:
-        rank, order, lcp = lexicographic_ranks(pos, count, "precision")
-        if "sgnLP" in wanted:
-            out["sgnLP"] = pairwise_from_ranks(rank)
-        if "rrLP" in wanted:
-            out["rrLP"] = rr_lp_matrix(pos, order, lcp)
-    if "sgnLR" in wanted:
-        rank, _, _ = lexicographic_ranks(pos, count, "recall")
-        out["sgnLR"] = pairwise_from_ranks(rank)
+    for order in sorted({o for o, _ in wanted}):
+        rank, ordering, lcp = lexicographic_ranks(pos, count, order)
+        if (order, "sign") in wanted:
+            out[order, "sign"] = pairwise_from_ranks(rank)
+        if (order, "rr") in wanted:
+            out[order, "rr"] = rr_lp_matrix(pos, ordering, lcp)
     return out
 
 
-def _lexicographic(pops: Populations, wanted: set[str],
-                   map_blocks=_serial) -> dict[str, np.ndarray]:
-    """sgnLP / rrLP / sgnLR matrices (Q_p, R, R) of binary populations."""
+def _lexicographic(pops: Populations, wanted: set[tuple[str, str]],
+                   map_blocks=_serial) -> dict[tuple[str, str], np.ndarray]:
+    """The (Q_p, R, R) matrices of the lexicographic preferences (sgnLP, rrLP,
+    sgnLR: their records' ``order`` and ``value``) of binary populations."""
     r = pops.n_runs
     out = {k: np.zeros((pops.n_pops, r, r)) for k in wanted}
     blocks = list(pops.blocks(pops.depth * r, BUDGET // 2))
@@ -430,14 +432,7 @@ def preference_matrices(
     # group the work by population set
     jobs: dict[tuple[str, int], list[Preference]] = {}
     for p in prefs:
-        rel = p.rel(judged.rel)
-        if p.name == "ST-RPP":
-            key = ("subtopic", rel)
-        elif p.name == "RPP" and p.get("grades") == "graded":
-            key = ("graded", rel)
-        else:
-            key = ("binary", rel)
-        jobs.setdefault(key, []).append(p)
+        jobs.setdefault((p.family.population_of(p), p.rel(judged.rel)), []).append(p)
     cache: dict[tuple[str, int], Populations] = {}
 
     def populations(kind: str, rel: int) -> Populations:
@@ -451,7 +446,8 @@ def preference_matrices(
                 cache[kind, rel] = pops
             else:
                 if subtopics is None:
-                    raise ValueError("ST-RPP needs subtopic judgments (ndeval format): "
+                    needs = ", ".join(str(p) for p in prefs if p.family.needs_subtopics)
+                    raise ValueError(f"{needs} needs subtopic judgments (ndeval format): "
                                      "pass subtopics=... (CLI: --subtopics FILE)")
                 cache[kind, rel] = subtopic_populations(judged, subtopics, rel)
         return cache[kind, rel]
@@ -464,16 +460,16 @@ def preference_matrices(
             del cache[key]
         kept = np.unique(pops.query)  # queries with a relevant item, sorted
         local = np.searchsorted(kept, pops.query)
-        lex = {p.name for p in plist if p.name in ("sgnLP", "rrLP", "sgnLR")}
+        lex = [p for p in plist if p.family.engine == "lexicographic"]
         if lex:
-            mats = _lexicographic(pops, lex, map_blocks)
-            for p in plist:
-                if p.name in mats:  # binary populations: one per query
-                    res = np.zeros((len(kept), r, r))
-                    res[local] = mats[p.name]
-                    comp.values[str(p)] = res
-                    comp.queries[str(p)] = judged.queries[kept]
-        rpps = [p for p in plist if p.name in ("RPP", "ST-RPP")]
+            mats = _lexicographic(pops, {(p.family.order, p.family.value) for p in lex},
+                                  map_blocks)
+            for p in lex:  # binary populations: one per query
+                res = np.zeros((len(kept), r, r))
+                res[local] = mats[p.family.order, p.family.value]
+                comp.values[str(p)] = res
+                comp.queries[str(p)] = judged.queries[kept]
+        rpps = [p for p in plist if p.family.engine == "rpp"]
         if rpps:
             weightings = sorted({p.get("p") for p in rpps})
             shifted = Populations(

@@ -12,24 +12,36 @@ e.g. ``sgnLP``, ``rrLP``, ``sgnLR``, ``RPP``, ``RPP(p=dcg)``,
 ``RPP(p=inverse)``, ``ST-RPP``. Parameters print sorted by key, defaults
 omitted. Names are case-insensitive; the reference implementation's names
 (pref_eval: ``lexiprecision``, ``rrlexiprecision``, ``lexirecall``, ``rpp``,
-``dcgrpp``, ``invrpp``) are aliases, listed with the measures' aliases in
-:mod:`irpref.measures.names`. A measure name given here says to use
-``irpref evaluate``.
+``dcgrpp``, ``invrpp``) are aliases declared in each family's record. A
+measure name given here says to use ``irpref evaluate``.
 
-Each family has a ``kind``: ``sign`` when its values are in {-1, 0, 1}
-(paired sign test), ``real`` otherwise (paired t test).
+Each family is one :class:`PrefFamily` record: ``kind`` (``sign`` when its
+values are in {-1, 0, 1}: paired sign test; ``real`` otherwise: paired t
+test), orientation, range, the population it reads and the engine kernel
+that computes it (:mod:`irpref.preferences.pairs` dispatches on these, never
+on names), aliases, formula and source. Importing this module attaches the
+registry to the measure resolver (:func:`irpref.measures.names.attach_preferences`),
+so a preference name given as a measure gets a precise hint.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from irpref.errors import UsageError
-from irpref.measures.base import Param, parse_all, rel_param
-from irpref.measures.names import ALIASES as NAME_ALIASES
-from irpref.measures.names import _trec_family, parse_params, resolve_preference_name
+from irpref.measures.base import Alias, Param, parse_all, rel_param
+from irpref.measures.names import (
+    PreferenceNames,
+    _lower_map,
+    _resolve_family,
+    _trec_family,
+    attach_preferences,
+    closest,
+    find_alias,
+    parse_params,
+)
 
 __all__ = [
     "ALIASES",
@@ -39,16 +51,30 @@ __all__ = [
     "Preference",
     "parse_preference",
     "parse_preferences",
+    "preference_aliases",
     "preference_kind",
+    "resolve_preference_name",
 ]
 
 KINDS = ("sign", "real")
 WEIGHTINGS = ("uniform", "dcg", "inverse")
+POPULATIONS = ("binary", "graded", "subtopic")
+ENGINES = ("lexicographic", "rpp")
 
 
 @dataclass(frozen=True)
 class PrefFamily:
-    """A preference family: documentation, parameters and its kind."""
+    """A preference family: everything true of it, in one record.
+
+    ``kind``: ``sign`` (values in {-1, 0, 1}: sign test) or ``real`` (t test);
+    ``orientation``: ``higher`` (a positive value prefers the first ranking);
+    ``range`` of values; ``population``: whose relevant positions it reads
+    (``binary``: the items of grade >= rel; ``graded``: one population per
+    grade, unless ``grades=binary``; ``subtopic``: one per subtopic, ndeval
+    qrels); ``engine``: the all-pairs kernel (``lexicographic``: a total order
+    of the runs per population, ``order`` ``precision`` (from the top) or
+    ``recall`` (from the bottom), ``value`` ``sign`` or ``rr``; ``rpp``:
+    recall-paired sums); ``aliases``: other tools' names (pref_eval)."""
 
     name: str
     kind: str  # "sign" | "real"
@@ -56,15 +82,47 @@ class PrefFamily:
     source: str
     params: dict[str, Param] = field(default_factory=dict)
     description: str = ""
-    needs_subtopics: bool = False
+    population: str = "binary"
+    engine: str = "lexicographic"
+    order: str = ""  # lexicographic: "precision" | "recall"
+    value: str = ""  # lexicographic: "sign" | "rr"
+    orientation: str = "higher"
+    range: str = "[-1, 1]"
+    aliases: tuple[Alias, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS or self.population not in POPULATIONS:
+            raise ValueError(f"{self.name}: bad kind or population")
+        if self.engine not in ENGINES:
+            raise ValueError(f"{self.name}: engine must be one of {ENGINES}")
+        if self.engine == "lexicographic" and (
+            self.order not in ("precision", "recall") or self.value not in ("sign", "rr")
+        ):
+            raise ValueError(f"{self.name}: a lexicographic preference needs order and value")
+        object.__setattr__(self, "aliases", tuple(
+            replace(a, kind="preference",
+                    target=self.name + (f"({a.preset})" if a.preset else ""))
+            for a in self.aliases
+        ))
+
+    @property
+    def needs_subtopics(self) -> bool:
+        """True when it reads subtopic judgments (ndeval format)."""
+        return self.population == "subtopic"
 
     @property
     def compact(self) -> bool:
         """True when the engine computes it from the compact layout of
         :class:`~irpref.judged.JudgedRankings` (ranks and grades of the judged
-        items: binary and graded populations); ST-RPP joins retrieved
-        documents with subtopic judgments and needs the full layout."""
+        items: binary and graded populations); subtopic populations join
+        retrieved documents with subtopic judgments and need the full layout."""
         return not self.needs_subtopics
+
+    def population_of(self, p: Preference) -> str:
+        """The population ``p`` reads: the record's, or binary with ``grades=binary``."""
+        if self.population == "graded" and p.get("grades") == "binary":
+            return "binary"
+        return self.population
 
 
 _REL = rel_param("relevance level: grade >= rel is relevant (default: compare's rel)")
@@ -81,6 +139,9 @@ PREFERENCES: dict[str, PrefFamily] = {
             "Diaz 2023, lexiprecision, §3.2 and Eq. 3",
             {"rel": _REL},
             "lexicographic precision: compare sorted relevant positions from the top",
+            order="precision",
+            value="sign",
+            aliases=(Alias("lexiprecision", "pref_eval"), Alias("LP", "Diaz 2023")),
         ),
         PrefFamily(
             "rrLP",
@@ -90,6 +151,9 @@ PREFERENCES: dict[str, PrefFamily] = {
             "Diaz 2023, lexiprecision, §3.5 Eq. 2",
             {"rel": _REL},
             "lexiprecision with the reciprocal-rank difference at the deciding level",
+            order="precision",
+            value="rr",
+            aliases=(Alias("rrlexiprecision", "pref_eval"),),
         ),
         PrefFamily(
             "sgnLR",
@@ -99,6 +163,9 @@ PREFERENCES: dict[str, PrefFamily] = {
             "Diaz & Mitra 2023, lexirecall, §5.2 Eq. 11 (leximin, Eq. 9-10)",
             {"rel": _REL},
             "lexicographic recall: compare sorted relevant positions from the bottom",
+            order="recall",
+            value="sign",
+            aliases=(Alias("lexirecall", "pref_eval"), Alias("LR", "Diaz & Mitra 2023")),
         ),
         PrefFamily(
             "RPP",
@@ -118,6 +185,13 @@ PREFERENCES: dict[str, PrefFamily] = {
                 "rel": _REL,
             },
             "recall-paired preference",
+            population="graded",
+            engine="rpp",
+            aliases=(
+                Alias("rpp", "pref_eval"),
+                Alias("dcgrpp", "pref_eval", preset="p=dcg"),
+                Alias("invrpp", "pref_eval", preset="p=inverse"),
+            ),
         ),
         PrefFamily(
             "ST-RPP",
@@ -127,13 +201,22 @@ PREFERENCES: dict[str, PrefFamily] = {
             "Diaz & Ferraro 2022, RPP, §4 Eq. 6 and §5.3",
             {"p": _P, "rel": _REL},
             "subtopic recall-paired preference (needs ndeval-format subtopic qrels)",
-            needs_subtopics=True,
+            population="subtopic",
+            engine="rpp",
+            aliases=(Alias("strpp", "pref_eval"),),
         ),
     ]
 }
 
-# pref_eval's names and others (the table is irpref.measures.names.ALIASES)
-ALIASES: dict[str, str] = {a.spelling: a.target for a in NAME_ALIASES if a.kind == "preference"}
+
+
+def preference_aliases() -> list[Alias]:
+    """Every preference alias, read from the records (pref_eval's names and others)."""
+    return [a for fam in PREFERENCES.values() for a in fam.aliases]
+
+
+# spelling -> canonical text, derived from the records (kept for callers of old)
+ALIASES: dict[str, str] = {a.spelling: a.target for a in preference_aliases()}
 
 DEFAULT_PREFERENCES = ["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)", "RPP(p=inverse)"]
 
@@ -220,3 +303,57 @@ def parse_preferences(texts) -> list[Preference]:
 def preference_kind(text: str | Preference) -> str:
     """``sign`` (values in {-1, 0, 1}: sign test) or ``real`` (t test)."""
     return parse_preference(text).kind
+
+
+def resolve_preference_name(text: str, name: str) -> str:
+    """Canonical preference text for ``name`` (an alias may preset parameters,
+    e.g. ``dcgrpp`` -> ``RPP(p=dcg)``), or a UsageError with a hint."""
+    found = _find_preference(name)
+    if found is None:
+        raise _unknown_preference(text, name)
+    return found
+
+
+def _find_preference(name: str) -> str | None:
+    if name in PREFERENCES:
+        return name
+    aliases = preference_aliases()
+    exact = next((a for a in aliases if a.spelling == name), None)
+    if exact is not None:
+        return exact.target
+    lower = _lower_map(PREFERENCES)
+    if name.lower() in lower:
+        return lower[name.lower()]
+    alias = find_alias(name, aliases)
+    return alias.target if alias is not None else None
+
+
+def _preference_candidates() -> list[str]:
+    return list(PREFERENCES) + [a.spelling for a in preference_aliases()]
+
+
+def _unknown_preference(text: str, name: str) -> UsageError:
+    family, _ = _resolve_family(name)
+    if family is not None or _trec_family(text) is not None:
+        return UsageError(
+            f"{text.strip()!r} is a measure (one value per run), not a preference: use "
+            f"`irpref evaluate -m {text.strip()}` (Python: irpref.evaluate)"
+        )
+    hint = ", ".join(closest(name, _preference_candidates()))
+    return UsageError(
+        f"unknown preference {text.strip()!r}; did you mean {hint}? "
+        "(`irpref measures` lists them all)"
+    )
+
+
+def _find_for_measures(name: str) -> str | None:
+    """A preference name as the measure resolver asks (case-insensitive name or alias)."""
+    lower = _lower_map(PREFERENCES)
+    if name.lower() in lower:
+        return lower[name.lower()]
+    alias = find_alias(name, preference_aliases())
+    return alias.target if alias is not None else None
+
+
+# the measure resolver may now say "that is a preference: use compare"
+attach_preferences(PreferenceNames(_preference_candidates, _find_for_measures, parse_preference))
