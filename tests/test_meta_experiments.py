@@ -13,15 +13,15 @@ from trec_files import write_trec
 import irpref
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.meta.experiments import (
-    _relevant_index,
-    agreement,
-    degrade,
-    degraded_grades,
-    subsample,
+from irpref.meta.agreement import agreement, conditional_agreement, tie_rates
+from irpref.meta.degradation import _relevant_index, degrade, degraded_grades
+from irpref.meta.recall_levels import (
+    recall_level_needed,
+    recall_level_ties,
     suffix_agreement,
-    tie_rates,
+    tie_given_p1,
 )
+from irpref.meta.subsample import subsample
 
 
 def _toy(seed=0, n_runs=5, n_q=6, n_docs=12):
@@ -248,8 +248,6 @@ def test_cli_degrade_subsample_agreement(tmp_path):
 
 
 def test_recall_level_analyses_against_ties_and_brute_force():
-    from irpref.meta.experiments import recall_level_needed, recall_level_ties, tie_given_p1
-
     qrels, runs = _toy(12, n_runs=6, n_q=8, n_docs=15)
     judged = judge_inputs(qrels, runs, rel=1)
     ties = tie_rates(measures=["RR", "sgnLP"], judged=judged).set_index("measure").percent_tied
@@ -291,8 +289,6 @@ def test_degrade_reference_measure():
 def test_cli_recall_levels_equals_api(tmp_path):
     """``irpref meta recall-levels``: lexiprecision Fig. 5 (default), Fig. 6
     (``--needed``) and Fig. 3 (``--given-p1``), the API's tables in full precision."""
-    from irpref.meta.experiments import recall_level_needed, recall_level_ties, tie_given_p1
-
     qrels, runs = _toy(4, n_q=8, n_docs=20)
     qpath, paths = write_trec(tmp_path, qrels, runs)
     for flags, fn, kw in (([], recall_level_ties, {"levels": 4}),
@@ -323,8 +319,6 @@ def test_readme_documents_every_meta_command():
 
 
 def test_conditional_agreement_equals_brute_force():
-    from irpref.meta.experiments import conditional_agreement
-
     qrels, runs = _toy(5)
     t = conditional_agreement(qrels, runs, ["sgnLR", "AP", "RR"]).set_index(
         ["measure_a", "measure_b"])

@@ -10,7 +10,7 @@ from scipy import stats
 
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.meta.experiments import (
+from irpref.meta.recall_levels import (
     _relevant_positions,
     recall_level_correlation,
     recall_level_regression,

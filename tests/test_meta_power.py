@@ -11,7 +11,8 @@ from trec_files import write_trec
 import irpref
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.meta.experiments import degrade, degraded_grades, subsample
+from irpref.meta.degradation import degrade, degraded_grades
+from irpref.meta.subsample import subsample
 
 
 def _toy(seed=0, n_runs=6, n_q=10, n_docs=20):
@@ -128,7 +129,7 @@ def test_lexirecall_fig11_anchors_on_dl19():
     from pathlib import Path
 
     from irpref.meta.discriminative import discriminative_power
-    from irpref.meta.experiments import pairwise, power_percent, stats_pairwise
+    from irpref.meta.pairwise import pairwise, power_percent, stats_pairwise
 
     d = Path(__file__).parent / "data" / "dl19-passage"
     runs = sorted((d / "runs").glob("*.gz"))

@@ -19,16 +19,15 @@ import irpref
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.io.subtopics import collapse, read_subtopic_qrels
-from irpref.meta.experiments import (
+from irpref.meta.agreement import agreement, tie_rates
+from irpref.meta.degradation import (
     _relevant_index,
-    agreement,
     degrade,
     degraded_grades,
     degraded_subtopics,
-    pairwise,
-    subsample,
-    tie_rates,
 )
+from irpref.meta.pairwise import pairwise
+from irpref.meta.subsample import subsample
 
 WEB = Path(__file__).parent / "data" / "web-diversity" / "qrels.web.201-250.ndeval.txt.gz"
 METRICS = ["MAP-IA", "ERR-IA@20", "S-recall@20"]

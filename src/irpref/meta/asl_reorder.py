@@ -43,7 +43,7 @@ from scipy import stats
 
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
-from irpref.meta.experiments import _judge
+from irpref.meta.pairwise import _judge
 from irpref.stats import paired_t
 
 __all__ = ["asl_effective_share", "asl_reordering", "asl_steps", "better_counts"]
