@@ -95,9 +95,10 @@ def test_corpus_size_is_accepted(name):
 
 
 def test_corpus_size_reaches_the_measures():
+    ev = irpref_cli("evaluate", QRELS, *RUNS, "-m", "SL1")
     r = irpref_cli("meta", "ties", QRELS, *RUNS, "-m", "TSE(e=ap)", "SL1", "RE")
-    assert r.returncode == 2
-    assert "--corpus-size" in r.stderr
+    assert r.returncode == ev.returncode == 1  # as evaluate: the measure asks for it
+    assert "(CLI: --corpus-size N)" in r.stderr
     r = irpref_cli("meta", "agreement", QRELS, *RUNS, "-m", "TSE(e=ap)", "SL1", "SL3", "RE",
                    "--corpus-size", "8841823")
     assert r.returncode == 0, r.stderr
@@ -172,8 +173,9 @@ def test_depth_ties_and_missing_change_what_is_judged(tied_runs):
         ranked = [sorted(v, key=lambda x: x[1], reverse=True) for v in by_q.values()]
         ranked = [sorted(v, key=lambda x: -x[2]) for v in ranked]
         cut.append(write_run(d / "cut" / name, [x for v in ranked for x in v[:3]]))
-        strict.append(write_run(d / "strict" / name,
-                                [(q, doc, 100.0 - i) for i, (q, doc, _) in enumerate(rows)]))
+        in_order = [x for v in by_q.values() for x in sorted(v, key=lambda x: -x[2])]
+        strict.append(write_run(d / "strict" / name,  # ties in file order, made strict
+                                [(q, doc, 100.0 - i) for i, (q, doc, _) in enumerate(in_order)]))
     assert _meta_tables(qrels, plain, "--depth", "3") == _meta_tables(qrels, cut)
     assert _meta_tables(qrels, plain, "--depth", "3") != base
     assert _meta_tables(qrels, plain, "--ties", "input") == _meta_tables(qrels, strict)
@@ -269,14 +271,15 @@ def test_agreement_reads_orientation_from_the_record(dominance):
     for row in _tsv(r.stdout):
         assert float(row["sign_agreement"]) == 1.0, row
         assert float(row["kendall_tau"]) == pytest.approx(1.0), row
-    c = irpref_cli("meta", "agreement", q, *runs, "-m", "AP", "SL1", "--conditional")
+    c = irpref_cli("meta", "agreement", q, *runs, "-m", "AP", "SL1", "--conditional",
+                   "--corpus-size", "100")
     assert [float(row["agreement"]) for row in _tsv(c.stdout)] == [1.0, 1.0]
 
 
 def test_degrade_with_a_reference_of_the_other_direction(dominance):
     q, runs = dominance
     r = irpref_cli("meta", "degrade", q, *runs, "-m", "SL1", "--reference", "AP",
-                   "--fractions", "0.3", "--samples", "3")
+                   "--fractions", "0.3", "--samples", "3", "--corpus-size", "100")
     assert r.returncode == 0, r.stderr
     (row,) = _tsv(r.stdout)
     assert float(row["agreement"]) == 1.0
@@ -286,10 +289,11 @@ def test_degrade_with_a_reference_of_the_other_direction(dominance):
 def test_subsample_and_interleaving_with_a_lower_is_better_measure(dominance):
     q, runs = dominance
     s = irpref_cli("meta", "subsample", q, *runs, "-m", "SL1", "ASL", "--sizes", "2",
-                   "--samples", "4", "--power")
+                   "--samples", "4", "--power", "--corpus-size", "100")
     assert s.returncode == 0, s.stderr
     assert {float(row["kendall_tau"]) for row in _tsv(s.stdout)} == {1.0}
-    i = irpref_cli("meta", "interleaving", q, *runs, "-m", "SL1", "AP", "--samples", "2")
+    i = irpref_cli("meta", "interleaving", q, *runs, "-m", "SL1", "AP", "--samples", "2",
+                   "--corpus-size", "100")
     assert i.returncode == 0, i.stderr
     assert {float(row["sign_agreement"]) for row in _tsv(i.stdout)} == {1.0}
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
+from helpers import irpref_cli
 from trec_files import write_trec
 
 import irpref
@@ -102,20 +101,16 @@ def test_cli_power_columns(tmp_path):
     qrels, runs = _toy(4)
     qpath, paths = write_trec(tmp_path, qrels, runs)
 
-    def cli(*args):
-        return subprocess.run(["irpref", "meta", *map(str, args)], capture_output=True,
-                              text=True)
-
-    r = cli("degrade", qpath, *paths, "-m", "AP", "sgnLP", "--fractions", "0.3",
+    r = irpref_cli("meta", "degrade", qpath, *paths, "-m", "AP", "sgnLP", "--fractions", "0.3",
             "--samples", "2", "--power")
     assert r.returncode == 0, r.stderr
     head = r.stdout.splitlines()[0].split("\t")
     assert head[-2:] == ["discriminative_power", "discriminative_power_sd"]
-    s = cli("subsample", qpath, *paths, "-m", "AP", "--sizes", "4", "--samples", "2",
+    s = irpref_cli("meta", "subsample", qpath, *paths, "-m", "AP", "--sizes", "4", "--samples", "2",
             "--power", "--test", "wilcoxon", "--alpha", "0.1")
     assert s.returncode == 0, s.stderr
     assert s.stdout.splitlines()[0].endswith("discriminative_power\tdiscriminative_power_sd")
-    bad = cli("degrade", qpath, *paths, "-m", "AP", "--power", "--alpha", "2")
+    bad = irpref_cli("meta", "degrade", qpath, *paths, "-m", "AP", "--power", "--alpha", "2")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 

@@ -6,13 +6,12 @@ values must be those ``irpref evaluate/compare --subtopics`` give."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 from scipy import stats
 
 import irpref
@@ -221,11 +220,6 @@ def test_degrade_and_subsample_seeded(runs):
     assert list(sub1.columns) == ["measure", "size", "kendall_tau", "kendall_tau_sd"]
     everything = subsample(WEB, runs, MEASURES, sizes=[50], samples=2, subtopics=WEB)
     assert everything["kendall_tau"].tolist() == pytest.approx([1.0] * 4)
-
-
-def irpref_cli(*args) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).parent / "irpref"
-    return subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True)
 
 
 def _write_runs(directory: Path, runs: dict) -> list[Path]:
