@@ -316,3 +316,29 @@ def test_the_readme_lists_the_records():
     block = text.split(README_BEGIN, 1)[1].split(README_END, 1)[0]
     assert block == readme_list(), ("README's meta list is stale: "
                                     "python -m irpref.meta.catalog README.md")
+
+
+def test_a_count_without_direction_is_refused():
+    """NumRet's record says orientation none: no experiment can say which run it prefers."""
+    r = irpref_cli("meta", "agreement", QRELS, *RUNS, "-m", "AP", "NumRet")
+    assert r.returncode == 2
+    assert "NumRet is a count with no better direction" in r.stderr
+    assert r.stdout == ""
+
+
+def test_the_python_api_refuses_rel_0_with_the_shared_rule():
+    import irpref.meta
+    from irpref.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"^rel=0: must be >= 1"):
+        irpref.meta.tie_rates(QRELS, RUNS[:2], ["AP"], rel=0)
+    with pytest.raises(UsageError, match=r"^rel=0: must be >= 1"):
+        irpref.meta.suffix_agreement(QRELS, RUNS[:2], rel=0)
+
+
+def test_irpref_meta_exports_every_function_the_records_name():
+    import irpref.meta
+    from irpref.meta.catalog import exports
+
+    for name, module in exports().items():
+        assert getattr(irpref.meta, name).__module__ == f"irpref.meta.{module}", name

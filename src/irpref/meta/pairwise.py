@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from irpref import aggregate
+from irpref import aggregate, params
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.io.subtopics import SubtopicQrels
@@ -106,9 +106,12 @@ def _kind(name: str) -> str:
     except ValueError:
         pass
     try:
-        parse_measure(name)
+        m = parse_measure(name)
     except ValueError as exc:
         raise UsageError(f"{exc} (nor a preference: sgnLP, rrLP, sgnLR, RPP, ...)") from None
+    if m.orientation == "none":  # the record: a count or coverage, no better direction
+        raise UsageError(f"{name} is a count with no better direction (orientation none): "
+                         "meta experiments compare runs by which one a measure prefers")
     return "metric"
 
 
@@ -262,7 +265,7 @@ def _judge(qrels, runs, judged, rel, measures=None):
         check_measures(measures)
     if judged is not None:
         return judged
-    return judge_inputs(qrels, runs, rel=rel)
+    return judge_inputs(qrels, runs, rel=params.check_rel(rel, "rel"))
 
 
 def _judge_sub(qrels, runs, judged, rel, measures, subtopics):
