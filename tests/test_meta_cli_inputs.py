@@ -337,8 +337,17 @@ def test_the_python_api_refuses_rel_0_with_the_shared_rule():
 
 
 def test_irpref_meta_exports_every_function_the_records_name():
+    import importlib
+    from pathlib import Path
+
     import irpref.meta
     from irpref.meta.catalog import exports
 
+    modules = {f.stem for f in Path(irpref.meta.__file__).parent.glob("*.py")}
     for name, module in exports().items():
+        assert name not in modules, f"module irpref.meta.{name} would hide the function"
+        importlib.import_module(f"irpref.meta.{module}")  # a loaded module must not hide it
         assert getattr(irpref.meta, name).__module__ == f"irpref.meta.{module}", name
+    from irpref.meta import agreement, subsample
+
+    assert callable(agreement) and callable(subsample)

@@ -12,7 +12,7 @@ from trec_files import write_trec
 import irpref
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.meta.agreement import agreement, conditional_agreement, tie_rates
+from irpref.meta.comparisons import agreement, conditional_agreement, tie_rates
 from irpref.meta.degradation import _relevant_index, degrade, degraded_grades
 from irpref.meta.recall_levels import (
     recall_level_needed,
@@ -20,7 +20,7 @@ from irpref.meta.recall_levels import (
     suffix_agreement,
     tie_given_p1,
 )
-from irpref.meta.subsample import subsample
+from irpref.meta.subsampling import subsample
 
 
 def _toy(seed=0, n_runs=5, n_q=6, n_docs=12):

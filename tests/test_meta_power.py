@@ -11,7 +11,7 @@ import irpref
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.meta.degradation import degrade, degraded_grades
-from irpref.meta.subsample import subsample
+from irpref.meta.subsampling import subsample
 
 
 def _toy(seed=0, n_runs=6, n_q=10, n_docs=20):

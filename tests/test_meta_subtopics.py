@@ -18,7 +18,7 @@ import irpref
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.io.subtopics import collapse, read_subtopic_qrels
-from irpref.meta.agreement import agreement, tie_rates
+from irpref.meta.comparisons import agreement, tie_rates
 from irpref.meta.degradation import (
     _relevant_index,
     degrade,
@@ -26,7 +26,7 @@ from irpref.meta.degradation import (
     degraded_subtopics,
 )
 from irpref.meta.pairwise import pairwise
-from irpref.meta.subsample import subsample
+from irpref.meta.subsampling import subsample
 
 WEB = Path(__file__).parent / "data" / "web-diversity" / "qrels.web.201-250.ndeval.txt.gz"
 METRICS = ["MAP-IA", "ERR-IA@20", "S-recall@20"]

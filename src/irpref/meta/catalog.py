@@ -168,13 +168,13 @@ POWER = (
 
 
 def _run_ties(o, judged, sub):
-    from irpref.meta.agreement import tie_rates
+    from irpref.meta.comparisons import tie_rates
 
     return tie_rates(measures=o.measures, judged=judged, subtopics=sub)
 
 
 def _run_agreement(o, judged, sub):
-    from irpref.meta.agreement import agreement, conditional_agreement
+    from irpref.meta.comparisons import agreement, conditional_agreement
 
     if o.conditional:
         return conditional_agreement(measures=o.measures, judged=judged, subtopics=sub)
@@ -197,7 +197,7 @@ def _run_degrade(o, judged, sub):
 
 
 def _run_subsample(o, judged, sub):
-    from irpref.meta.subsample import subsample
+    from irpref.meta.subsampling import subsample
 
     return subsample(measures=o.measures, sizes=o.sizes, samples=o.samples, seed=o.seed,
                      aggregate=o.aggregate, judged=judged, power=o.power, alpha=o.alpha,
@@ -310,7 +310,7 @@ _SIMULATE = Option(("--simulate",), "also estimate by K random rankings", check=
 EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment(
         "ties", "percent of (run pair, query) comparisons tied, per measure", _run_ties,
-        (("agreement", ("tie_rates",)),),
+        (("comparisons", ("tie_rates",)),),
         usage="QRELS RUN... -m RR sgnLP AP --rel 2",
         readme="how often each measure cannot tell two runs apart on a query; a measure "
         "that ties often orders systems on few queries.",
@@ -318,7 +318,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "agreement", "sign agreement, Pearson r and Kendall tau between measures",
-        _run_agreement, (("agreement", ("agreement", "conditional_agreement")),),
+        _run_agreement, (("comparisons", ("agreement", "conditional_agreement")),),
         usage="QRELS RUN... -m RPP AP nDCG RR --aggregate mc4 [--conditional]",
         readme="per pair of measures, sign agreement and Pearson r of the per-query "
         "differences and Kendall's τ of the system orderings; whether a new measure says "
@@ -354,7 +354,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "subsample", "tau of orderings on k sampled queries vs all queries", _run_subsample,
-        (("subsample", ("subsample",)),),
+        (("subsampling", ("subsample",)),),
         usage="QRELS RUN... -m RR sgnLP --sizes 5,10,20 --samples 50 --seed 0",
         readme="τ of the ordering on k sampled queries with the ordering on all; how many "
         "queries a measure needs for a stable ordering.",

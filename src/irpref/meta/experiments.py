@@ -1,15 +1,15 @@
 """The meta experiments on real runs under their former module name.
 
 The experiments live in one module per family: :mod:`irpref.meta.pairwise`
-(per-comparison values, discriminative power), :mod:`irpref.meta.agreement`
+(per-comparison values, discriminative power), :mod:`irpref.meta.comparisons`
 (ties, agreement), :mod:`irpref.meta.degradation`,
-:mod:`irpref.meta.subsample` and :mod:`irpref.meta.recall_levels`; this
+:mod:`irpref.meta.subsampling` and :mod:`irpref.meta.recall_levels`; this
 module re-exports them for code written against ``irpref.meta.experiments``.
 """
 
 from __future__ import annotations
 
-from irpref.meta.agreement import agreement, conditional_agreement, tie_rates
+from irpref.meta.comparisons import agreement, conditional_agreement, tie_rates
 from irpref.meta.degradation import degrade, degraded_grades, degraded_subtopics
 from irpref.meta.pairwise import (
     AGGREGATES,
@@ -27,7 +27,7 @@ from irpref.meta.recall_levels import (
     suffix_agreement,
     tie_given_p1,
 )
-from irpref.meta.subsample import subsample
+from irpref.meta.subsampling import subsample
 
 __all__ = [
     "AGGREGATES",
