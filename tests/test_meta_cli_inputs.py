@@ -351,3 +351,11 @@ def test_irpref_meta_exports_every_function_the_records_name():
     from irpref.meta import agreement, subsample
 
     assert callable(agreement) and callable(subsample)
+
+
+def test_output_file_holds_the_table(tmp_path):
+    out = tmp_path / "ties.tsv"
+    r = irpref_cli("meta", "ties", QRELS, *RUNS, "-m", "AP", "RR", "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ""
+    assert out.read_text() == irpref_cli("meta", "ties", QRELS, *RUNS, "-m", "AP", "RR").stdout

@@ -435,6 +435,10 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         "agreement and r with each measure; which offline measure best predicts an "
         "interleaving experiment. `--depth N` cuts every ranking at N (as for every "
         "command) and interleaves the top N (default: the top 100 of uncut rankings).",
+        description="Offline team-draft interleaving of every run pair with simulated users "
+        "(RPP section 6.1, Fig. 5): its sign agreement and Pearson r with each measure. "
+        "--depth N cuts every ranking at N, as for every command, and interleaves the top N "
+        "(default: the top 100 of the uncut rankings).",
         options=(
             Option(("--model",), "browsing models (default: uniform dcg)", kind="list",
                    dest="models", choices=("uniform", "dcg")),

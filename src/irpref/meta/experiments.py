@@ -20,6 +20,8 @@ from irpref.meta.pairwise import (
     stats_pairwise,
 )
 from irpref.meta.recall_levels import (
+    _level_comparisons,
+    _relevant_positions,
     recall_level_correlation,
     recall_level_needed,
     recall_level_regression,
@@ -31,6 +33,8 @@ from irpref.meta.subsampling import subsample
 
 __all__ = [
     "AGGREGATES",
+    "_level_comparisons",
+    "_relevant_positions",
     "Pairwise",
     "agreement",
     "check_measures",
