@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from irpref.evaluate import judge_inputs
-from irpref.meta.experiments import degrade
+from irpref.meta.degradation import degrade
 
 MEASURES = ["RR", "sgnLP", "rrLP", "AP", "sgnLR", "nDCG@10"]
 FRACTIONS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]

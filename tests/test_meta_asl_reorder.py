@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 from scipy import stats
 
 from irpref.asl import ablation, effective_fraction, search_lengths
@@ -103,15 +102,15 @@ def test_bad_parameters():
 def test_cli_asl_reorder(data_dir):
     d = data_dir / "dl19-passage"
     runs = [str(p) for p in sorted((d / "runs").glob("*.gz"))[:5]]
-    r = subprocess.run(["irpref", "meta", "asl-reorder", str(d / "qrels.txt"), *runs,
-                        "--rel", "2"], capture_output=True, text=True)
+    r = irpref_cli("meta", "asl-reorder", str(d / "qrels.txt"), *runs,
+                        "--rel", "2")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].split("\t") == ["step", "from", "to", "kendall_tau", "delta_value",
                                     "delta_sort_max", "delta_sort_mean"]
     assert len(lines) == 5
-    s = subprocess.run(["irpref", "meta", "asl-reorder", str(d / "qrels.txt"), *runs,
-                        "--share"], capture_output=True, text=True)
+    s = irpref_cli("meta", "asl-reorder", str(d / "qrels.txt"), *runs,
+                        "--share")
     assert s.returncode == 0, s.stderr
     assert s.stdout.splitlines()[0] == "run\tdocuments\teffective_share"
     assert len(s.stdout.splitlines()) == 6

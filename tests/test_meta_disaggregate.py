@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import irpref_cli
 
 import irpref
 from irpref.errors import UsageError
@@ -96,22 +97,18 @@ def test_bad_parameters():
 
 
 def test_cli_disaggregate(data_dir):
-    import subprocess
-
     d = data_dir / "dl19-passage"
     runs = [str(p) for p in sorted((d / "runs").glob("*.gz"))[:4]]
-    r = subprocess.run(["irpref", "meta", "disaggregate", str(d / "qrels.txt"), *runs,
-                        "--levels", "3", "--discounts", "sgn", "AP"],
-                       capture_output=True, text=True)
+    r = irpref_cli("meta", "disaggregate", str(d / "qrels.txt"), *runs,
+                        "--levels", "3", "--discounts", "sgn", "AP")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "discount\tlevel\tcomparisons\tmean_abs\tpercent_nonzero"
     assert len(lines) == 7
-    e = subprocess.run(["irpref", "meta", "disaggregate", str(d / "qrels.txt"), *runs,
-                        "--ecdf", "--points", "3", "--discounts", "nDCG"],
-                       capture_output=True, text=True)
+    e = irpref_cli("meta", "disaggregate", str(d / "qrels.txt"), *runs,
+                        "--ecdf", "--points", "3", "--discounts", "nDCG")
     assert e.returncode == 0, e.stderr
     assert len(e.stdout.splitlines()) == 4
-    bad = subprocess.run(["irpref", "meta", "disaggregate", str(d / "qrels.txt"), *runs,
-                          "--discounts", "ERR"], capture_output=True, text=True)
+    bad = irpref_cli("meta", "disaggregate", str(d / "qrels.txt"), *runs,
+                          "--discounts", "ERR")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr

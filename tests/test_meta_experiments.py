@@ -3,25 +3,24 @@ degradation, query subsampling, suffix agreement (API and CLI)."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 from trec_files import write_trec
 
 import irpref
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.meta.experiments import (
-    _relevant_index,
-    agreement,
-    degrade,
-    degraded_grades,
-    subsample,
+from irpref.meta.comparisons import agreement, conditional_agreement, tie_rates
+from irpref.meta.degradation import _relevant_index, degrade, degraded_grades
+from irpref.meta.recall_levels import (
+    recall_level_needed,
+    recall_level_ties,
     suffix_agreement,
-    tie_rates,
+    tie_given_p1,
 )
+from irpref.meta.subsampling import subsample
 
 
 def _toy(seed=0, n_runs=5, n_q=6, n_docs=12):
@@ -199,19 +198,15 @@ def test_bad_parameters_are_usage_errors(func, kwargs, match):
 # ------------------------------------------------------------------------ CLI
 
 
-def _cli(*args):
-    return subprocess.run(["irpref", "meta", *map(str, args)], capture_output=True, text=True)
-
-
 def test_cli_ties_and_suffix_on_dl19(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("*.gz"))
-    r = _cli("ties", d / "qrels.txt", *runs, "-m", "RR", "sgnLP", "--rel", "2")
+    r = irpref_cli("meta", "ties", d / "qrels.txt", *runs, "-m", "RR", "sgnLP", "--rel", "2")
     assert r.returncode == 0, r.stderr
     lines = [ln.split("\t") for ln in r.stdout.splitlines()]
     assert lines[0] == ["measure", "percent_tied"]
     assert [(m, round(float(v), 2)) for m, v in lines[1:]] == [("RR", 56.89), ("sgnLP", 2.63)]
-    j = _cli("suffix-agreement", d / "qrels.txt", *runs, "--format", "json")
+    j = irpref_cli("meta", "suffix-agreement", d / "qrels.txt", *runs, "--format", "json")
     assert j.returncode == 0, j.stderr
     assert "percent_agree" in j.stdout
 
@@ -219,28 +214,29 @@ def test_cli_ties_and_suffix_on_dl19(data_dir):
 def test_cli_degrade_subsample_agreement(tmp_path):
     qrels, runs = _toy(10, n_q=8, n_docs=20)
     qpath, paths = write_trec(tmp_path, qrels, runs)
-    r = _cli("degrade", qpath, *paths, "-m", "RR", "AP", "--fractions", "0.3,0.6",
-             "--samples", "2", "--method", "frequency", "--seed", "4")
+    r = irpref_cli("meta", "degrade", qpath, *paths, "-m", "RR", "AP", "--fractions", "0.3,0.6",
+                   "--samples", "2", "--method", "frequency", "--seed", "4")
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0].split("\t") == [
         "measure", "fraction", "percent_tied", "agreement", "kendall_tau",
         "percent_tied_sd", "agreement_sd", "kendall_tau_sd"]
     assert len(r.stdout.splitlines()) == 5
-    assert _cli("degrade", qpath, *paths, "-m", "RR", "AP", "--fractions", "0.3,0.6",
-                "--samples", "2", "--method", "frequency", "--seed", "4").stdout == r.stdout
-    s = _cli("subsample", qpath, *paths, "-m", "sgnLP", "--sizes", "2,4", "--samples", "3")
+    assert irpref_cli("meta", "degrade", qpath, *paths, "-m", "RR", "AP", "--fractions", "0.3,0.6",
+                      "--samples", "2", "--method", "frequency", "--seed", "4").stdout == r.stdout
+    s = irpref_cli("meta", "subsample", qpath, *paths, "-m", "sgnLP", "--sizes", "2,4",
+                   "--samples", "3")
     assert s.returncode == 0, s.stderr
     assert s.stdout.splitlines()[0] == "measure\tsize\tkendall_tau\tkendall_tau_sd"
-    a = _cli("agreement", qpath, *paths, "-m", "RR", "sgnLP", "--aggregate", "mc4")
+    a = irpref_cli("meta", "agreement", qpath, *paths, "-m", "RR", "sgnLP", "--aggregate", "mc4")
     assert a.returncode == 0, a.stderr
     assert a.stdout.splitlines()[0] == "measure_a\tmeasure_b\tsign_agreement\tpearson\tkendall_tau"
     for bad in (["degrade", "--fractions", "0.3,1.5"], ["degrade", "--samples", "0"],
                 ["subsample", "--sizes", "0"], ["agreement", "--aggregate", "median"],
                 ["ties", "--rel", "0"]):
-        b = _cli(bad[0], qpath, *paths, "-m", "RR", *bad[1:])
+        b = irpref_cli("meta", bad[0], qpath, *paths, "-m", "RR", *bad[1:])
         assert b.returncode == 2, (bad, b.stderr)
         assert "Traceback" not in b.stderr
-    unknown = _cli("ties", qpath, *paths, "-m", "NoSuch")
+    unknown = irpref_cli("meta", "ties", qpath, *paths, "-m", "NoSuch")
     assert unknown.returncode == 2 and "unknown measure" in unknown.stderr
 
 
@@ -248,8 +244,6 @@ def test_cli_degrade_subsample_agreement(tmp_path):
 
 
 def test_recall_level_analyses_against_ties_and_brute_force():
-    from irpref.meta.experiments import recall_level_needed, recall_level_ties, tie_given_p1
-
     qrels, runs = _toy(12, n_runs=6, n_q=8, n_docs=15)
     judged = judge_inputs(qrels, runs, rel=1)
     ties = tie_rates(measures=["RR", "sgnLP"], judged=judged).set_index("measure").percent_tied
@@ -291,22 +285,20 @@ def test_degrade_reference_measure():
 def test_cli_recall_levels_equals_api(tmp_path):
     """``irpref meta recall-levels``: lexiprecision Fig. 5 (default), Fig. 6
     (``--needed``) and Fig. 3 (``--given-p1``), the API's tables in full precision."""
-    from irpref.meta.experiments import recall_level_needed, recall_level_ties, tie_given_p1
-
     qrels, runs = _toy(4, n_q=8, n_docs=20)
     qpath, paths = write_trec(tmp_path, qrels, runs)
     for flags, fn, kw in (([], recall_level_ties, {"levels": 4}),
                           (["--needed"], recall_level_needed, {}),
                           (["--given-p1"], tie_given_p1, {})):
         extra = flags or ["--levels", "4"]
-        r = _cli("recall-levels", qpath, *paths, *extra)
+        r = irpref_cli("meta", "recall-levels", qpath, *paths, *extra)
         assert r.returncode == 0, r.stderr
         lines = [ln.split("\t") for ln in r.stdout.splitlines()]
         api = fn(qpath, paths, **kw)
         assert lines[0] == list(api.columns)
         got = np.array([[float(x) for x in ln] for ln in lines[1:]])
         np.testing.assert_array_equal(got, api.to_numpy(np.float64))
-    r = _cli("recall-levels", qpath, *paths, "--needed", "--given-p1")
+    r = irpref_cli("meta", "recall-levels", qpath, *paths, "--needed", "--given-p1")
     assert r.returncode == 2
 
 
@@ -314,17 +306,15 @@ def test_readme_documents_every_meta_command():
     """README's Meta-evaluation section gives every ``irpref meta`` subcommand an example."""
     from pathlib import Path
 
-    from irpref.cli.meta import _SUB
+    from irpref.meta.catalog import EXPERIMENTS
 
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     section = text.split("## Meta-evaluation\n", 1)[1].split("\n## ", 1)[0]
-    for name in _SUB:
-        assert f"`irpref meta {name} " in section, name
+    for e in EXPERIMENTS:
+        assert f"`irpref meta {e.name} " in section, e.name
 
 
 def test_conditional_agreement_equals_brute_force():
-    from irpref.meta.experiments import conditional_agreement
-
     qrels, runs = _toy(5)
     t = conditional_agreement(qrels, runs, ["sgnLR", "AP", "RR"]).set_index(
         ["measure_a", "measure_b"])
@@ -345,7 +335,7 @@ def test_cli_conditional_agreement_lexirecall_fig8_r1000(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("*.gz"))
     for rel in ("1", "2"):
-        r = _cli("agreement", d / "qrels.txt", *runs, "-m", "sgnLR", "R@1000", "AP",
+        r = irpref_cli("meta", "agreement", d / "qrels.txt", *runs, "-m", "sgnLR", "R@1000", "AP",
                  "--rel", rel, "--conditional")
         assert r.returncode == 0, r.stderr
         lines = [ln.split("\t") for ln in r.stdout.splitlines()]

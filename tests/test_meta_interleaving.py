@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
+from helpers import irpref_cli
 
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
@@ -118,12 +117,11 @@ def test_bad_parameters():
 def test_cli_interleaving(data_dir):
     d = data_dir / "dl19-passage"
     runs = [str(p) for p in sorted((d / "runs").glob("*.gz"))[:3]]
-    r = subprocess.run(["irpref", "meta", "interleaving", str(d / "qrels.txt"), *runs,
-                        "-m", "RPP", "AP", "--depth", "10", "--samples", "2"],
-                       capture_output=True, text=True)
+    r = irpref_cli("meta", "interleaving", str(d / "qrels.txt"), *runs,
+                        "-m", "RPP", "AP", "--depth", "10", "--samples", "2")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "model\tmeasure\tsign_agreement\tpearson" and len(lines) == 5
-    bad = subprocess.run(["irpref", "meta", "interleaving", str(d / "qrels.txt"), *runs,
-                          "--model", "cascade"], capture_output=True, text=True)
+    bad = irpref_cli("meta", "interleaving", str(d / "qrels.txt"), *runs,
+                          "--model", "cascade")
     assert bad.returncode == 2

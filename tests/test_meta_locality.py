@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
+from helpers import irpref_cli
 from scipy import stats
 
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.meta.experiments import (
+from irpref.meta.recall_levels import (
     _relevant_positions,
     recall_level_correlation,
     recall_level_regression,
@@ -105,13 +104,13 @@ def test_locality_bad_parameters():
 def test_cli_locality(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("*.gz"))[:6]
-    r = subprocess.run(["irpref", "meta", "locality", str(d / "qrels.txt"), *map(str, runs),
-                        "--rel", "2", "--levels", "3"], capture_output=True, text=True)
+    r = irpref_cli("meta", "locality", str(d / "qrels.txt"), *map(str, runs),
+                        "--rel", "2", "--levels", "3")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "level_i\tlevel_j\tcomparisons\tpearson" and len(lines) == 10
-    g = subprocess.run(["irpref", "meta", "locality", str(d / "qrels.txt"), *map(str, runs),
-                        "--regression", "--predictors", "2"], capture_output=True, text=True)
+    g = irpref_cli("meta", "locality", str(d / "qrels.txt"), *map(str, runs),
+                        "--regression", "--predictors", "2")
     assert g.returncode == 0, g.stderr
     assert g.stdout.splitlines()[0] == "target\tpredictor\tcoefficient\tr2\tcomparisons"
     assert len(g.stdout.splitlines()) == 9

@@ -10,7 +10,8 @@ from trec_files import write_trec
 import irpref
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.meta.experiments import degrade, degraded_grades, subsample
+from irpref.meta.degradation import degrade, degraded_grades
+from irpref.meta.subsampling import subsample
 
 
 def _toy(seed=0, n_runs=6, n_q=10, n_docs=20):
@@ -100,19 +101,16 @@ def test_cli_power_columns(tmp_path):
     qrels, runs = _toy(4)
     qpath, paths = write_trec(tmp_path, qrels, runs)
 
-    def cli(*args):
-        return irpref_cli("meta", *args)
-
-    r = cli("degrade", qpath, *paths, "-m", "AP", "sgnLP", "--fractions", "0.3",
+    r = irpref_cli("meta", "degrade", qpath, *paths, "-m", "AP", "sgnLP", "--fractions", "0.3",
             "--samples", "2", "--power")
     assert r.returncode == 0, r.stderr
     head = r.stdout.splitlines()[0].split("\t")
     assert head[-2:] == ["discriminative_power", "discriminative_power_sd"]
-    s = cli("subsample", qpath, *paths, "-m", "AP", "--sizes", "4", "--samples", "2",
+    s = irpref_cli("meta", "subsample", qpath, *paths, "-m", "AP", "--sizes", "4", "--samples", "2",
             "--power", "--test", "wilcoxon", "--alpha", "0.1")
     assert s.returncode == 0, s.stderr
     assert s.stdout.splitlines()[0].endswith("discriminative_power\tdiscriminative_power_sd")
-    bad = cli("degrade", qpath, *paths, "-m", "AP", "--power", "--alpha", "2")
+    bad = irpref_cli("meta", "degrade", qpath, *paths, "-m", "AP", "--power", "--alpha", "2")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
@@ -126,7 +124,7 @@ def test_lexirecall_fig11_anchors_on_dl19():
     from pathlib import Path
 
     from irpref.meta.discriminative import discriminative_power
-    from irpref.meta.experiments import pairwise, power_percent, stats_pairwise
+    from irpref.meta.pairwise import pairwise, power_percent, stats_pairwise
 
     d = Path(__file__).parent / "data" / "dl19-passage"
     runs = sorted((d / "runs").glob("*.gz"))

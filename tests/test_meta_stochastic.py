@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import itertools
-import subprocess
 
 import numpy as np
 import pytest
+from helpers import irpref_cli
 
 from irpref.errors import UsageError
 from irpref.meta.stochastic import exposure_normalization, worst_case_optimal
@@ -60,14 +60,12 @@ def test_bad_parameters():
 
 
 def test_cli_worst_case():
-    r = subprocess.run(["irpref", "meta", "worst-case", "-m", "RR", "nDCG", "--m", "1:4"],
-                       capture_output=True, text=True)
+    r = irpref_cli("meta", "worst-case", "-m", "RR", "nDCG", "--m", "1:4")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].split("\t")[:5] == ["metric", "m", "deterministic", "stochastic",
                                          "difference"]
     assert len(lines) == 9
     assert float(lines[2].split("\t")[3]) == 0.75  # RR, m = 2: (1 + 1/2) / 2
-    bad = subprocess.run(["irpref", "meta", "worst-case", "-m", "ERR"], capture_output=True,
-                         text=True)
+    bad = irpref_cli("meta", "worst-case", "-m", "ERR")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr

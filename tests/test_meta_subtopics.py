@@ -6,29 +6,27 @@ values must be those ``irpref evaluate/compare --subtopics`` give."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 from scipy import stats
 
 import irpref
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.io.subtopics import collapse, read_subtopic_qrels
-from irpref.meta.experiments import (
+from irpref.meta.comparisons import agreement, tie_rates
+from irpref.meta.degradation import (
     _relevant_index,
-    agreement,
     degrade,
     degraded_grades,
     degraded_subtopics,
-    pairwise,
-    subsample,
-    tie_rates,
 )
+from irpref.meta.pairwise import pairwise
+from irpref.meta.subsampling import subsample
 
 WEB = Path(__file__).parent / "data" / "web-diversity" / "qrels.web.201-250.ndeval.txt.gz"
 METRICS = ["MAP-IA", "ERR-IA@20", "S-recall@20"]
@@ -222,11 +220,6 @@ def test_degrade_and_subsample_seeded(runs):
     assert list(sub1.columns) == ["measure", "size", "kendall_tau", "kendall_tau_sd"]
     everything = subsample(WEB, runs, MEASURES, sizes=[50], samples=2, subtopics=WEB)
     assert everything["kendall_tau"].tolist() == pytest.approx([1.0] * 4)
-
-
-def irpref_cli(*args) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).parent / "irpref"
-    return subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True)
 
 
 def _write_runs(directory: Path, runs: dict) -> list[Path]:

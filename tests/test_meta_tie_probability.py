@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import subprocess
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import irpref_cli
 
 from irpref.errors import UsageError
 from irpref.meta.closed_forms import rr_tie_given_p1, tie_probability
@@ -156,12 +156,8 @@ def test_bad_parameters_are_usage_errors():
         random_rankings(5, 2, 0)
 
 
-def _cli(*args):
-    return subprocess.run(["irpref", "meta", *args], capture_output=True, text=True)
-
-
 def test_cli_tie_probability_tsv():
-    r = _cli("tie-probability", "-m", "TSE", "R@1000", "Rprec", "AP", "sgnLR",
+    r = irpref_cli("meta", "tie-probability", "-m", "TSE", "R@1000", "Rprec", "AP", "sgnLR",
              "--n", "1000", "--m", "10", "--simulate", "2000", "--seed", "5")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
@@ -170,7 +166,7 @@ def test_cli_tie_probability_tsv():
     assert set(rows) == {"TSE", "R@1000", "Rprec", "AP", "sgnLR"}
     assert float(rows["Rprec"][4]) == tie_probability("Rprec", 1000, 10)  # full precision
     assert rows["TSE"][1:4] == ["1000", "10", "1000"]
-    again = _cli("tie-probability", "-m", "TSE", "R@1000", "Rprec", "AP", "sgnLR",
+    again = irpref_cli("meta", "tie-probability", "-m", "TSE", "R@1000", "Rprec", "AP", "sgnLR",
                  "--n", "1000", "--m", "10", "--simulate", "2000", "--seed", "5")
     assert again.stdout == r.stdout
 
@@ -181,7 +177,7 @@ def test_cli_tie_probability_tsv():
      "--depth", "20"], ["--n", "10", "--m", "2", "--simulate", "0"], ["--n", "0", "--m", "1"]],
 )
 def test_cli_tie_probability_bad_options_exit_2(args):
-    r = _cli("tie-probability", "-m", "TSE", *args)
+    r = irpref_cli("meta", "tie-probability", "-m", "TSE", *args)
     assert r.returncode == 2
     assert "error" in r.stderr and "Traceback" not in r.stderr
 
@@ -213,7 +209,7 @@ def test_cli_worst_case_agreement_equals_api_and_is_seeded():
 
     args = ("worst-case-agreement", "-m", "TSE", "R@1000", "AP", "nDCG", "random",
             "--n", "1000", "--m", "5:50", "--samples", "3000", "--seed", "4")
-    r = _cli(*args)
+    r = irpref_cli("meta", *args)
     assert r.returncode == 0, r.stderr
     lines = [ln.split("\t") for ln in r.stdout.splitlines()]
     assert lines[0] == ["measure", "n", "m", "tied", "agreement", "agreement_se"]
@@ -221,8 +217,8 @@ def test_cli_worst_case_agreement_equals_api_and_is_seeded():
                                seed=4)
     assert [float(ln[4]) for ln in lines[1:]] == api["agreement"].tolist()
     assert lines[1][:3] == ["TSE", "1000", "5:50"] and float(lines[1][4]) == 1.0
-    assert _cli(*args).stdout == r.stdout
-    bad = _cli("worst-case-agreement", "-m", "XX", "--n", "100")
+    assert irpref_cli("meta", *args).stdout == r.stdout
+    bad = irpref_cli("meta", "worst-case-agreement", "-m", "XX", "--n", "100")
     assert bad.returncode == 2 and "unknown measure" in bad.stderr
 
 
@@ -240,8 +236,8 @@ def test_rr_given_p1_table_closed_form_and_monte_carlo():
     for row in sim.itertuples():
         assert abs(row.simulated - row.closed_form) <= 3 * max(row.simulated_se, 1e-4)
     assert sim.equals(rr_tie_table(1000, 10, [1, 2, 5, 20], simulate=20_000, seed=1))
-    r = _cli("rr-given-p1", "--n", "1000", "--m", "10", "--p1", "1,2,5,20", "--simulate",
-             "20000", "--seed", "1")
+    r = irpref_cli("meta", "rr-given-p1", "--n", "1000", "--m", "10", "--p1", "1,2,5,20",
+                   "--simulate", "20000", "--seed", "1")
     assert r.returncode == 0, r.stderr
     lines = [ln.split("\t") for ln in r.stdout.splitlines()]
     assert lines[0] == ["p1", "n", "m", "closed_form", "simulated", "simulated_se"]
@@ -250,5 +246,5 @@ def test_rr_given_p1_table_closed_form_and_monte_carlo():
     for bad in (["--p1", "0"], ["--p1", "2000"], ["--m", "2000", "--p1", "1"]):
         args = ["--n", "1000", "--m", "10", *bad] if bad[0] == "--p1" else \
             ["--n", "1000", *bad]
-        r = _cli("rr-given-p1", *args)
+        r = irpref_cli("meta", "rr-given-p1", *args)
         assert r.returncode == 2 and "Traceback" not in r.stderr, args

@@ -43,7 +43,7 @@ from scipy import stats
 
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
-from irpref.meta.experiments import _judge
+from irpref.meta.pairwise import _judge
 from irpref.stats import paired_t
 
 __all__ = ["asl_effective_share", "asl_reordering", "asl_steps", "better_counts"]
@@ -55,6 +55,17 @@ STEPS = (
     ("harmonic across queries", "atomized", "harmonic", "harmonic"),
     ("ASL", "search_length", "arithmetic", "arithmetic"),
 )
+# the measure record giving each step's direction; the atomized steps average
+# rates 1/ASL_{q,d} (a reciprocal search length: higher is better by construction)
+RECORDS = {"MAP": "AP", "ASL": "ASL"}
+
+
+def _higher_is_better(step: str) -> bool:
+    """A step's direction: from its measure record (``orientation``), else a rate."""
+    from irpref.measures import parse_measure
+
+    name = RECORDS.get(step)
+    return True if name is None else parse_measure(name).orientation == "higher"
 
 
 def _table(qrels, runs, judged, rel, table):
@@ -95,7 +106,7 @@ def asl_steps(table: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray, bo
                 per = np.where(inv == 0, np.inf, 1.0 / inv)
         per = np.where(count > 0, per, np.nan).reshape(len(runs), len(queries))
         score = np.nanmean(per, axis=1) if across == "arithmetic" else _hmean(per, 1)
-        out[name] = (score, per, rate != "search_length")
+        out[name] = (score, per, _higher_is_better(name))
     return out
 
 

@@ -35,7 +35,8 @@ import pandas as pd
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
 from irpref.meta.discounts import parse_discount
-from irpref.meta.experiments import _judge, _level_comparisons
+from irpref.meta.pairwise import _judge
+from irpref.meta.recall_levels import _level_comparisons
 
 __all__ = ["DISCOUNTS", "disaggregated_by_level", "disaggregated_ecdf", "level_differences"]
 

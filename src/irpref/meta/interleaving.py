@@ -33,7 +33,7 @@ import pandas as pd
 
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
-from irpref.meta.experiments import _judge, _sign, check_measures, pairwise
+from irpref.meta.pairwise import _judge, _sign, check_measures, pairwise
 
 __all__ = ["MODELS", "interleaving_agreement", "offline_interleaving"]
 
