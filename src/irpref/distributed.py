@@ -37,6 +37,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from irpref import stats
+from irpref.evaluate import evaluate as evaluate_runs
+
 __all__ = [
     "RelevantItems",
     "compare_args",
@@ -129,11 +132,9 @@ def close(client) -> None:
 def _evaluate_one(qrels, run, measures, kwargs) -> tuple[pd.DataFrame, list]:
     """One run's table and the warnings evaluating it raised (category, text),
     which the client raises again: a worker's warnings are not the user's."""
-    import irpref
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = irpref.evaluate(qrels, [run], measures, **kwargs)
+        table = evaluate_runs(qrels, [run], measures, **kwargs)
     return table, [(w.category, str(w.message)) for w in caught]
 
 
@@ -159,15 +160,13 @@ def _refuse_collection_wide(measures, corpus_size) -> None:
 
 def evaluate(qrels, runs: Sequence, measures, *, client, **kwargs) -> pd.DataFrame:
     """:func:`irpref.evaluate` with one Dask task per run (same table, same values)."""
-    import irpref
-
     measures = [measures] if isinstance(measures, str) else list(measures)
     runs = [_absolute(r) for r in runs]
     qrels = _absolute(qrels)
     if "subtopics" in kwargs:
         kwargs["subtopics"] = _absolute(kwargs["subtopics"])
     if not runs:
-        return irpref.evaluate(qrels, runs, measures, **kwargs)
+        return evaluate_runs(qrels, runs, measures, **kwargs)
     _refuse_collection_wide(measures, kwargs.get("corpus_size"))
     futures = client.map(_evaluate_one, [qrels] * len(runs), runs,
                          [measures] * len(runs), [kwargs] * len(runs), pure=False)
@@ -190,16 +189,12 @@ def evaluate(qrels, runs: Sequence, measures, *, client, **kwargs) -> pd.DataFra
 
 
 def _test_one(pairwise, tests, kwargs) -> pd.DataFrame:
-    from irpref import stats
-
     return stats.significance(pairwise, tests, **kwargs)
 
 
 def significance(tables, test="paired", *, client, seed: int | None = None, **kwargs):
     """:func:`irpref.stats.significance` with one Dask task per measure (same rows)."""
     import numpy as np
-
-    from irpref import stats
 
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])

@@ -321,3 +321,14 @@ def add_dask(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dask", metavar="ADDRESS", default=None, **checked(check_address),
                         help="run on Dask: a scheduler address (tcp://host:8786) or local:N "
                              "for N local worker processes (pip install irpref[dask])")
+
+
+def add_global_flags(parser: argparse.ArgumentParser) -> None:
+    """``--debug`` and ``--quiet``, accepted after the subcommand too."""
+    known = parser._option_string_actions
+    if "--debug" not in known:
+        parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                            help="show the Python traceback of an internal error")
+    if "--quiet" not in known:
+        parser.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
+                            help="no warnings, notes or progress bars on standard error")

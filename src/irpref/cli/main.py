@@ -14,7 +14,6 @@ One contract for every subcommand (``irpref trec_eval`` included):
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import errno
 import importlib
@@ -24,7 +23,7 @@ import traceback
 import warnings
 
 from irpref import threads
-from irpref.cli.common import CommandParser
+from irpref.cli.common import CommandParser, add_global_flags
 from irpref.memory import keep_freed_memory
 
 # subcommand -> (module under irpref.cli, one-line help)
@@ -46,16 +45,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 GLOBAL_FLAGS = ("--debug", "--quiet")
 INTERRUPTED = 130
-
-
-def _add_global(parser: argparse.ArgumentParser) -> None:
-    known = parser._option_string_actions
-    if "--debug" not in known:
-        parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                            help="show the Python traceback of an internal error")
-    if "--quiet" not in known:
-        parser.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
-                            help="no warnings, notes or progress bars on standard error")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,7 +83,7 @@ def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
             parsers[name] = sub.add_parser(name, help=helptext, description=helptext, **kwargs)
             mod.add_arguments(parsers[name])
             if name != "trec_eval":
-                _add_global(parsers[name])
+                add_global_flags(parsers[name])
         else:
             sub.add_parser(name, help=helptext)
     args, extra = parser.parse_known_args(argv)

@@ -21,6 +21,7 @@ import dataclasses
 import numpy as np
 
 from irpref.cli.common import (
+    add_global_flags,
     add_inputs,
     add_judging,
     add_missing,
@@ -37,14 +38,13 @@ GLOBAL = ("--debug", "--quiet")  # irpref's global flags, accepted anywhere
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from irpref.cli.main import _add_global
 
     sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
     sub.required = True
     for exp in EXPERIMENTS:
         p = sub.add_parser(exp.name, help=exp.help, description=exp.description or exp.help)
         _add_experiment(p, exp)
-        _add_global(p)  # --quiet/--debug after the experiment too
+        add_global_flags(p)  # --quiet/--debug after the experiment too
         _refuse_repeats(p)
         p.set_defaults(meta_parser=p, experiment=exp)
 
