@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from irpref import stats
+import irpref.stats as stats
 from irpref.evaluate import evaluate as evaluate_runs
 
 __all__ = [

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from irpref import scan
+import irpref.scan as scan
 from irpref.errors import MissingQueries
 from irpref.interning import intern, merge_docs
 from irpref.io.frames import as_qrels, as_runs

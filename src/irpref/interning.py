@@ -20,11 +20,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irpref import threads
+import irpref.threads as threads
 from irpref.hashing import mix, string_buffers
 
 try:  # optional C helpers (setup.py); without them Arrow numbers the strings
-    from irpref import _strings
+    import irpref._strings as _strings
 except ImportError:  # pragma: no cover - depends on the build
     _strings = None
 from irpref.io.lines import _check_unique_pairs, _read_bytes

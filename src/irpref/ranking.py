@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from irpref import threads
+import irpref.threads as threads
 from irpref.hashing import PairIndex
 from irpref.interning import Collection, intern, refuse_repeated_names
 from irpref.io.records import Qrels

@@ -35,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
-from irpref import progress
+import irpref.progress as progress
 from irpref.errors import UsageError
 from irpref.hashing import string_buffers
 from irpref.interning import Collection, intern, refuse_repeated_names
@@ -48,7 +48,7 @@ from irpref.ranking import CompactBlock, judge_block
 from irpref.threads import IO_CAP, worker_count
 
 try:  # optional C extension (setup.py)
-    from irpref import _scan
+    import irpref._scan as _scan
 except ImportError:  # pragma: no cover - depends on the build
     _scan = None
 

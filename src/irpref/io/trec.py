@@ -46,7 +46,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irpref import progress
+import irpref.progress as progress
 from irpref.io.lines import (
     _check_unique_pairs,
     _csv,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from irpref import params
+import irpref.params as params
 from irpref.errors import UsageError
 
 __all__ = ["EXPERIMENTS", "Experiment", "Option", "exports", "readme_list"]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irpref import progress
+import irpref.progress as progress
 from irpref.errors import UsageError
 from irpref.hashing import PairIndex
 from irpref.io.subtopics import SubtopicQrels

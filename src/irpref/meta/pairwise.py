@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from irpref import aggregate, params
+import irpref.aggregate as aggregate
+import irpref.params as params
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.io.subtopics import SubtopicQrels

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from irpref import progress
+import irpref.progress as progress
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
 from irpref.meta.pairwise import (

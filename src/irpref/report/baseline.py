@@ -137,7 +137,7 @@ def mean_ci(results: pd.DataFrame, *, method: str = "t", confidence: float = 0.9
         raise UsageError(f"ci must be one of {', '.join(CI_METHODS)}, not {method!r}")
     if not 0 < confidence < 1:
         raise UsageError(f"confidence={confidence}: confidence must be in (0, 1)")
-    from irpref import progress
+    import irpref.progress as progress
 
     frames = []
     rng = np.random.default_rng(seed)

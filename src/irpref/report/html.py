@@ -135,7 +135,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     again with tied scores averaged, then says it needs the files. ``use_tag``:
     runs named by their tag column.
     """
-    from irpref import progress
+    import irpref.progress as progress
 
     measures = list(measures or DEFAULT_MEASURES)
     bar = progress.bar(7, "report", "step")  # one step per section

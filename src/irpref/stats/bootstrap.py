@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref import progress
+import irpref.progress as progress
 from irpref.stats.seeds import SeedLike, generator
 
 __all__ = ["BOOTSTRAP_CHUNK", "BOOTSTRAP_METHODS", "bootstrap_ci"]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from irpref import progress
+import irpref.progress as progress
 from irpref.errors import UsageError
 from irpref.stats.pairwise import Pairwise
 from irpref.stats.seeds import SeedLike, generator
@@ -71,7 +71,7 @@ def _kernels():
     if choice == "numpy":
         return None
     try:
-        from irpref import _kernels as kernels
+        import irpref._kernels as kernels
     except ImportError:
         if choice == "c":
             raise ImportError(f"{KERNELS_ENV}=c but the C extension irpref._kernels is not "
