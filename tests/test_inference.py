@@ -370,3 +370,14 @@ def test_cli_anova_table(example):
         assert (row.systems, row.topics, row.df_error) == (6, 43, ref.df_error)
     res = irpref_cli("significance", QRELS, *RUNS, "-m", "sgnLP", "--anova")
     assert res.returncode == 2 and "--anova needs a metric" in res.stderr
+
+
+def test_anova_of_a_purely_additive_matrix_has_no_residual():
+    """V_E = 0 (every run = a constant + a topic effect): F is inf, ES_E undefined, no error."""
+    from irpref.stats import anova_two_way, es_anova
+
+    topics = np.array([1.0, 5.0, 9.0, 3.0])
+    scores = np.vstack([topics, topics + 2.0, topics + 4.0])
+    table = anova_two_way(scores)
+    assert table.v_e == 0 and table.f == np.inf and table.p == 0
+    assert np.isnan(es_anova(np.array([2.0]), table.v_e)).all()

@@ -60,8 +60,9 @@ def anova_two_way(scores: np.ndarray) -> Anova:
     ss_e = float((resid * resid).sum())
     df_a, df_b, df_e = r - 1, q - 1, (r - 1) * (q - 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        v_e = ss_e / df_e if df_e > 0 else np.nan
-        f = (ss_a / df_a) / v_e if df_a > 0 else np.nan
+        # NumPy floats: V_E = 0 (a purely additive matrix) gives F = inf or NaN, not an error
+        v_e = np.float64(ss_e) / df_e if df_e > 0 else np.nan
+        f = (np.float64(ss_a) / df_a) / v_e if df_a > 0 else np.nan
         p = float(stats.f.sf(f, df_a, df_e)) if df_e > 0 and df_a > 0 else np.nan
     return Anova(r, q, ss_a, ss_b, ss_e, df_a, df_b, df_e, float(v_e), float(f), p, s)
 
