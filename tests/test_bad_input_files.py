@@ -19,8 +19,6 @@ import gzip
 import math
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from helpers import irpref_cli
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -597,9 +596,7 @@ def test_corrupted_qrels_refused_at_the_reference_line_or_read_exactly(tmp_path,
 
 
 def _irpref(*args):
-    exe = Path(sys.executable).with_name("irpref")
-    command = [str(exe)] if exe.exists() else ["irpref"]
-    return subprocess.run([*command, *map(str, args)], capture_output=True, text=True)
+    return irpref_cli(*args)
 
 
 @pytest.mark.parametrize(

@@ -4,22 +4,15 @@ run2 < run10): irpref compare's matrix, orderings and per-query table, as evalua
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import irpref_cli
 
 from irpref.report.tables import sort_runs
 
 QUERIES = ["106_10", "q1", "106_2"]  # file order; natural: 106_2, 106_10, q1
 RUNS = ["run10", "run2", "run1"]  # argument order; natural: run1, run2, run10
-
-
-def exe() -> str:
-    return shutil.which("irpref") or str(Path(sys.executable).parent / "irpref")
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +28,7 @@ def files(tmp_path_factory):
 
 
 def cli(files, *args: str) -> str:
-    proc = subprocess.run([exe(), *args[:1], str(files / "qrels"),
-                           *[str(files / r) for r in RUNS], *args[1:]],
-                          capture_output=True, text=True)
+    proc = irpref_cli(*args[:1], files / "qrels", *[files / r for r in RUNS], *args[1:])
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

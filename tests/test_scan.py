@@ -21,7 +21,6 @@ import random
 import re
 import struct
 import subprocess
-import sys
 import tempfile
 import warnings
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 import pytest
 from environment import setenv
+from helpers import irpref_exe
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -1143,9 +1143,8 @@ def test_no_warning_before_refusing_repeated_run_names():
 
 def _irpref(args, mode: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, **{scan.ENV: mode})
-    exe = Path(sys.executable).with_name("irpref")
-    cmd = [str(exe)] if exe.exists() else ["irpref"]
-    return subprocess.run([*cmd, *map(str, args)], capture_output=True, env=env)
+    # bytes, not text: the C pass and the Python reader are compared byte for byte
+    return subprocess.run([irpref_exe(), *map(str, args)], capture_output=True, env=env)
 
 
 CLI_OPTIONS = [

@@ -57,11 +57,8 @@ def test_table3_deep_pass_2019_preferences(dl19, rr):
     with p = P(max >= observed) and exactly the paper's 123 (18.47) when
     counting only maxima strictly above the observed value.
     """
-    compare = getattr(irpref, "compare", None)
-    if compare is None:
-        pytest.skip("irpref.compare is not available yet")
     d, runs, judged = dl19
-    prefs = compare(None, None, ["rrLP", "sgnLP"], rel=2, judged=judged)
+    prefs = irpref.compare(None, None, ["rrLP", "sgnLP"], rel=2, judged=judged)
     power = irpref.discriminative_power([prefs, rr], test=["paired", "hsd"], seed=1,
                                         permutations=10_000)
     got = {(r.measure, r.test): r for r in power.itertuples()}
