@@ -58,3 +58,22 @@ def write_run(path: Path, rows: Iterable[tuple[str, str, float]], tag: str = "r"
         lines.append(f"{q} Q0 {d} {rank[q]} {s} {tag}\n")
     path.write_text("".join(lines))
     return path
+
+
+def write_runs(directory: Path, runs: Mapping) -> list[Path]:
+    """``runs`` {name: {query: {doc: score}}} -> one TREC run file per name in ``directory``."""
+    paths = []
+    for name, run in runs.items():
+        path = directory / name
+        path.write_text("".join(f"{q} Q0 {d} 0 {s} {name}\n" for q, docs in run.items()
+                                for d, s in docs.items()))
+        paths.append(path)
+    return paths
+
+
+def write_trec(directory: Path, qrels: Mapping, runs: Mapping) -> tuple[Path, list[Path]]:
+    """``qrels`` {query: {doc: grade}} and ``runs`` {name: {query: {doc: score}}} written as
+    TREC files in ``directory`` -> (qrels path, run paths)."""
+    qpath = write_qrels(directory / "qrels", ((q, d, g) for q, docs in qrels.items()
+                                              for d, g in docs.items()))
+    return qpath, write_runs(directory, runs)

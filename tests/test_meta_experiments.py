@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import irpref_cli
-from trec_files import write_trec
+from helpers import irpref_cli, write_trec
 
 import irpref
 from irpref.errors import UsageError

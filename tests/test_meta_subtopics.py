@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import irpref_cli
+from helpers import irpref_cli, write_runs
 from scipy import stats
 
 import irpref
@@ -222,18 +222,8 @@ def test_degrade_and_subsample_seeded(runs):
     assert everything["kendall_tau"].tolist() == pytest.approx([1.0] * 4)
 
 
-def _write_runs(directory: Path, runs: dict) -> list[Path]:
-    paths = []
-    for name, run in runs.items():
-        p = directory / name
-        p.write_text("".join(f"{q} Q0 {d} 0 {s} {name}\n" for q, docs in run.items()
-                             for d, s in docs.items()))
-        paths.append(p)
-    return paths
-
-
 def test_cli_equals_api(tmp_path, runs):
-    paths = _write_runs(tmp_path, runs)
+    paths = write_runs(tmp_path, runs)
     proc = irpref_cli("meta", "agreement", WEB, *paths, "-m", *MEASURES, "--subtopics", WEB)
     assert proc.returncode == 0, proc.stderr
     lines = [ln.split("\t") for ln in proc.stdout.strip().splitlines()]
