@@ -100,19 +100,52 @@ class Single(argparse.Action):
     ``action="extend"``, not this."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        seen = getattr(namespace, _SEEN, None)
-        if seen is None:
-            seen = set()
-            setattr(namespace, _SEEN, seen)
-        if self.dest in seen:
-            names = "/".join(self.option_strings)
-            parser.error(f"{names} given twice ({option_string} {_shown(values)} repeats "
-                         f"it): give it once")
-        seen.add(self.dest)
+        _mark_given(self, parser, namespace, values, option_string)
         setattr(namespace, self.dest, self.convert(parser, values, option_string))
 
     def convert(self, parser, values, option_string):
         return values
+
+
+def _mark_given(action: argparse.Action, parser, namespace, values, option_string) -> None:
+    """The one rule for a repeated option: a usage error naming it (exit 2)."""
+    seen = getattr(namespace, _SEEN, None)
+    if seen is None:
+        seen = set()
+        setattr(namespace, _SEEN, seen)
+    if action.dest in seen:
+        names = "/".join(action.option_strings)
+        shown = f" {_shown(values)}" if values not in (None, []) else ""
+        parser.error(f"{names} given twice ({option_string}{shown} repeats it): give it once")
+    seen.add(action.dest)
+
+
+_LISTS = (argparse._ExtendAction, argparse._AppendAction, argparse._HelpAction,
+          argparse._VersionAction, Single)
+_ONCE: dict[type, type] = {}
+
+
+def _once(cls: type) -> type:
+    """``cls`` (an argparse action class) refusing a second occurrence of its option."""
+    if cls not in _ONCE:
+        def __call__(self, parser, namespace, values, option_string=None):
+            _mark_given(self, parser, namespace, values, option_string)
+            cls.__call__(self, parser, namespace, values, option_string)
+
+        _ONCE[cls] = type(f"Once{cls.__name__}", (cls,), {"__call__": __call__})
+    return _ONCE[cls]
+
+
+def refuse_repeats(parser: argparse.ArgumentParser,
+                   keep: tuple[str, ...] = ("--debug", "--quiet")) -> None:
+    """Every option of ``parser`` given twice is refused (flags included), but the lists
+    by design (``extend`` / ``append``: ``-m``, significance's ``--baseline``) and the
+    global flags ``keep``; options declared with :func:`once` already are."""
+    for action in parser._actions:
+        if (not action.option_strings or isinstance(action, _LISTS)
+                or set(action.option_strings) & set(keep)):
+            continue
+        action.__class__ = _once(type(action))
 
 
 def _shown(values) -> str:

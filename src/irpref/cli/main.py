@@ -23,7 +23,7 @@ import traceback
 import warnings
 
 from irpref import threads
-from irpref.cli.common import CommandParser, add_global_flags
+from irpref.cli.common import CommandParser, add_global_flags, refuse_repeats
 from irpref.memory import keep_freed_memory
 
 # subcommand -> (module under irpref.cli, one-line help)
@@ -84,6 +84,7 @@ def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
             mod.add_arguments(parsers[name])
             if name != "trec_eval":
                 add_global_flags(parsers[name])
+                refuse_repeats(parsers[name])  # an option given twice: a usage error
         else:
             sub.add_parser(name, help=helptext)
     args, extra = parser.parse_known_args(argv)

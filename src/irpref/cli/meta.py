@@ -29,12 +29,11 @@ from irpref.cli.common import (
     checked,
     judge_args,
     open_output,
+    refuse_repeats,
 )
 from irpref.errors import UsageError
 from irpref.meta.catalog import EXPERIMENTS, Experiment, Option
 from irpref.report.tables import FORMATS, write_frame
-
-GLOBAL = ("--debug", "--quiet")  # irpref's global flags, accepted anywhere
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p = sub.add_parser(exp.name, help=exp.help, description=exp.description or exp.help)
         _add_experiment(p, exp)
         add_global_flags(p)  # --quiet/--debug after the experiment too
-        _refuse_repeats(p)
+        refuse_repeats(p)
         p.set_defaults(meta_parser=p, experiment=exp)
 
 
@@ -100,35 +99,6 @@ def _add_option(p, opt: Option) -> None:
         p.add_argument(*opt.flags, **checked(opt.check), **kwargs)
     else:
         p.add_argument(*opt.flags, **kwargs)
-
-
-_ONCE: dict[type, type] = {}
-
-
-def _once(cls: type) -> type:
-    """``cls`` refusing a second occurrence of its option (argparse Action subclass)."""
-    if cls not in _ONCE:
-        def __call__(self, parser, namespace, values, option_string=None):
-            given = namespace.__dict__.setdefault("_given", set())
-            if self.dest in given:
-                flag = next((s for s in self.option_strings if s.startswith("--")),
-                            option_string)
-                parser.error(f"{flag} given twice: give it once")
-            given.add(self.dest)
-            cls.__call__(self, parser, namespace, values, option_string)
-
-        _ONCE[cls] = type(f"Once{cls.__name__}", (cls,), {"__call__": __call__})
-    return _ONCE[cls]
-
-
-def _refuse_repeats(p: argparse.ArgumentParser) -> None:
-    """Every option of ``p`` but the lists (extend) and the global flags is given once."""
-    for action in p._actions:
-        if (not action.option_strings or isinstance(action, (argparse._ExtendAction,
-                                                             argparse._HelpAction))
-                or set(action.option_strings) & set(GLOBAL)):
-            continue
-        action.__class__ = _once(type(action))
 
 
 def run(args: argparse.Namespace) -> int:
