@@ -381,3 +381,20 @@ def test_anova_of_a_purely_additive_matrix_has_no_residual():
     table = anova_two_way(scores)
     assert table.v_e == 0 and table.f == np.inf and table.p == 0
     assert np.isnan(es_anova(np.array([2.0]), table.v_e)).all()
+
+
+def test_effect_interval_bounds_solve_the_noncentral_t_equation():
+    """Each bound lambda / sqrt(n) puts t at the (1 +- c) / 2 quantile of the noncentral t,
+    also where SciPy's noncentral t returns NaN on the way (df 4, t 7.25: the bisection
+    that preceded this search returned a lower bound of -7.21 instead of 0.918)."""
+    from scipy import stats as sps
+
+    from irpref.stats.intervals import smd_interval
+
+    rng = np.random.default_rng(0)
+    t = np.concatenate([[7.254320685294748, 0.0, 50.0, -50.0], rng.normal(0, 4, 500)])
+    n = np.concatenate([[5.0, 10.0, 30.0, 30.0], rng.integers(2, 300, 500).astype(float)])
+    low, high = smd_interval(t, n, 0.95)
+    assert np.isfinite(low).all() and (low < high).all()
+    assert np.allclose(sps.nct.cdf(t, n - 1, low * np.sqrt(n)), 0.975, atol=1e-10)
+    assert np.allclose(sps.nct.cdf(t, n - 1, high * np.sqrt(n)), 0.025, atol=1e-10)
