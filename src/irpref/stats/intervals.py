@@ -77,8 +77,19 @@ def smd_interval(
             # well below t) or 0 (well above), which keeps f monotone for the search
             return np.where(np.isnan(cdf), (lam < tt).astype(np.float64), cdf) - level
 
-        bounds.append(_falling_root(f, tt - 10.0 - 2.0 * np.abs(tt),
-                                    tt + 10.0 + 2.0 * np.abs(tt)))
+        # bracket around the normal approximation lambda ~ t - z sqrt(1 + t^2 / 2 df),
+        # widened until it holds the root (f falls from > 0 to < 0)
+        spread = np.sqrt(1.0 + tt * tt / (2.0 * dd))
+        guess = tt - stats.norm.ppf(level) * spread
+        lo, hi = guess - spread, guess + spread
+        for _ in range(60):
+            low_short, high_short = f(lo) <= 0, f(hi) >= 0
+            if not (low_short.any() or high_short.any()):
+                break
+            lo = np.where(low_short, lo - 2.0 * spread, lo)
+            hi = np.where(high_short, hi + 2.0 * spread, hi)
+            spread = np.where(low_short | high_short, 2.0 * spread, spread)
+        bounds.append(_falling_root(f, lo, hi))
     with np.errstate(invalid="ignore", divide="ignore"):
         root = np.sqrt(n)
         low, high = bounds[0] / root, bounds[1] / root
