@@ -71,19 +71,21 @@ def smd_interval(
     tail = (1.0 - confidence) / 2.0
     bounds = []
     for level in (1.0 - tail, tail):  # cdf(t; lambda) falls as lambda grows
-        def f(lam, level=level):
-            cdf = stats.nct.cdf(tt, dd, lam)
+
+        def f(lam, idx, level=level):
+            cdf = stats.nct.cdf(tt[idx], dd[idx], lam)
             # SciPy's noncentral t gives NaN far in a tail: there the cdf is 1 (lambda
             # well below t) or 0 (well above), which keeps f monotone for the search
-            return np.where(np.isnan(cdf), (lam < tt).astype(np.float64), cdf) - level
+            return np.where(np.isnan(cdf), (lam < tt[idx]).astype(np.float64), cdf) - level
 
         # bracket around the normal approximation lambda ~ t - z sqrt(1 + t^2 / 2 df),
         # widened until it holds the root (f falls from > 0 to < 0)
         spread = np.sqrt(1.0 + tt * tt / (2.0 * dd))
         guess = tt - stats.norm.ppf(level) * spread
         lo, hi = guess - spread, guess + spread
+        every = np.arange(len(tt))
         for _ in range(60):
-            low_short, high_short = f(lo) <= 0, f(hi) >= 0
+            low_short, high_short = f(lo, every) <= 0, f(hi, every) >= 0
             if not (low_short.any() or high_short.any()):
                 break
             lo = np.where(low_short, lo - 2.0 * spread, lo)
@@ -97,25 +99,35 @@ def smd_interval(
 
 
 def _falling_root(f, lo: np.ndarray, hi: np.ndarray, tol: float = 1e-12,
-                  max_iter: int = 100) -> np.ndarray:
-    """The roots of an elementwise decreasing ``f`` with f(lo) > 0 > f(hi), each
-    bracket narrowed below ``tol`` (1 + |x|) by the Illinois method: regula falsi
-    that halves the value kept at an end retained twice in a row, and a bisection every
-    third step, so it converges fast, surely, and never leaves the bracket."""
-    f_lo, f_hi = f(lo), f(hi)
-    moved = np.zeros(lo.shape, np.int8)  # the end that moved last: -1 low, +1 high
+                  max_iter: int = 200) -> np.ndarray:
+    """The roots of an elementwise decreasing ``f(x, idx)`` (the values at the elements
+    ``idx``) with f(lo) > 0 > f(hi), each bracket narrowed below ``tol`` (1 + |x|) by
+    the Illinois method: regula falsi that halves the value kept at an end retained
+    twice in a row, and a bisection every third step, so it converges fast, surely,
+    and never leaves the bracket. Only the elements not yet converged are evaluated."""
+    lo, hi = lo.astype(np.float64), hi.astype(np.float64)
+    every = np.arange(len(lo))
+    f_lo, f_hi = f(lo, every), f(hi, every)
+    x = (lo + hi) / 2.0
+    moved = np.zeros(len(lo), np.int8)  # the end that moved last: -1 low, +1 high
+    active = every
     for step in range(max_iter):
+        a = active
         with np.errstate(invalid="ignore", divide="ignore"):
-            x = hi - f_hi * (hi - lo) / (f_hi - f_lo)
+            xa = hi[a] - f_hi[a] * (hi[a] - lo[a]) / (f_hi[a] - f_lo[a])
         # every third step bisects: a flat stretch of f cannot stall the bracket
-        x = np.where((x > lo) & (x < hi) & (step % 3 != 2), x, (lo + hi) / 2.0)
-        fx = f(x)
+        mid = (lo[a] + hi[a]) / 2.0
+        xa = np.where((xa > lo[a]) & (xa < hi[a]) & (step % 3 != 2), xa, mid)
+        fx = f(xa, a)
         up = fx > 0  # the root lies above x: x becomes the low end
-        f_hi = np.where(up & (moved == -1), f_hi / 2.0, f_hi)  # high end kept twice
-        f_lo = np.where(~up & (moved == 1), f_lo / 2.0, f_lo)  # low end kept twice
-        lo, f_lo = np.where(up, x, lo), np.where(up, fx, f_lo)
-        hi, f_hi = np.where(up, hi, x), np.where(up, f_hi, fx)
-        moved = np.where(up, -1, 1).astype(np.int8)
-        if ((hi - lo <= tol * (1.0 + np.abs(x))) | (fx == 0)).all():
+        f_hi[a] = np.where(up & (moved[a] == -1), f_hi[a] / 2.0, f_hi[a])  # kept twice
+        f_lo[a] = np.where(~up & (moved[a] == 1), f_lo[a] / 2.0, f_lo[a])
+        lo[a], f_lo[a] = np.where(up, xa, lo[a]), np.where(up, fx, f_lo[a])
+        hi[a], f_hi[a] = np.where(up, hi[a], xa), np.where(up, f_hi[a], fx)
+        moved[a] = np.where(up, -1, 1)
+        x[a] = xa
+        done = (hi[a] - lo[a] <= tol * (1.0 + np.abs(xa))) | (fx == 0)
+        active = a[~done]
+        if not len(active):
             break
     return x
