@@ -201,9 +201,11 @@ def test_evaluate_bootstrap_equals_the_one_shot_computation(bar_on):
         assert np.array_equal(got["ci_low"], low) and np.array_equal(got["ci_high"], high)
 
 
+# enough resamples that each bootstrap lasts well past the bar's 0.5 s delay on a quiet
+# machine (200,000 took about 0.5 s for evaluate: the bar came or not by chance)
 SIG_BOOT = ["significance", QRELS, *RUNS, "-m", "AP", "--test", "t", "--ci", "bootstrap",
-            "--bootstrap", "200000", "--seed", "1", "--format", "tsv"]
-EVAL_BOOT = ["evaluate", QRELS, *RUNS, "-m", "AP", "--ci", "bootstrap", "--bootstrap", "200000",
+            "--bootstrap", "1000000", "--seed", "1", "--format", "tsv"]
+EVAL_BOOT = ["evaluate", QRELS, *RUNS, "-m", "AP", "--ci", "bootstrap", "--bootstrap", "1000000",
              "--seed", "1", "--format", "tsv"]
 
 
