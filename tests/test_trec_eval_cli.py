@@ -299,6 +299,14 @@ def test_run_lacking_a_query_is_refused_without_c(data_dir, tmp_path, te_fast):
     assert per_query[("gm_map", "all")] == pytest.approx(gm, abs=1e-4)
 
 
+def test_a_gain_that_is_not_a_number_is_refused_through_the_command(data_dir):
+    """trec_eval's atof reads 'x' as 0 and prints a number; irpref refuses it (exit 2)."""
+    d = data_dir / "trec_eval"
+    proc = irpref_cli("trec_eval", "-m", "ndcg.1=x", d / "qrels.test", d / "results.test")
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == "irpref trec_eval: ndcg.1=x: the gain of level 1 is 'x', not a number\n"
+
+
 def test_run_lacking_a_query_is_refused_through_the_command(data_dir):
     d = data_dir / "trec_eval"
     proc = irpref_cli("trec_eval", d / "qrels.test", d / "results.trunc")
@@ -332,6 +340,8 @@ def test_errors(data_dir, te_fast):
                       "(unjudged documents) are not supported\n"),
         ("ndcg.1=3,2", "trec_eval: malformed pair parameters in '1=3,2' (-m ndcg.1=3,2)\n"),
         ("ndcg.1=1e999", "irpref trec_eval: ndcg.1=1e999: gains must be finite\n"),
+        ("ndcg.1=3,2=x", "irpref trec_eval: ndcg.1=3,2=x: the gain of level 2 is 'x', "
+                         "not a number\n"),
         ("P.x", "trec_eval: Negative cutoff detected (-m P.x)\n"),
         ("P.5,5.5", "trec_eval: duplicate cutoffs detected (-m P.5,5.5)\n"),
         ("rbp.p=0.5,2=3", "irpref trec_eval: custom gains for rbp (2) are not supported "

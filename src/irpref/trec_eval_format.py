@@ -163,6 +163,9 @@ def _atol(text: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _valid_int(text: str) -> bool:
     """gain_init.c's ``valid_int``: an optional sign, then only digits."""
     return re.fullmatch(r"[+-]?[0-9]+", text) is not None
@@ -192,6 +195,12 @@ def ndcg_gains(params: str) -> dict[int, float]:
     whose name is an integer; other names are ignored, as trec_eval ignores them.
     A negative level (trec_eval's unjudged codes) or a level given twice is
     refused: trec_eval's answer then depends on its sort order."""
+    for item in params.split(","):
+        level, _, value = item.partition("=")
+        if _valid_int(level) and not _NUMBER.fullmatch(value.strip()):
+            # trec_eval's atof would read 'x' as gain 0 and print a number: refused here
+            raise TrecEvalError(f"irpref trec_eval: ndcg.{params}: the gain of level {level} "
+                                f"is {value!r}, not a number")
     pairs = [(int(k), v) for k, v in _param_pairs(params) if _valid_int(k)]
     levels = [k for k, _ in pairs]
     if any(k < 0 for k in levels):
