@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["better_word", "sign_of", "signs_of"]
+__all__ = ["better_word", "sign_of"]
 
 
 @lru_cache(maxsize=1024)
@@ -29,14 +29,9 @@ def sign_of(name: str) -> int:
     except (UsageError, ValueError):
         pass
     pref = parse_preference(str(name))  # raises when it is neither
-    if pref.name in PREFERENCES:
-        return 1
+    if pref.name in PREFERENCES:  # its record's orientation, as for a measure
+        return {"higher": 1, "lower": -1}.get(PREFERENCES[pref.name].orientation, 0)
     raise ValueError(f"{name!r} is neither a measure nor a preference")
-
-
-def signs_of(names) -> dict[str, int]:
-    """``{name: sign_of(name)}``."""
-    return {str(n): sign_of(str(n)) for n in names}
 
 
 def better_word(sign: int) -> str:
