@@ -126,7 +126,7 @@ def rows(names: list[str] | None = None) -> list[dict[str, str]]:
             pfam = PREFERENCES[name]
             out.append({
                 "measure": name, "syntax": _syntax(pfam), "kind": f"preference ({pfam.kind})",
-                "orientation": "higher: a positive value prefers the first ranking",
+                "orientation": f"{pfam.orientation}: a positive value prefers the first ranking",
                 "range": pfam.range,
                 "params": _params(pfam.params), "cutoff": "none", "aliases": _aliases(pfam),
                 "trec_eval": "", "ir_measures": "", "aggregate": "mean", "tie_aware": "no",

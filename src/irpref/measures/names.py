@@ -47,7 +47,6 @@ __all__ = [
     "Alias",
     "NameNote",
     "PreferenceNames",
-    "aliases_of",
     "attach_preferences",
     "canonical_name",
     "closest",
@@ -58,7 +57,6 @@ __all__ = [
     "parse_params",
     "register_converter",
     "trec_eval_names",
-    "trec_eval_names_of",
 ]
 
 MAX_CUTOFF = 2**31 - 1
@@ -435,15 +433,3 @@ def parse_measures(texts: Any) -> list[Measure]:
     """Parse several measures; a string may hold several separated by spaces
     (outside parentheses)."""
     return parse_all(texts, parse_measure, Measure)
-
-
-def aliases_of(family: str) -> list[Alias]:
-    """Every alias of the measure ``family`` that resolves (from its record)."""
-    fam = REGISTRY.get(family)
-    return [a for a in fam.aliases if not a.refusal] if fam is not None else []
-
-
-def trec_eval_names_of(family: str) -> list[str]:
-    """trec_eval / pytrec_eval names of ``family`` (from its record)."""
-    fam = REGISTRY.get(family)
-    return [t.name for t in fam.trec] if fam is not None else []
