@@ -265,6 +265,15 @@ class Family:
     at_param: str = ""
     # other tools' parameter spellings: {key: (irpref key, {their value: irpref value})}
     param_spellings: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+    # residual bounds (irpref.bounds): "monotone" when the value never falls as
+    # an unjudged document gains a grade (lower = the value with the unjudged
+    # documents non-relevant, upper = all of the top grade: exact); a rule
+    # (judged, measure) -> (lower, upper), each (R, Q), whose docstring proves
+    # it; None when no bound is defined (``bounds_note`` says why).
+    # ``bounds_exact`` False: an outer bound only (``bounds_note`` says where).
+    bounds: str | Callable[[JudgedRankings, Measure], tuple[np.ndarray, np.ndarray]] | None = None
+    bounds_exact: bool = True
+    bounds_note: str = ""
 
     def __post_init__(self) -> None:
         if self.orientation not in ORIENTATIONS:
