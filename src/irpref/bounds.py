@@ -23,7 +23,7 @@ import numpy as np
 
 from irpref.judged import JudgedRankings
 
-__all__ = ["assign", "top_grade", "unjudged_items"]
+__all__ = ["assign", "enumerate_bounds", "top_grade", "unjudged_items"]
 
 
 def unjudged_items(judged: JudgedRankings) -> np.ndarray:
@@ -86,3 +86,31 @@ def assign(judged: JudgedRankings, grades: int | np.ndarray) -> JudgedRankings:
         qrels_doc_key=key,
         qrels_grade=g.astype(np.int32, copy=False),
     )
+
+
+def enumerate_bounds(judged: JudgedRankings, measure, limit: int = 100_000
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper), each (R, Q): the measure's extremes over *every*
+    assignment, by enumeration (brute force, for small rankings and tests).
+
+    Segments are independent, so assignment ``a`` gives the ``i``-th unjudged
+    item of every segment digit ``i`` of ``a`` in base ``top_grade + 1``: the
+    segment with the most unjudged items sees all of its assignments, the
+    others each of theirs at least once. Refuses more than ``limit``
+    assignments (a ValueError)."""
+    idx = unjudged_items(judged)
+    shape = (judged.n_runs, judged.n_queries)
+    base = top_grade(judged) + 1
+    nth = idx - np.searchsorted(idx, judged.offsets[judged.segment[idx]])
+    width = int(nth.max()) + 1 if len(idx) else 0
+    total = base ** width
+    if total > limit:
+        raise ValueError(f"{total} assignments to enumerate (more than {limit})")
+    lower = np.full(shape, np.inf)
+    upper = np.full(shape, -np.inf)
+    for a in range(total):
+        grades = (a // base ** nth) % base
+        values = measure.compute(assign(judged, grades)).reshape(shape)
+        np.fmin(lower, values, out=lower)
+        np.fmax(upper, values, out=upper)
+    return lower, upper
