@@ -10,6 +10,7 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import irpref_cli, write_qrels
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
@@ -17,7 +18,6 @@ from sklearn.metrics import cohen_kappa_score
 import irpref
 from irpref.agreement.labels import alpha_from_confusion, join_labels, kappa_from_confusion
 from irpref.errors import InputError
-from tests.helpers import irpref_cli, write_qrels
 
 DATA = Path(__file__).parent / "data" / "llmjudge-sample"
 HUMAN, H2O = DATA / "human.qrels", DATA / "h2oloo-fewself.qrels"

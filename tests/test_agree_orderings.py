@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.stats
+from helpers import QRELS, RUN_NAMES, RUNS, irpref_cli, write_qrels
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irpref
 from irpref.agreement.orderings import swapped_pairs, tau_ap, tau_b, top_overlap
-from tests.helpers import QRELS, RUN_NAMES, RUNS, irpref_cli, write_qrels
 
 
 def _tau_ap_no_ties(reference, estimate) -> float:
@@ -209,7 +209,7 @@ def test_identical_qrels_agree_perfectly():
 @pytest.mark.parametrize("args, message", [
     (["-m", "nope"], "nope"),
     (["-m", "num_ret"], "neither higher nor lower is better"),
-    (["--ties", "expected"], "invalid choice"),
+    (["--ties", "expected"], "--ties expected: must be one of docid, input"),
 ])
 def test_cli_measure_errors(noisy_qrels, args, message):
     out = irpref_cli("agree", QRELS, noisy_qrels, *RUNS, *args)

@@ -52,6 +52,7 @@ __all__ = [
     "check_rel",
     "check_seed",
     "check_teleport",
+    "check_ordering_ties",
     "check_ties",
     "option_type",
 ]
@@ -60,6 +61,9 @@ TIES = ("docid", "input", "expected")
 """Tie policies: ``docid`` (trec_eval: score desc, then docid desc), ``input``
 (file order among equal scores), ``expected`` (mean over all orderings of
 tied items)."""
+
+ORDERING_TIES = ("docid", "input")
+"""The tie policies that give each ranking one ordering (not ``expected``)."""
 
 MISSING = ("skip", "zero")
 """What a judged query a run lacks counts: skipped (trec_eval) or an empty ranking (``-c``)."""
@@ -157,6 +161,12 @@ def check_choice(value, flag: str, choices: Sequence[str]) -> str:
 def check_ties(value, flag: str = "--ties") -> str:
     """A tie policy of :data:`TIES`."""
     return check_choice(value, flag, TIES)
+
+
+def check_ordering_ties(value, flag: str = "--ties") -> str:
+    """A tie policy that yields one ordering (:data:`ORDERING_TIES`): what
+    preferences and the commands comparing orderings accept."""
+    return check_choice(value, flag, ORDERING_TIES)
 
 
 def check_missing(value, flag: str = "--missing") -> str:

@@ -20,7 +20,8 @@ from irpref.judged import NONPOOL, JudgedRankings
 from irpref.measures import REGISTRY, parse_measure
 from irpref.measures.base import TrecName, trec_number
 from irpref.measures.classic import Gains
-from irpref.measures.trec_extra import MIN_GEO_MEAN, iprec_average
+from irpref.measures.trec_arith import geometric_mean
+from irpref.measures.trec_extra import iprec_average
 
 __all__ = [
     "MISSING_ZSCORE",
@@ -469,9 +470,7 @@ def format_trec_eval(
                 if spec.average == "count":
                     lines.append(f"{z}{label:<22}\tall\t{_c_float(n) if z else n}")
                 elif spec.average == "gm":
-                    logs = np.log(np.maximum(v, MIN_GEO_MEAN))
-                    total = float(np.add.accumulate(logs)[-1])
-                    lines.append(f"{z}{label:<22}\tall\t{_c_float(np.exp(total / n))}")
+                    lines.append(f"{z}{label:<22}\tall\t{_c_float(geometric_mean(v))}")
                 else:
                     total = float(np.add.accumulate(v)[-1])
                     if spec.name == "num_rel" and complete and complete_num_rel is not None:

@@ -22,7 +22,6 @@ from irpref.cli.common import (
     open_output,
 )
 from irpref.errors import UsageError
-from irpref.params import TIES
 from irpref.report.tables import write_frame
 
 COUNTS = {"pairs", "pairs_only_a", "pairs_only_b", "pairs_unjudged_a", "pairs_unjudged_b",
@@ -54,7 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "1 to the largest grade)")
     add_rel(parser)
     add_depth(parser)
-    parser.add_argument("--ties", choices=[t for t in TIES if t != "expected"], default="docid",
+    parser.add_argument("--ties", **checked(params.check_ordering_ties), default="docid",
+                        metavar="{" + ",".join(params.ORDERING_TIES) + "}",
                         help="tie policy: docid (trec_eval: score desc, docid desc) or input")
     add_missing(parser)
     parser.add_argument("--top", **checked(params.check_positive_int), default=5, metavar="K",

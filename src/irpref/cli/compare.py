@@ -25,7 +25,6 @@ from irpref.cli.common import (
     open_output,
 )
 from irpref.compare import compare_matrices
-from irpref.params import TIES
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
 from irpref.report.formats import render_text
 from irpref.report.tables import natural_key, write_table
@@ -38,8 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rel(parser)
     add_depth(parser)
     add_missing(parser)
-    parser.add_argument("--ties", **once(), choices=[t for t in TIES if t != "expected"],
-                        default="docid",
+    parser.add_argument("--ties", **checked(params.check_ordering_ties), default="docid",
+                        metavar="{" + ",".join(params.ORDERING_TIES) + "}",
                         help="tie policy: docid (trec_eval: score desc, docid desc) or input")
     parser.add_argument("--subtopics", **once(), metavar="FILE", default=None,
                         help="ndeval-format subtopic qrels (topic subtopic docid grade) for "

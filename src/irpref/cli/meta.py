@@ -20,6 +20,7 @@ import dataclasses
 
 import numpy as np
 
+from irpref import params
 from irpref.cli.common import (
     add_global_flags,
     add_inputs,
@@ -57,7 +58,8 @@ def _add_experiment(p: argparse.ArgumentParser, exp: Experiment) -> None:
                        metavar=exp.measure_metavar, help=exp.measure_help)
     if exp.reads_runs:
         add_judging(p, ties=False)  # --rel, --depth, --corpus-size
-        p.add_argument("--ties", choices=("docid", "input"), default="docid",
+        p.add_argument("--ties", **checked(params.check_ordering_ties), default="docid",
+                       metavar="{" + ",".join(params.ORDERING_TIES) + "}",
                        help="tie policy: docid (trec_eval: score desc, docid desc) or input")
         add_missing(p)
     if exp.subtopics:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -28,7 +27,7 @@ import pyarrow as pa
 from irpref.errors import InputError
 from irpref.io.lines import _check_unique_pairs
 from irpref.io.records import GRADE_MAX, Qrels, Run
-from irpref.io.tables import DOC, GRADE, QUERY, SCORE, row_line
+from irpref.io.tables import DOC, GRADE, QUERY, SCORE
 from irpref.io.trec import read_qrels, read_run, read_runs
 
 __all__ = ["as_qrels", "as_runs", "qrels_from_frame", "run_from_frame"]
@@ -70,8 +69,7 @@ def qrels_from_frame(frame: pd.DataFrame, source: str = "<DataFrame>") -> Qrels:
             f" grades lie in [-{GRADE_MAX}, {GRADE_MAX}]",
         )
     qrels = Qrels(_strings(frame[q]), _strings(frame[d]), grade.to_numpy(np.int64), source)
-    _check_unique_pairs(qrels.query, qrels.doc, source, partial(row_line, source, None),
-                        what="judged twice")
+    _check_unique_pairs(qrels.query, qrels.doc, source, what="judged twice")
     return qrels
 
 

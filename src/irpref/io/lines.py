@@ -356,12 +356,9 @@ def _unreadable(path: str, exc: Exception) -> TrecFormatError:
     return TrecFormatError(path, None, f"cannot be parsed ({message})")
 
 
-def _line_numbers(data: bytes, *, comments: bool = True) -> np.ndarray:
-    """1-based line number of each data row (as counted by the parsers).
-
-    Comment lines never count (``comments`` is kept for callers: every TREC
-    file may hold comments).
-    """
+def _line_numbers(data: bytes) -> np.ndarray:
+    """1-based line number of each data row (as counted by the parsers): blank
+    and comment (``#``) lines are not data rows."""
     numbers = []
     for number, line in enumerate(bytes(data).split(b"\n"), start=1):
         s = line.strip(b" \t\r")
@@ -420,9 +417,10 @@ def _check_unique_pairs(
     rows = order[dup + 1]
     row = int(rows.min())
     line = line_of(row) if line_of is not None else None
+    where = "" if line is not None else f"row {row}: "  # a table in memory: its row
     raise TrecFormatError(
         path,
         line,
-        f"document {doc[row].as_py()!r} {what} for query {query[row].as_py()!r}"
+        f"{where}document {doc[row].as_py()!r} {what} for query {query[row].as_py()!r}"
         f" ({len(dup)} duplicate pair(s) in the file)",
     )

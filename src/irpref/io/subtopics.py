@@ -115,7 +115,7 @@ def _check_unique(sub: SubtopicQrels, raw: bytes | None) -> None:
     row = int(np.flatnonzero(dup.to_numpy())[0])
     line = None
     if raw is not None:
-        numbers = _line_numbers(raw, comments=True)
+        numbers = _line_numbers(raw)
         line = int(numbers[row]) if row < len(numbers) else None
     raise TrecFormatError(
         sub.source,
