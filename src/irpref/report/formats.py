@@ -41,7 +41,7 @@ import pandas as pd
 
 from irpref.report.records import sort_queries, sort_runs, write_json, write_tsv
 
-__all__ = ["FORMATS", "PAPER_FORMATS", "TEXT_FORMATS", "render", "render_frame",
+__all__ = ["FORMATS", "PAPER_FORMATS", "TEXT_FORMATS", "check_format", "render", "render_frame",
            "render_text", "report_html_table", "report_markdown_table", "write_frame",
            "write_table"]
 
@@ -53,6 +53,15 @@ LATEX_MARKERS = {"▲": r"$^{\uparrow}$", "▼": r"$^{\downarrow}$"}
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
                  "^": r"\textasciicircum{}"}
+
+
+def check_format(fmt: str, allowed: Sequence[str] = FORMATS) -> str:
+    """``fmt`` if it is one of ``allowed``, else a UsageError naming them."""
+    from irpref.errors import UsageError
+
+    if fmt not in allowed:
+        raise UsageError(f"format must be one of {', '.join(allowed)}, not {fmt!r}")
+    return fmt
 
 
 def _latex_escape(text: str) -> str:
@@ -93,10 +102,7 @@ def render(values: pd.DataFrame, fmt: str, markers: pd.DataFrame | None = None, 
            bold_best: bool = True, higher_is_better: dict | None = None, digits: int = 4,
            caption: str | None = None, legend: str | None = None) -> str:
     """The table as ``markdown``, ``latex`` (booktabs) or ``html`` text."""
-    from irpref.errors import UsageError
-
-    if fmt not in PAPER_FORMATS:
-        raise UsageError(f"format must be one of {', '.join(PAPER_FORMATS)}, not {fmt!r}")
+    check_format(fmt, PAPER_FORMATS)
     if markers is not None:
         markers = markers.reindex(index=values.index, columns=values.columns).fillna("")
     best = _best(values, higher_is_better) if bold_best else None
@@ -215,6 +221,7 @@ def write_table(
     (a mean row) shows as ``(mean)`` there.
     """
     out = out or sys.stdout
+    check_format(fmt)
     columns = [*keys, "value"]
     sort_by = "query" if "query" in keys else None  # natural query order
     if fmt == "tsv":
@@ -261,8 +268,6 @@ def write_table(
             lambda v: f"{v:.{digits}f}",
         ):
             out.write(wide.to_string() + "\n")
-    else:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
 
 
 def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *,
@@ -272,6 +277,7 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *,
     (:func:`render_frame`; ``caption``/``legend`` there, ``legend`` also under
     the terminal table)."""
     out = out or sys.stdout
+    check_format(fmt)
     if fmt == "tsv":
         write_tsv(frame, out)
     elif fmt == "json":
@@ -285,8 +291,6 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *,
         out.write(render_text(frame, digits=digits) + "\n")
         if legend:
             out.write(legend + "\n")
-    else:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
 
 
 def _decimals(values: np.ndarray, digits: int) -> int | None:
