@@ -299,7 +299,9 @@ def parse_params(
                         key, value = theirs[0], theirs[1][value.strip("'\"")]
                         params[key] = allowed[key].convert(where, key, value)
                         continue
-                    names = ", ".join(allowed) or "none"
+                    # (the modifiers every measure takes are not listed: `irpref
+                    # measures` lists them once)
+                    names = ", ".join(k for k in allowed if k not in MODIFIERS) or "none"
                     raise UsageError(
                         f"{where}: unknown parameter {key!r} ({name} takes: {names})"
                     )
