@@ -19,16 +19,24 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pyarrow as pa
 
+from irpref.interning import DocumentIds
 from irpref.judged import JudgedRankings
 
 __all__ = ["condense"]
 
 
-def _segment_counts(keep: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Kept items per segment (``offsets`` delimit the segments of ``keep``)."""
-    before = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
-    return before[offsets[1:]] - before[offsets[:-1]]
+def _judged_documents(ids: DocumentIds, qrels_doc_key: np.ndarray) -> DocumentIds:
+    """The documents of the condensed collection: those of the qrels (every
+    retrieved item left is one), numbered densely in byte order as
+    :func:`irpref.interning.intern` numbers the documents of runs from which
+    the unjudged ones were deleted. Lazy: nothing is computed until asked."""
+    if ids.dense is None:
+        return DocumentIds(qrels_doc_key, ids.decode)
+    strings = ids.dense
+    return DocumentIds(qrels_doc_key,
+                       lambda keys: strings.take(pa.array(keys.astype(np.int64))))
 
 
 def condense(judged: JudgedRankings) -> JudgedRankings:
@@ -37,41 +45,54 @@ def condense(judged: JudgedRankings) -> JudgedRankings:
     0, 1, ... within their segment; ``num_ret`` becomes the number of judged
     items retrieved. Queries keep being "present" (a run that retrieved only
     unjudged documents for a query scores it as an empty ranking, as trec_eval
-    -J does). The qrels, depth, tie policy and relevance level are kept.
+    -J does). The qrels, depth, tie policy, relevance level and corpus size
+    are kept; the documents are those of the qrels (``n_docs``, the fallback
+    corpus size of ``ASL(missing=corpus)``, counts them, as for runs whose
+    unjudged documents were deleted).
 
     Full layout: the kept items' arrays (ranks are positions, tie groups are
     runs of equal scores, so both follow). Compact layout: ranks are
     renumbered by counting the judged items above; under ``ties="expected"``
-    each tie group shrinks to its judged members.
+    each tie group shrinks to its judged members. The result's own
+    ``condensed`` is itself.
     """
-    keep = judged.grade >= 0
-    counts = _segment_counts(keep, judged.offsets)
-    offsets = np.zeros(len(counts) + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    if judged.__dict__.get("condensed") is judged:
+        return judged
+    kept = np.flatnonzero(judged.grade >= 0)
+    starts = np.searchsorted(kept, judged.offsets).astype(np.int64)  # (S+1,) new offsets
+    counts = np.diff(starts)
     changes: dict = {
-        "offsets": offsets,
-        "doc_key": judged.doc_key[keep],
-        "grade": judged.grade[keep],
+        "offsets": starts,
+        "doc_key": judged.doc_key[kept],
+        "grade": judged.grade[kept],
+        "doc_ids": _judged_documents(judged.doc_ids, judged.qrels_doc_key),
     }
+    if judged.distinct_docs is not None:
+        changes["distinct_docs"] = len(np.unique(judged.qrels_doc_key))
     if judged.layout == "full":
-        changes["score"] = judged.score[keep]
-        return dataclasses.replace(judged, **changes)
+        changes["score"] = judged.score[kept]
+        return _itself(dataclasses.replace(judged, **changes))
     # compact: explicit ranks and per-segment counts. Every judged retrieved
     # item is kept in this layout, so a kept item's new rank is its position
     # among the kept items of its segment.
     seg = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    rank = np.arange(int(offsets[-1]), dtype=np.int64) - offsets[:-1][seg]
+    rank = np.arange(len(kept), dtype=np.int64) - starts[:-1][seg]
     changes["item_rank"] = rank
-    changes["seg_num_ret"] = counts.astype(np.int64)
+    changes["seg_num_ret"] = counts
     if judged.tie_first is not None:
         # a group is (segment, old first rank); its judged members are
         # consecutive among the kept items
-        first_old = judged.tie_first[keep]
+        first_old = judged.tie_first[kept]
         new = np.ones(len(rank), bool)
         new[1:] = (seg[1:] != seg[:-1]) | (first_old[1:] != first_old[:-1])
-        starts = np.flatnonzero(new)
+        group_starts = np.flatnonzero(new)
         group = np.cumsum(new) - 1
-        sizes = np.diff(np.append(starts, len(rank)))
-        changes["tie_first"] = rank[starts][group]
+        sizes = np.diff(np.append(group_starts, len(rank)))
+        changes["tie_first"] = rank[group_starts][group]
         changes["tie_size"] = sizes[group].astype(np.int64)
-    return dataclasses.replace(judged, **changes)
+    return _itself(dataclasses.replace(judged, **changes))
+
+
+def _itself(condensed: JudgedRankings) -> JudgedRankings:
+    condensed.__dict__["condensed"] = condensed  # (a cached_property of JudgedRankings)
+    return condensed

@@ -43,6 +43,11 @@ class CommandParser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}{usage_hint(self, message, self.argv)}\n")
 
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        parsed, extra = super().parse_known_args(args, namespace)
+        apply_judged_only(self, parsed)
+        return parsed, extra
+
 
 def usage_hint(parser: argparse.ArgumentParser, message: str, argv: list[str]) -> str:
     """A precise hint for the two mistakes users make most, or ''."""
@@ -281,9 +286,34 @@ def add_format(parser: argparse.ArgumentParser, default: str = "table") -> None:
 
 
 def add_measures(parser: argparse.ArgumentParser, help: str, metavar: str = "MEASURE") -> None:
-    """``-m/--measure`` (repeatable, several per flag); unset -> ``args.measures is None``."""
+    """``-m/--measure`` (repeatable, several per flag; unset -> ``args.measures is
+    None``) and ``--judged-only`` (:func:`add_judged_only`)."""
     parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
                         metavar=metavar, help=help)
+    add_judged_only(parser)
+
+
+def add_judged_only(parser: argparse.ArgumentParser) -> None:
+    """``--judged-only``: every measure and preference the command evaluates, its
+    defaults included, gets ``judged_only=true`` (condensed lists, Sakai 2007;
+    trec_eval -J), and its label in every output says so."""
+    parser.add_argument("--judged-only", action="store_true", default=False,
+                        help="evaluate the condensed lists: unjudged documents removed after "
+                             "--depth, as trec_eval -J (labels read NAME(judged_only=true))")
+
+
+def apply_judged_only(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The one point where ``--judged-only`` takes effect: once the command line is
+    parsed, every measure and preference parsed from text in this command gets
+    ``judged_only=true`` (:func:`irpref.measures.names.set_modifiers`), so each
+    command's own parsing, defaults and labels carry it; without the flag the
+    modifier is cleared. Refused with ``--dask`` (the workers would not see it)."""
+    from irpref.measures.names import set_modifiers
+
+    wanted = bool(getattr(args, "judged_only", False))
+    if wanted and getattr(args, "dask", None):
+        parser.error("--judged-only does not run on --dask: evaluate without --dask")
+    set_modifiers(judged_only=wanted)
 
 
 def add_missing(parser: argparse.ArgumentParser) -> None:

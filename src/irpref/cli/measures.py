@@ -20,7 +20,7 @@ import numpy as np
 
 from irpref.errors import UsageError
 from irpref.measures import REGISTRY, Family
-from irpref.measures.base import Param
+from irpref.measures.base import MODIFIERS, Param
 from irpref.measures.names import (
     _is_preference,
     closest,
@@ -113,15 +113,31 @@ def _head(text: str) -> str:
     return text.strip().split("(")[0].split("@")[0].strip()
 
 
+def _modifier_row(key: str) -> dict[str, str]:
+    """A modifier every measure and preference takes (MODIFIERS), listed once."""
+    p = MODIFIERS[key]
+    return {"measure": key, "syntax": f"NAME({key}=true)",
+            "params": f"{key}={str(p.default).lower()} ({p.valid()})",
+            "kind": "modifier (every measure and preference; CLI: --judged-only)",
+            "orientation": "", "range": "", "cutoff": "", "aliases": "", "trec_eval": "",
+            "ir_measures": "", "aggregate": "", "tie_aware": "", "formula": p.doc,
+            "source": "", "note": ""}
+
+
 def rows(names: list[str] | None = None) -> list[dict[str, str]]:
-    """Measures then preferences as plain rows (each sorted by name, case-insensitively)."""
+    """Measures, preferences (each sorted by name, case-insensitively), then the
+    modifiers every one of them takes, as plain rows."""
     if names:
-        wanted = [_resolve(n) for n in names]
+        wanted = [("modifier", n, "") if n in MODIFIERS else _resolve(n) for n in names]
     else:
         wanted = [("measure", n, "") for n in sorted(REGISTRY, key=str.lower)]
         wanted += [("preference", n, "") for n in PREFERENCES]
+        wanted += [("modifier", n, "") for n in MODIFIERS]
     out = []
     for what, name, note in wanted:
+        if what == "modifier":
+            out.append(_modifier_row(name))
+            continue
         if what == "preference":
             pfam = PREFERENCES[name]
             out.append({
@@ -168,14 +184,19 @@ def write(table: list[dict[str, str]], fmt: str, out=None) -> None:
         width = max((len(r["syntax"]) for r in table), default=7)
         for row in table:
             head = f"{row['syntax']:<{width}}  "
-            extra = [row["kind"], row["orientation"], f"values in {row['range']}"]
+            extra = [row["kind"]]
+            if row["orientation"]:
+                extra += [row["orientation"], f"values in {row['range']}"]
             if row["trec_eval"]:
                 extra.append(f"trec_eval: {row['trec_eval']}")
             if row["ir_measures"]:
                 extra.append(f"ir_measures: {row['ir_measures']}")
-            extra.append(f"aggregate: {row['aggregate']}")
-            extra.append(f"ties=expected: {row['tie_aware']}")
-            body = [row["formula"], "; ".join(extra), f"source: {row['source']}"]
+            if row["aggregate"]:
+                extra.append(f"aggregate: {row['aggregate']}")
+                extra.append(f"ties=expected: {row['tie_aware']}")
+            body = [row["formula"], "; ".join(extra)]
+            if row["source"]:
+                body.append(f"source: {row['source']}")
             if row["params"]:
                 body.insert(1, f"params: {row['params']}")
             if row["aliases"]:

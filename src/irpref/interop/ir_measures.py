@@ -13,10 +13,13 @@ attributes) and writes canonical irpref text that the measure parser accepts
 ``SetP``, ``NumRelRet``, ... and on the ``rel`` parameter; not on the
 case-insensitive aliases). ir_measures' meaning is kept: its ``rel`` (default
 1) is written into the irpref measure, so an ir_measures object means the same
-thing whatever ``rel`` is given to :func:`irpref.evaluate`. A parameter irpref
-does not implement (``judged_only=True``, ``nDCG(dcg='exp-log2')``, custom
-``gains``) is refused with a :class:`~irpref.errors.UsageError` rather than
-silently computed another way.
+thing whatever ``rel`` is given to :func:`irpref.evaluate`. ir_measures'
+``judged_only=True`` (its pytrec_eval provider's ``judged_docs_only_flag``,
+trec_eval ``-J``: unjudged documents removed before scoring) is irpref's
+``judged_only=true`` modifier (:mod:`irpref.condense`): ``AP(judged_only=True)``
+-> ``AP(judged_only=true,rel=1)``. A parameter irpref does not implement
+(``nDCG(dcg='exp-log2')``, custom ``gains``) is refused with a
+:class:`~irpref.errors.UsageError` rather than silently computed another way.
 
 ir_measures itself is optional: without it :func:`iter_calc` and
 :func:`calc_aggregate` take irpref measure strings and yield an equivalent
@@ -104,7 +107,8 @@ def to_irpref(measure: Any) -> str:
     ``P(rel=1)@10``; ``NumRet(rel=1)`` (= ``NumRelRet``) -> ``NumRelRet(rel=1)``;
     ``SetP(relative=True)`` -> ``SetRelP(rel=1)``; ``IPrec@0.2`` ->
     ``IPrec(recall=0.2,rel=1)``; ``RBP(rel=2)`` -> ``RBP(p=0.8,rel=2)`` (binary,
-    as ir_measures' cwl_eval computes it). ``ERR`` (gdeval's) is not translated.
+    as ir_measures' cwl_eval computes it); ``AP(judged_only=True)`` ->
+    ``AP(judged_only=true,rel=1)``. ``ERR`` (gdeval's) is not translated.
     A measure made by :func:`define` returns the irpref text it was made from.
     """
     if isinstance(measure, str):
@@ -117,8 +121,7 @@ def to_irpref(measure: Any) -> str:
     name = measure.NAME
     params = {k: v for k, v in measure.params.items() if v is not None}
     cutoff = params.pop("cutoff", None)
-    if params.pop("judged_only", False):
-        raise _unsupported(measure, "judged_only=True (scoring only judged documents)")
+    judged_only = bool(params.pop("judged_only", False))
     if name == "nDCG" and (
         params.pop("dcg", "log2") != "log2" or params.pop("gains", None) is not None
     ):
@@ -147,6 +150,8 @@ def to_irpref(measure: Any) -> str:
         given = ", ".join(f"{k}={v!r}" for k, v in params.items())
         raise _unsupported(measure, f"parameter {given}")
     _add_default_rel(measure, family, out)
+    if judged_only:  # the condensed lists (irpref.condense), as pytrec_eval's -J flag
+        out["judged_only"] = "true"
     text = family
     if out:
         text += "(" + ",".join(f"{k}={out[k]}" for k in sorted(out)) + ")"

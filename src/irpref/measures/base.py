@@ -35,8 +35,11 @@ from irpref.errors import UsageError
 from irpref.judged import JudgedRankings, LayoutError
 
 __all__ = [
+    "JUDGED_ONLY",
+    "MODIFIERS",
     "Alias",
     "Family",
+    "Flag",
     "Measure",
     "Param",
     "REGISTRY",
@@ -51,6 +54,7 @@ __all__ = [
     "rel_param",
     "split_names",
     "trec_number",
+    "with_params",
 ]
 
 Kernel = Callable[[JudgedRankings, "Measure"], np.ndarray]
@@ -158,6 +162,33 @@ def rel_param(doc: str = "relevance level: grade >= rel is relevant "
               "(default: the evaluation's --rel)") -> Param:
     """The ``rel`` parameter every binary measure and preference shares."""
     return Param(int, None, doc, range=REL_RANGE)
+
+
+class Flag:
+    """The value type of a boolean parameter: the text ``true`` or ``false`` (any
+    case) or a Python/NumPy bool; anything else (``1``, ``yes``) is refused as
+    ``KEY must be true or false``. Printed ``true``/``false``."""
+
+    expected = "true or false"
+
+    def __new__(cls, value: Any) -> bool:  # type: ignore[misc]
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise ValueError(f"not a boolean: {value!r}")
+
+
+JUDGED_ONLY = Param(
+    Flag, False,
+    "evaluate the condensed lists: every unjudged document (absent from the qrels "
+    "of its query, or a negative grade) removed after the depth cut, the judged "
+    "ones moved up (Sakai, SIGIR 2007, Alternatives to bpref; trec_eval -J)",
+)
+
+MODIFIERS: dict[str, Param] = {"judged_only": JUDGED_ONLY}
+"""Parameters every measure and every preference accepts, declared once here
+(not in the records): they change what is evaluated, not the formula."""
 
 
 @dataclass(frozen=True)
@@ -377,17 +408,26 @@ class Measure:
         for k, v in self.params:
             if k == key:
                 return v
-        return self.family.params[key].default
+        params = self.family.params
+        return (params[key] if key in params else MODIFIERS[key]).default
+
+    @property
+    def judged_only(self) -> bool:
+        """True when it evaluates the condensed lists (``judged_only=true``)."""
+        return bool(self.get("judged_only"))
 
     def compute(self, judged: JudgedRankings) -> np.ndarray:
-        """(R, Q) per-query values under ``judged.ties``."""
+        """(R, Q) per-query values under ``judged.ties``; with ``judged_only=true``
+        on ``judged.condensed`` (:func:`irpref.condense.condense`, computed once
+        per judged rankings however many measures ask)."""
         if judged.layout != "full" and not reads_compact(self, judged.ties):
             raise LayoutError(
                 f"{self} (ties={judged.ties}) needs every retrieved item; these judged "
                 "rankings are compact (only the items the qrels mention): judge with "
                 "layout='full'"
             )
-        values = self.family.kernel_for(judged.ties)(judged, self)
+        target = _judged_for(judged, self.judged_only, self.family.subtopics)
+        values = self.family.kernel_for(judged.ties)(target, self)
         return np.asarray(values, dtype=np.float64).reshape(judged.n_runs, judged.n_queries)
 
     def rel(self, judged: JudgedRankings) -> int:
@@ -398,7 +438,41 @@ class Measure:
         return judged.rel
 
 
+def _judged_for(judged: JudgedRankings, judged_only: bool,
+                subtopics: bool = False) -> JudgedRankings:
+    """``judged``, or its condensed lists (cached on it) when ``judged_only``; a
+    diversity measure's subtopic judgments follow them."""
+    if not judged_only:
+        return judged
+    target = judged.condensed
+    if subtopics and target is not judged:
+        from irpref.measures import diversity  # the module that keeps the attachments
+
+        sub = diversity._ATTACHED.get(judged)
+        if sub is not None and diversity._ATTACHED.get(target) is not sub:
+            diversity._ATTACHED[target] = sub
+            diversity._JOINED.pop(target, None)
+    return target
+
+
+def with_params(item: Any, **params: Any) -> Any:
+    """``item`` (a :class:`Measure` or a preference) with ``params`` set, e.g.
+    ``with_params(AP@10, judged_only=True)`` -> ``AP(judged_only=true)@10``;
+    each value is checked by its :class:`Param`, defaults are dropped so the
+    text stays canonical."""
+    allowed = {**item.family.params, **MODIFIERS}
+    merged = dict(item.params)
+    for key, value in params.items():
+        if key not in allowed:
+            raise UsageError(f"{item}: unknown parameter {key!r}")
+        merged[key] = allowed[key].convert(str(item), key, value)
+    canonical = tuple(sorted((k, v) for k, v in merged.items() if v != allowed[k].default))
+    return replace(item, params=canonical)
+
+
 def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, float):
         return repr(value) if value != int(value) else f"{value:.1f}"
     return str(value)

@@ -32,21 +32,24 @@ measures) are parsed through converters their interop module registers
 
 from __future__ import annotations
 
+import contextvars
 import difflib
 import math
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from irpref.errors import UsageError
-from irpref.measures.base import REGISTRY, Alias, Measure, Param, _bounds, parse_all
+from irpref.measures.base import MODIFIERS, REGISTRY, Alias, Measure, Param, _bounds, parse_all
 
 __all__ = [
     "Alias",
     "NameNote",
     "PreferenceNames",
+    "applied_modifiers",
     "attach_preferences",
     "canonical_name",
     "closest",
@@ -56,7 +59,9 @@ __all__ = [
     "parse_measures",
     "parse_params",
     "register_converter",
+    "set_modifiers",
     "trec_eval_names",
+    "with_modifiers",
 ]
 
 MAX_CUTOFF = 2**31 - 1
@@ -109,6 +114,51 @@ def register_converter(convert: Callable[[Any], str | None]) -> None:
     an object it knows, ``None`` otherwise (:mod:`irpref.interop.ir_measures`)."""
     if convert not in _CONVERTERS:
         _CONVERTERS.append(convert)
+
+
+# ---- modifiers applied to every name parsed (the CLI's --judged-only) -----------
+
+_APPLIED: contextvars.ContextVar[tuple[tuple[str, object], ...]] = contextvars.ContextVar(
+    "irpref_applied_modifiers", default=())
+
+
+def applied_modifiers() -> dict[str, object]:
+    """The modifiers (:data:`~irpref.measures.base.MODIFIERS`) every measure and
+    preference parsed from text now receives unless its text sets them."""
+    return dict(_APPLIED.get())
+
+
+def set_modifiers(**modifiers: object) -> None:
+    """Apply ``modifiers`` (checked values, e.g. ``judged_only=True``) to every
+    measure and preference parsed from text from now on in this context; the
+    values given as defaults apply nothing. The CLI's ``--judged-only`` calls it
+    once per command line (:mod:`irpref.cli.common`), so every name a command
+    parses, its defaults included, prints ``judged_only=true``."""
+    values = {k: MODIFIERS[k].convert(k, k, v) for k, v in modifiers.items()}
+    _APPLIED.set(tuple(sorted((k, v) for k, v in values.items()
+                              if v != MODIFIERS[k].default)))
+
+
+@contextmanager
+def with_modifiers(**modifiers: object) -> Iterator[None]:
+    """:func:`set_modifiers` for the body of a ``with`` block only."""
+    token = _APPLIED.set(())
+    try:
+        set_modifiers(**modifiers)
+        yield
+    finally:
+        _APPLIED.reset(token)
+
+
+def parameters_of(params: dict[str, Param]) -> dict[str, Param]:
+    """A record's parameters and the modifiers every measure and preference takes."""
+    return {**params, **MODIFIERS}
+
+
+def apply_modifiers(params: dict[str, object]) -> None:
+    """Add the applied modifiers the text did not set (in place)."""
+    for key, value in _APPLIED.get():
+        params.setdefault(key, value)
 
 
 # ---- grammar -----------------------------------------------------------------
@@ -249,7 +299,9 @@ def parse_params(
                         key, value = theirs[0], theirs[1][value.strip("'\"")]
                         params[key] = allowed[key].convert(where, key, value)
                         continue
-                    names = ", ".join(allowed) or "none"
+                    # (the modifiers every measure takes are not listed: `irpref
+                    # measures` lists them once)
+                    names = ", ".join(k for k in allowed if k not in MODIFIERS) or "none"
                     raise UsageError(
                         f"{where}: unknown parameter {key!r} ({name} takes: {names})"
                     )
@@ -290,8 +342,10 @@ def _build(text: str, family_name: str, params_text: str | None, cutoff_text: st
            preset: dict[str, str] | None = None) -> Measure:
     family = REGISTRY[family_name]
     where = text.strip()
-    params = parse_params(text, family_name, params_text, family.params, check_required=False,
+    allowed = parameters_of(family.params)
+    params = parse_params(text, family_name, params_text, allowed, check_required=False,
                           spellings=family.param_spellings)
+    apply_modifiers(params)
     for key, value in (preset or {}).items():
         if key in params and params[key] != family.params[key].convert(where, key, value):
             raise UsageError(f"{where}: {key} is set twice")
@@ -310,9 +364,7 @@ def _build(text: str, family_name: str, params_text: str | None, cutoff_text: st
         raise UsageError(f"{where}: {family_name} takes no cut-off")
     if family.cutoff == "required" and cutoff is None:
         raise UsageError(f"{where}: {family_name} needs a cut-off, e.g. {family_name}@10")
-    canonical = tuple(
-        sorted((k, v) for k, v in params.items() if v != family.params[k].default)
-    )
+    canonical = tuple(sorted((k, v) for k, v in params.items() if v != allowed[k].default))
     return Measure(family_name, canonical, cutoff)
 
 

@@ -409,7 +409,9 @@ def preference_matrices(
     """All preferences for all run pairs and queries of ``judged``.
 
     Relevance is ``grade >= rel`` with ``rel`` the preference's parameter or
-    ``judged.rel``. ``subtopics`` (ndeval-format judgments) is needed by
+    ``judged.rel``; a preference with ``judged_only=true`` compares the
+    condensed lists (``judged.condensed``, unjudged documents removed; Sakai
+    2007). ``subtopics`` (ndeval-format judgments) is needed by
     ``ST-RPP`` only. ``map_blocks(func, pops, blocks, *args)`` returns
     ``[func(pops, g0, g1, *args) for g0, g1 in blocks]`` in order (default: in
     this process; :mod:`irpref.distributed` runs the blocks on Dask).
@@ -427,35 +429,42 @@ def preference_matrices(
                                   "are compact: judge with layout='full'")
     for p in prefs:
         check_rel(p.rel(judged.rel), f"{p}: rel")
+    if any(p.judged_only for p in prefs) and not isinstance(judged, JudgedRankings):
+        raise ValueError("judged_only=true needs judged rankings with every judged item "
+                         "(not only the relevant ones): compare without Dask")
     comp = Comparison(runs=list(judged.run_names), preferences=prefs)
     r = judged.n_runs
-    # group the work by population set
-    jobs: dict[tuple[str, int], list[Preference]] = {}
+    # group the work by population set (judged_only: of the condensed lists)
+    Job = tuple[str, int, bool]
+    jobs: dict[Job, list[Preference]] = {}
     for p in prefs:
-        jobs.setdefault((p.family.population_of(p), p.rel(judged.rel)), []).append(p)
-    cache: dict[tuple[str, int], Populations] = {}
+        jobs.setdefault((p.family.population_of(p), p.rel(judged.rel), p.judged_only),
+                        []).append(p)
+    cache: dict[Job, Populations] = {}
 
-    def populations(kind: str, rel: int) -> Populations:
-        if (kind, rel) not in cache:
+    def populations(kind: str, rel: int, condensed: bool) -> Populations:
+        key = (kind, rel, condensed)
+        source = judged.condensed if condensed else judged
+        if key not in cache:
             if kind == "binary":
-                cache[kind, rel] = binary_populations(judged, rel)
+                cache[key] = binary_populations(source, rel)
             elif kind == "graded":
-                pops = graded_populations(judged, rel)
+                pops = graded_populations(source, rel)
                 if pops.n_pops == len(np.unique(pops.query)):  # one grade per query
-                    pops = populations("binary", rel)
-                cache[kind, rel] = pops
+                    pops = populations("binary", rel, condensed)
+                cache[key] = pops
             else:
                 if subtopics is None:
                     needs = ", ".join(str(p) for p in prefs if p.family.needs_subtopics)
                     raise ValueError(f"{needs} needs subtopic judgments (ndeval format): "
                                      "pass subtopics=... (CLI: --subtopics FILE)")
-                cache[kind, rel] = subtopic_populations(judged, subtopics, rel)
-        return cache[kind, rel]
+                cache[key] = subtopic_populations(source, subtopics, rel)
+        return cache[key]
 
     todo = list(jobs)
-    for (kind, rel), plist in jobs.items():
-        todo.remove((kind, rel))
-        pops = populations(kind, rel)
+    for job, plist in jobs.items():
+        todo.remove(job)
+        pops = populations(*job)
         for key in [k for k in cache if k not in todo]:  # not needed again: free it
             del cache[key]
         kept = np.unique(pops.query)  # queries with a relevant item, sorted

@@ -31,15 +31,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from irpref.errors import UsageError
-from irpref.measures.base import Alias, Param, parse_all, rel_param
+from irpref.measures.base import MODIFIERS, Alias, Param, _fmt, parse_all, rel_param
 from irpref.measures.names import (
     PreferenceNames,
     _lower_map,
     _resolve_family,
     _trec_family,
+    apply_modifiers,
     attach_preferences,
     closest,
     find_alias,
+    parameters_of,
     parse_params,
 )
 
@@ -231,7 +233,7 @@ class Preference:
     def __str__(self) -> str:
         if not self.params:
             return self.name
-        return self.name + "(" + ",".join(f"{k}={v}" for k, v in self.params) + ")"
+        return self.name + "(" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params) + ")"
 
     __repr__ = __str__
 
@@ -248,7 +250,14 @@ class Preference:
         for k, v in self.params:
             if k == key:
                 return v
-        return self.family.params[key].default
+        params = self.family.params
+        return (params[key] if key in params else MODIFIERS[key]).default
+
+    @property
+    def judged_only(self) -> bool:
+        """True when it compares the condensed lists (``judged_only=true``:
+        unjudged documents removed, Sakai 2007; see :mod:`irpref.condense`)."""
+        return bool(self.get("judged_only"))
 
     def rel(self, default: int) -> int:
         value = self.get("rel")
@@ -280,15 +289,15 @@ def parse_preference(text: str | Preference) -> Preference:
     target = resolve_preference_name(text, m.group("name"))
     name, _, preset_text = target.partition("(")
     family = PREFERENCES[name]
-    params = parse_params(text, name, m.group("params"), family.params)
+    allowed = parameters_of(family.params)
+    params = parse_params(text, name, m.group("params"), allowed)
+    apply_modifiers(params)
     for item in filter(None, preset_text.rstrip(")").split(",")):
         key, value = item.split("=", 1)
         if key in params and params[key] != value:
             raise UsageError(f"{where}: {key} is set twice")
         params[key] = family.params[key].convert(where, key, value)
-    canonical = tuple(
-        sorted((k, v) for k, v in params.items() if v != family.params[k].default)
-    )
+    canonical = tuple(sorted((k, v) for k, v in params.items() if v != allowed[k].default))
     return Preference(name, canonical)
 
 
