@@ -294,3 +294,17 @@ def test_cli_json_and_bad_values():
                           RUN_NAMES[0], *extra)
         assert proc.returncode == 2 and needle in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_effects_and_family_need_a_baseline():
+    from argparse import Namespace
+
+    from irpref.cli.baseline_view import wanted
+
+    base = dict(baseline=None, ci=None, format="table", effects=False, family=None)
+    assert not wanted(Namespace(**base))
+    with pytest.raises(UsageError, match="--effects needs --baseline"):
+        wanted(Namespace(**{**base, "effects": True}))
+    with pytest.raises(UsageError, match="--family all needs --baseline"):
+        wanted(Namespace(**{**base, "family": "all"}))
+    assert wanted(Namespace(**{**base, "baseline": [["a"]], "effects": True}))

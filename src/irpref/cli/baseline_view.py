@@ -97,6 +97,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def wanted(args: argparse.Namespace) -> bool:
+    """Whether the baseline/CI view writes the output; ``--effects`` or ``--family``
+    without ``--baseline`` is a usage error (they would change nothing)."""
+    from irpref.errors import UsageError
+
+    if not args.baseline and (args.effects or args.family is not None):
+        flag = "--effects" if args.effects else f"--family {args.family}"
+        raise UsageError(f"{flag} needs --baseline")
     return bool(args.baseline or args.ci or args.format in PAPER_FORMATS)
 
 
