@@ -86,7 +86,7 @@ def test_bad_requests(results):
         baseline_table(results, BASE, test="hsd")
     with pytest.raises(UsageError, match="correction"):
         baseline_table(results, BASE, correction="fdr")
-    with pytest.raises(UsageError, match=r"alpha must be in \(0, 1\)"):
+    with pytest.raises(UsageError, match=r"alpha=1.5: must be in \(0, 1\)"):
         baseline_table(results, BASE, alpha=1.5)
     with pytest.raises(UsageError, match="ci must be one of"):
         mean_ci(results, method="normal")

@@ -18,7 +18,7 @@ SUBTOPICS = os.path.join(os.path.dirname(__file__), "data",
 @pytest.mark.parametrize("command, args", [
     ("evaluate", ["--rel", "1", "--rel", "2"]),
     ("evaluate", ["--format", "tsv", "--format", "json"]),
-    ("evaluate", ["--baseline", "TUA1-1", "--baseline", "p_bert"]),
+    ("evaluate", ["--test", "t", "--test", "sign"]),  # --baseline repeats: several baselines
     ("evaluate", ["-o", "a.tsv", "--output", "b.tsv"]),
     ("evaluate", ["--missing", "zero", "--missing", "skip"]),
     ("compare", ["--ties", "input", "--ties", "docid"]),

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from irpref import params
+from irpref.cli.baseline_view import FAMILY_TEXT, baselines, run_list
 from irpref.cli.common import (
     add_dask,
     add_format,
@@ -40,17 +41,19 @@ from irpref.cli.common import (
 from irpref.errors import UsageError
 from irpref.evaluate import evaluate
 from irpref.meta.discriminative import discriminative_power
+from irpref.report.orientation import ORIENTATIONS, better_word, orientation_sign
 from irpref.report.tables import write_frame as write_any
 from irpref.stats import (
     CI_METHODS,
     CORRECTIONS,
     FAMILIES,
     TESTS,
-    anova_two_way,
     as_pairwise,
     assign_families,
     significance,
 )
+from irpref.stats.families import check_family
+from irpref.stats.table import check_ci
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "RR"]
 
@@ -100,7 +103,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--anova", action="store_true",
                         help="one row per metric: the two-way ANOVA without replication "
                              "(systems x topics; V_E behind es_anova and the tukey test)")
-    parser.add_argument("--baseline", metavar="RUN", action="append", type=_run_list,
+    parser.add_argument("--baseline", metavar="RUN", action="append", type=run_list,
                         default=None,
                         help="test each run against RUN only (mean = run - RUN); repeat it "
                              "or give a comma-separated list for several baselines")
@@ -154,28 +157,13 @@ def _compare(args: argparse.Namespace, judged, preferences: list[str]):
     return compare_matrices(None, None, preferences, rel=args.rel, judged=judged)
 
 
-def _run_list(text: str) -> list[str]:
-    """``A,B`` -> [A, B] (one --baseline may name several runs)."""
-    names = [t.strip() for t in text.split(",")]
-    if not all(names):
-        raise argparse.ArgumentTypeError(f"empty run name in {text!r}")
-    return names
-
-
-def baselines(args: argparse.Namespace) -> list[str]:
-    """Every --baseline given, in order, without repeats."""
-    return list(dict.fromkeys(n for group in (args.baseline or []) for n in group))
-
-
 def run(args: argparse.Namespace) -> int:
     tests = args.tests or ["paired"]
     seed = args.seed
     base = baselines(args)
-    if args.family == "baseline" and not base:
-        raise UsageError("--family baseline needs --baseline")
+    check_family(args.family, args.correction, bool(base))  # before any input is read
     ci = "none" if args.summary else args.ci
-    if ci in ("bootstrap", "bca") and not args.bootstrap:
-        raise UsageError(f"--ci {ci} needs --bootstrap N > 0")
+    check_ci(ci, args.bootstrap)
     tables = measure_tables(args)
     if args.anova:
         with open_output(args.output) as out:
@@ -226,7 +214,7 @@ def anova_table(tables) -> pd.DataFrame:
         if not isinstance(table, pd.DataFrame):
             continue  # preferences have no per-run scores
         for pw in as_pairwise(table):
-            a = anova_two_way(pw.scores)
+            a = pw.anova
             rows.append({
                 "measure": pw.measure, "systems": a.n_systems, "topics": a.n_topics,
                 "ss_systems": a.ss_systems, "ss_topics": a.ss_topics, "ss_error": a.ss_error,
@@ -254,7 +242,7 @@ def verdicts(results: pd.DataFrame) -> np.ndarray:
     The direction is that of the mean for metrics and preferences, of wins - losses
     (already oriented) for the sign test.
     """
-    orient = results["orientation"].map({"higher": 1, "lower": -1, "none": 0}).to_numpy()
+    orient = results["orientation"].map(ORIENTATIONS).to_numpy()
     mean = np.sign(results["mean"].to_numpy(np.float64)) * orient
     wins = results["wins"].to_numpy(np.float64, na_value=np.nan)
     losses = results["losses"].to_numpy(np.float64, na_value=np.nan)
@@ -281,13 +269,6 @@ def _count(value) -> str:
     return "-" if pd.isna(value) else str(int(value))
 
 
-FAMILY_TEXT = {
-    "measure": "each measure",
-    "baseline": "each measure and baseline",
-    "all": "all measures together",
-}
-
-
 def legend(args: argparse.Namespace, compact: bool, results: pd.DataFrame | None = None) -> str:
     """Lines under the table: sign conventions, orientation, family and decision rule."""
     base = baselines(args)
@@ -301,11 +282,9 @@ def legend(args: argparse.Namespace, compact: bool, results: pd.DataFrame | None
             f"run_b for preferences (raw: > 0 means run_a scores higher or is preferred).")
     if results is not None and "orientation" in results:
         by = results.drop_duplicates("measure")
-        said = {"higher": "higher is better", "lower": "lower is better",
-                "none": "no better or worse"}
         text += (" better/worse (verdict, W/L) follow each measure's orientation: "
-                 + "; ".join(f"{m}: {said[o]}" for m, o in zip(by["measure"], by["orientation"]))
-                 + ".")
+                 + "; ".join(f"{m}: {better_word(orientation_sign(o))}"
+                             for m, o in zip(by["measure"], by["orientation"])) + ".")
     text += (f" significant: p_adjusted < {args.alpha:g} ({args.correction} correction over the "
              f"{scope} of {FAMILY_TEXT[args.family]}, per test; hsd and tukey are family-wise "
              "over all pairs).")

@@ -1,54 +1,54 @@
-"""Runs against one baseline: difference, wins/losses/ties, significance, CI.
+"""Baseline tables for ``irpref evaluate`` and the report: runs against baselines, CIs.
 
 Pure functions on a per-query tidy table (``run, query, measure, value``,
 from :func:`irpref.evaluate`); means are taken over the per-query rows (no
-``all`` row is read). For every measure, each run r != baseline b is tested
-on the per-query differences d_q = v(r, q) - v(b, q) over the queries both
-have:
+``all`` row is read). The numbers come from ONE implementation,
+:func:`irpref.stats.against_baselines` (every run against every baseline,
+one row per run, measure and baseline: difference and its interval, effect
+sizes, wins/losses/ties, test, corrected p, marker); this module keeps the
+single-baseline view of it (:func:`baseline_table`, the columns ``irpref
+evaluate --baseline RUN`` has always printed), the interval of each run's
+mean (:func:`mean_ci`) and the wide run x measure views, with one lettered
+mark per baseline when there are several (:func:`wide_marks`).
 
-- ``t`` / ``paired``: Student's paired t test (:func:`irpref.stats.paired_t`);
-- ``wilcoxon``: Wilcoxon signed-rank (:func:`irpref.stats.wilcoxon`);
-- ``sign``: exact binomial sign test (:func:`irpref.stats.sign_test`);
-
-p-values corrected over the R - 1 comparisons of one measure (``holm``,
-``bonferroni``, ``bh``, ``none``; :func:`irpref.stats.adjust_pvalues`), as
-PyTerrier's ``Experiment(baseline=..., correction=...)`` does. The marker is
-``▲`` (significantly better than the baseline) or ``▼`` (worse) when
+Tests: ``t`` / ``paired`` (Student's paired t), ``wilcoxon``, ``sign``;
+p-values corrected over the R - 1 comparisons of one measure by default
+(``holm``, ``bonferroni``, ``bh``, ``by``, ``none``), as PyTerrier's
+``Experiment(baseline=..., correction=...)`` does. The marker is ``▲``
+(significantly better than the baseline) or ``▼`` (worse) when
 p_adjusted < alpha; "better" is read from the measure's record
-(:func:`irpref.report.orientation.sign_of`): a smaller ASL is better, and a
-measure with no better direction (a count such as ``NumRet``) gets no marker
-and no wins/losses. ``n`` counts the queries of the run, ``paired`` those it
+(:mod:`irpref.report.orientation`): a smaller ASL is better, and a measure
+with no better direction (a count such as ``NumRet``) gets no marker and no
+wins/losses. ``n`` counts the queries of the run, ``paired`` those it
 shares with the baseline: diff, wins/losses/ties and the test use only these.
 Confidence intervals of each run's mean: ``t``
-(mean ± t_{(1+c)/2, n-1} s / sqrt(n)) or a seeded percentile ``bootstrap``.
+(mean +- t_{(1+c)/2, n-1} s / sqrt(n)), a seeded percentile ``bootstrap``, or
+``bca`` (:func:`irpref.stats.bootstrap_ci`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["BETTER", "WORSE", "TESTS", "baseline_table", "mean_ci", "wide"]
+from irpref.stats.baselines import BETTER, WORSE
 
-BETTER, WORSE = "▲", "▼"
+__all__ = ["BETTER", "LETTERS", "SUPERSCRIPTS", "WORSE", "TESTS", "baseline_letters",
+           "baseline_table", "mean_ci", "wide", "wide_marks"]
+
 TESTS = ("paired", "t", "wilcoxon", "sign")
-CI_METHODS = ("t", "bootstrap")
+CI_METHODS = ("t", "bootstrap", "bca")
 
 COLUMNS = ["run", "measure", "n", "paired", "mean", "diff", "wins", "losses", "ties", "p",
            "p_adjusted", "significant", "marker"]
 
+LETTERS = "abcdefghijklmnoprstuvwxyz"
+"""Letters naming baselines in a marked table (no q: Unicode has no superscript q)."""
 
-def _check(test: str, correction: str, alpha: float) -> None:
-    from irpref.errors import UsageError
-    from irpref.stats import CORRECTIONS
-
-    if test not in TESTS:
-        raise UsageError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
-    if correction not in CORRECTIONS:
-        raise UsageError(f"correction must be one of {', '.join(CORRECTIONS)}, not "
-                         f"{correction!r}")
-    if not 0 < alpha < 1:
-        raise UsageError(f"alpha={alpha}: alpha must be in (0, 1)")
+SUPERSCRIPTS = dict(zip(LETTERS, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
+"""Letter -> its superscript, written after a mark (``▲ᵃ``)."""
 
 
 def _wide_values(table: pd.DataFrame) -> tuple[list[str], np.ndarray]:
@@ -63,61 +63,45 @@ def _wide_values(table: pd.DataFrame) -> tuple[list[str], np.ndarray]:
 
 def baseline_table(results: pd.DataFrame, baseline: str, *, test: str = "paired",
                    correction: str = "holm", alpha: float = 0.05) -> pd.DataFrame:
-    """One row per (run, measure): columns ``run, measure, n, mean, diff, wins,
-    losses, ties, p, p_adjusted, significant, marker``; the baseline's own
-    rows have diff/p empty. ``diff`` = mean of d over the shared queries."""
-    from irpref.errors import UsageError
-    from irpref.report.orientation import sign_of
-    from irpref.stats import adjust_pvalues, paired_t, sign_test, wilcoxon
+    """One row per (run, measure) against one baseline: columns ``run, measure, n,
+    paired, mean, diff, wins, losses, ties, p, p_adjusted, significant, marker``;
+    the baseline's own rows have diff/p empty. ``diff`` = mean of d over the
+    shared queries. The columns of :func:`irpref.stats.against_baselines` with
+    one baseline (no interval computed)."""
+    from irpref.stats import against_baselines
 
-    _check(test, correction, alpha)
-    frames = []
-    for measure, table in results.groupby("measure", sort=False):
-        runs, values = _wide_values(table)
-        if baseline not in runs:
-            raise UsageError(f"baseline {baseline!r} is not one of the runs: {', '.join(runs)}")
-        b = runs.index(baseline)
-        sign = sign_of(str(measure))
-        d = values - values[b]  # (R, Q); NaN where either lacks the query
-        if test in ("paired", "t"):
-            p = paired_t(d)[1]
-        elif test == "wilcoxon":
-            p = wilcoxon(np.where(np.isnan(d), 0.0, d))[1]  # zeros are dropped: = missing
-        else:
-            p = sign_test(np.where(np.isnan(d), 0.0, d))[3]
-            p = np.where(np.isnan(d).all(-1), np.nan, p)
-        p = np.asarray(p, dtype=np.float64).copy()
-        p[b] = np.nan
-        p_adj = np.full(len(runs), np.nan)
-        others = np.arange(len(runs)) != b
-        p_adj[others] = adjust_pvalues(p[others], correction)
-        with np.errstate(invalid="ignore"):
-            valid = ~np.isnan(d)
-            n = valid.sum(-1)
-            diff = np.where(n > 0, np.nansum(d, -1) / np.maximum(n, 1), np.nan)
-            mean = np.nanmean(values, -1)
-        better = sign * d  # > 0: the run beats the baseline on this query
-        wins = (better > 0).sum(-1).astype(float)
-        losses = (better < 0).sum(-1).astype(float)
-        ties = (d == 0).sum(-1).astype(float)
-        if sign == 0:  # no better direction: neither wins nor losses
-            wins[:] = losses[:] = ties[:] = np.nan
-        significant = p_adj < alpha  # NaN: False
-        marker = np.where(significant & (sign * diff > 0), BETTER,
-                          np.where(significant & (sign * diff < 0), WORSE, ""))
-        frame = pd.DataFrame({
-            "run": runs, "measure": measure, "n": (~np.isnan(values)).sum(-1),
-            "paired": n.astype(float), "mean": mean, "diff": diff, "wins": wins,
-            "losses": losses, "ties": ties,
-            "p": p, "p_adjusted": p_adj, "significant": significant, "marker": marker})
-        for col in ("paired", "diff", "wins", "losses", "ties"):
-            frame.loc[b, col] = np.nan
-        frames.append(frame)
-    out = pd.concat(frames, ignore_index=True)
-    for col in ("paired", "wins", "losses", "ties"):
-        out[col] = out[col].astype("Int64")
-    out.attrs.update(baseline=baseline, test=test, correction=correction, alpha=alpha)
-    return out[COLUMNS]
+    out = against_baselines(results, [baseline], test=test, correction=correction,
+                            alpha=alpha, ci="none")[COLUMNS]
+    out.attrs = {"baseline": baseline, "test": test, "correction": correction, "alpha": alpha}
+    return out
+
+
+def baseline_letters(baselines: Sequence[str]) -> dict[str, str]:
+    """Baseline -> its letter (a, b, c, ... in the order given); UsageError past 25."""
+    from irpref.errors import UsageError
+
+    names = list(dict.fromkeys(map(str, baselines)))
+    if len(names) > len(LETTERS):
+        raise UsageError(f"{len(names)} baselines: a marked table letters at most "
+                         f"{len(LETTERS)}; use --format tsv or json")
+    return dict(zip(names, LETTERS))
+
+
+def wide_marks(table: pd.DataFrame) -> pd.DataFrame:
+    """Run x measure marks of an :func:`irpref.stats.against_baselines` table: with
+    one baseline its marker (``▲``/``▼``/empty), with several one mark per
+    baseline that the run beats or loses to significantly, each followed by
+    the baseline's superscript letter (``▲ᵃ▼ᵇ``; :func:`baseline_letters`)."""
+    names = list(pd.unique(table["baseline"])) if "baseline" in table else []
+    if len(names) <= 1:
+        return wide(table, "marker")
+    letters = baseline_letters(names)
+    tagged = table["marker"].astype(str) + np.where(
+        table["marker"].astype(str) != "",
+        table["baseline"].map(lambda b: SUPERSCRIPTS[letters[b]]).astype(str), "")
+    frame = table[["run", "measure"]].assign(mark=tagged.to_numpy(object))
+    joined = frame.groupby(["run", "measure"], sort=False)["mark"].agg("".join).reset_index()
+    return wide(joined, "mark")
 
 
 BOOTSTRAP_CHUNK = 2**22  # values per chunk of resampled means (one progress step)
@@ -128,21 +112,22 @@ def mean_ci(results: pd.DataFrame, *, method: str = "t", confidence: float = 0.9
     """Confidence interval of each run's mean over its queries: columns run,
     measure, mean, ci_low, ci_high. ``t``: Student t interval; ``bootstrap``:
     percentile interval of ``resamples`` means of queries drawn with
-    replacement (one seeded generator; the same draws for every run)."""
+    replacement (one seeded generator; the same draws for every run); ``bca``:
+    the BCa interval of :func:`irpref.stats.bootstrap_ci` (its own seeded draws)."""
     from scipy import stats as sps
 
     from irpref.errors import UsageError
+    from irpref.params import check_probability
 
     if method not in CI_METHODS:
         raise UsageError(f"ci must be one of {', '.join(CI_METHODS)}, not {method!r}")
-    if not 0 < confidence < 1:
-        raise UsageError(f"confidence={confidence}: confidence must be in (0, 1)")
+    check_probability(confidence, "confidence")
     import irpref.progress as progress
 
     frames = []
     rng = np.random.default_rng(seed)
     groups = list(results.groupby("measure", sort=False))
-    total = resamples * len(groups) if method == "bootstrap" else 0
+    total = resamples * len(groups) if method != "t" else 0
     with progress.task(total, "bootstrap CI", "resample") as bar:
         for measure, table in groups:
             runs, values = _wide_values(table)
@@ -153,6 +138,11 @@ def mean_ci(results: pd.DataFrame, *, method: str = "t", confidence: float = 0.9
                     sd = np.nanstd(values, -1, ddof=1)
                     half = sps.t.ppf((1 + confidence) / 2, n - 1) * sd / np.sqrt(n)
                 low, high = mean - half, mean + half
+            elif method == "bca":
+                from irpref.stats import bootstrap_ci
+
+                low, high = bootstrap_ci(values, resamples, confidence, seed, "bca")
+                bar.update(resamples)
             else:
                 low, high = _bootstrap(values, rng, resamples, confidence, bar)
             frames.append(pd.DataFrame({"run": runs, "measure": measure, "mean": mean,
@@ -184,9 +174,11 @@ def _bootstrap(values: np.ndarray, rng: np.random.Generator, resamples: int,
 
 def wide(table: pd.DataFrame, value: str = "mean") -> pd.DataFrame:
     """Run x measure table of ``value`` from :func:`baseline_table` or :func:`mean_ci`
-    (runs and measures in input order)."""
+    (runs and measures in input order; with several baselines, the first row of
+    each run and measure: ``mean`` is the same against every baseline)."""
     runs = list(pd.unique(table["run"]))
     measures = list(pd.unique(table["measure"]))
+    table = table.drop_duplicates(["run", "measure"])
     out = table.pivot(index="run", columns="measure", values=value)
     out = out.loc[runs, measures]
     out.columns.name = None

@@ -68,6 +68,22 @@ def _latex_escape(text: str) -> str:
     return "".join(LATEX_SPECIAL.get(c, c) for c in str(text))
 
 
+def _latex_mark(mark: str) -> str:
+    """A marker as a LaTeX superscript: ``▲`` -> ``$^{\\uparrow}$``; several marks
+    with baseline letters (``▲ᵃ▼ᵇ``, :func:`irpref.report.baseline.wide_marks`) ->
+    ``$^{\\uparrow\\mathrm{a}\\downarrow\\mathrm{b}}$``; other text escaped."""
+    from irpref.report.baseline import SUPERSCRIPTS
+
+    if mark in LATEX_MARKERS:
+        return LATEX_MARKERS[mark]
+    letters = {sup: letter for letter, sup in SUPERSCRIPTS.items()}
+    if mark and all(c in "▲▼" or c in letters for c in mark):
+        parts = [r"\uparrow" if c == "▲" else r"\downarrow" if c == "▼"
+                 else rf"\mathrm{{{letters[c]}}}" for c in mark]
+        return "$^{" + "".join(parts) + "}$"
+    return _latex_escape(mark)
+
+
 def _column_sign(col, higher_is_better: dict | None) -> int:
     """+1/-1/0: the better direction of a measure column, from its record
     (:func:`irpref.report.orientation.sign_of`); ``higher_is_better[col]``
@@ -154,7 +170,7 @@ def render(values: pd.DataFrame, fmt: str, markers: pd.DataFrame | None = None, 
                   r"\midrule"]
         for run, cells in rows:
             parts = [(rf"\textbf{{{_latex_escape(t)}}}" if b else _latex_escape(t))
-                     + LATEX_MARKERS.get(m, _latex_escape(m))
+                     + _latex_mark(m)
                      for t, m, b in cells]
             lines.append(" & ".join([_latex_escape(run), *parts]) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}"]

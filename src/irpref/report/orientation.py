@@ -4,16 +4,31 @@ Every view (markers, wins/losses, bold best values, sort orders, legends,
 plot colours) asks :func:`sign_of`: ``+1`` when higher is better, ``-1`` when
 lower is (search lengths: ``ASL``, ``SL1``, ``SL3``, ``RE``), ``0`` when
 neither (counts and coverage: ``NumRet``, ``Judged``...). The answer comes
-from the measure's one record (``irpref.measures.base.Family.orientation``),
-never from its name. A preference value is positive when it favours run_a,
-so a preference is ``+1``.
+from the measure's or preference's one record (``irpref.measures.base.Family.
+orientation``, ``irpref.preferences.registry.PrefFamily.orientation``), never
+from its name. A record's word turns into a sign by :func:`orientation_sign`
+(the one table of the three words); :func:`direction_note` is the one legend
+text that names the measures whose better direction is not "higher".
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["better_word", "sign_of"]
+__all__ = ["ORIENTATIONS", "better_word", "direction_note", "orientation_sign", "sign_of"]
+
+ORIENTATIONS = {"higher": 1, "lower": -1, "none": 0}
+"""A record's orientation word -> its sign (+1 higher, -1 lower, 0 no better direction)."""
+
+
+def orientation_sign(word: str) -> int:
+    """+1, -1 or 0 for a record's orientation ``higher``, ``lower`` or ``none``."""
+    try:
+        return ORIENTATIONS[word]
+    except KeyError:
+        raise ValueError(f"orientation must be one of {', '.join(ORIENTATIONS)}, "
+                         f"not {word!r}") from None
 
 
 @lru_cache(maxsize=1024)
@@ -30,10 +45,25 @@ def sign_of(name: str) -> int:
         pass
     pref = parse_preference(str(name))  # raises when it is neither
     if pref.name in PREFERENCES:  # its record's orientation, as for a measure
-        return {"higher": 1, "lower": -1}.get(PREFERENCES[pref.name].orientation, 0)
+        return orientation_sign(PREFERENCES[pref.name].orientation)
     raise ValueError(f"{name!r} is neither a measure nor a preference")
 
 
 def better_word(sign: int) -> str:
     """``"higher is better"``, ``"lower is better"`` or ``"no better direction"``."""
     return {1: "higher is better", -1: "lower is better"}.get(int(sign), "no better direction")
+
+
+def direction_note(measures: Iterable[str]) -> str:
+    """The legend clause for the measures whose better direction is not "higher",
+    e.g. ``lower is better for ASL; NumRet: no better direction, no mark``; ``""``
+    when every measure is higher-is-better (callers join it with ``"; "``)."""
+    names = [str(m) for m in dict.fromkeys(measures)]
+    lower = [m for m in names if sign_of(m) < 0]
+    none = [m for m in names if sign_of(m) == 0]
+    parts = []
+    if lower:
+        parts.append(f"lower is better for {', '.join(lower)}")
+    if none:
+        parts.append(f"{', '.join(none)}: no better direction, no mark")
+    return "; ".join(parts)

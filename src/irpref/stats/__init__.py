@@ -10,12 +10,15 @@ measure, the per-query comparison of every run pair. Modules:
 - ``bootstrap``: seeded paired bootstrap intervals (percentile, BCa);
 - ``corrections``: Holm, Bonferroni, Benjamini-Hochberg, Benjamini-Yekutieli;
 - ``families``: baselines and the families a correction runs over;
+- ``baselines``: every run against one or several baselines, one row per
+  (run, measure, baseline) (:func:`against_baselines`);
 - ``table``: one row per (measure, test, run pair).
 """
 
 from __future__ import annotations
 
-from irpref.stats.anova import Anova, anova_two_way, es_anova, tukey_parametric
+from irpref.stats.anova import Anova, anova_two_way, es_anova, es_anova_interval, tukey_parametric
+from irpref.stats.baselines import BASELINE_COLUMNS, BASELINE_TESTS, against_baselines
 from irpref.stats.bootstrap import BOOTSTRAP_METHODS, bootstrap_ci
 from irpref.stats.corrections import CORRECTIONS, adjust_pvalues
 from irpref.stats.families import FAMILIES, against_baseline, assign_families, baseline_pairs
@@ -26,6 +29,8 @@ from irpref.stats.pairwise import Pairwise, _is_comparison, as_pairwise, prefere
 from irpref.stats.table import CI_METHODS, COLUMNS, TESTS, pair_tests, significance
 
 __all__ = [
+    "BASELINE_COLUMNS",
+    "BASELINE_TESTS",
     "BOOTSTRAP_METHODS",
     "CI_METHODS",
     "COLUMNS",
@@ -37,12 +42,14 @@ __all__ = [
     "_is_comparison",
     "adjust_pvalues",
     "against_baseline",
+    "against_baselines",
     "anova_two_way",
     "as_pairwise",
     "assign_families",
     "baseline_pairs",
     "bootstrap_ci",
     "es_anova",
+    "es_anova_interval",
     "hsd_permutations",
     "pair_tests",
     "paired_t",

@@ -9,7 +9,13 @@ system means s_i, topic means t_j:
 - V_E = SS_E / df_E, F = (SS_A / df_A) / V_E, p = P(F(df_A, df_E) >= F).
 
 ES_E(i, j) = (s_i - s_j) / sqrt(V_E) (Sakai, *Laboratory Experiments in
-Information Retrieval*, 2018, Sec. 5.2 and 5.4). The parametric Tukey HSD
+Information Retrieval*, 2018, Sec. 5.2 and 5.4). After the ANOVA, the
+interval of a difference of system means uses V_E with df_E degrees of
+freedom: s_i - s_j +- t_{(1 + c) / 2, df_E} sqrt(2 V_E / Q) (Sakai 2018,
+Ch. 5; Sakai, "Topic set size design", Inf. Retr. J. 2016); dividing it by
+sqrt(V_E) gives ES_E +- t_{(1 + c) / 2, df_E} sqrt(2 / Q)
+(:func:`es_anova_interval`), an interval of ES_E only when V_E is treated as
+known (it ignores the sampling error of V_E itself). The parametric Tukey HSD
 compares q = |s_i - s_j| / sqrt(V_E / Q) with the studentized range
 distribution of R means and df_E degrees of freedom (Tukey 1949; Sakai 2018,
 Sec. 4.4): p = P(Q(R, df_E) >= q), family-wise over all R (R - 1) / 2 pairs.
@@ -21,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Anova", "anova_two_way", "es_anova", "tukey_parametric"]
+__all__ = ["Anova", "anova_two_way", "es_anova", "es_anova_interval", "tukey_parametric"]
 
 
 @dataclass(frozen=True)
@@ -74,17 +80,37 @@ def es_anova(mean_difference: np.ndarray, v_e: float) -> np.ndarray:
         return np.asarray(mean_difference, dtype=np.float64) / scale
 
 
+def es_anova_interval(
+    es: np.ndarray, table: Anova, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) = ES_E -+ t_{(1 + c) / 2, df_E} sqrt(2 / Q), Q the topics of the ANOVA.
+
+    The interval of a difference after the ANOVA (Sakai 2018, Ch. 5) divided by
+    sqrt(V_E): valid as an interval of ES_E only when V_E is treated as known,
+    not estimated (its own sampling error is ignored). NaN where ES_E is.
+    """
+    from scipy import stats
+
+    es = np.asarray(es, dtype=np.float64)
+    if table.df_error < 1 or table.n_topics < 1:
+        nan = np.full(es.shape, np.nan)
+        return nan, nan
+    half = stats.t.ppf(0.5 + confidence / 2.0, table.df_error) * np.sqrt(2.0 / table.n_topics)
+    return es - half, es + half
+
+
 def tukey_parametric(
-    scores: np.ndarray, a: np.ndarray, b: np.ndarray
+    scores: np.ndarray, a: np.ndarray, b: np.ndarray, table: Anova | None = None
 ) -> tuple[np.ndarray, np.ndarray, Anova]:
     """Parametric Tukey HSD of run pairs (a, b) after :func:`anova_two_way`.
 
     Returns (q statistic, family-wise p, the ANOVA). Topics some run lacks are
-    dropped, as in the ANOVA.
+    dropped, as in the ANOVA. ``table``: the ANOVA of ``scores`` if already
+    computed (e.g. :attr:`irpref.stats.Pairwise.anova`).
     """
     from scipy import stats
 
-    table = anova_two_way(scores)
+    table = anova_two_way(scores) if table is None else table
     diff = np.abs(table.system_means[a] - table.system_means[b])
     with np.errstate(invalid="ignore", divide="ignore"):
         q = diff / np.sqrt(table.v_e / table.n_topics)

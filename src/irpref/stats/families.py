@@ -24,11 +24,25 @@ from irpref.errors import UsageError
 from irpref.stats.corrections import CORRECTIONS, adjust_pvalues
 from irpref.stats.pairwise import Pairwise
 
-__all__ = ["FAMILIES", "against_baseline", "assign_families", "baseline_list", "baseline_pairs"]
+__all__ = ["FAMILIES", "against_baseline", "assign_families", "baseline_list", "baseline_pairs",
+           "check_baselines", "check_family"]
 
 FAMILIES = ("measure", "baseline", "all")
 
 FAMILY_WISE = ("hsd", "tukey")
+"""Tests whose p-values are already family-wise over all run pairs of a measure."""
+
+
+def check_family(family: str, correction: str, by_baseline: bool) -> None:
+    """The one rule for ``family`` and ``correction`` (UsageError, also a ValueError):
+    a known family and correction; ``baseline`` needs baselines (``by_baseline``)."""
+    if family not in FAMILIES:
+        raise UsageError(f"family must be one of {', '.join(FAMILIES)}, not {family!r}")
+    if correction not in CORRECTIONS:
+        raise UsageError(f"correction must be one of {', '.join(CORRECTIONS)}, not "
+                         f"{correction!r}")
+    if family == "baseline" and not by_baseline:
+        raise UsageError("--family baseline needs --baseline")
 
 
 def baseline_list(baseline: str | Sequence[str] | None) -> list[str]:
@@ -70,12 +84,7 @@ def assign_families(
     ``by_baseline``: the rows compare runs (run_a) with baselines (run_b);
     needed by ``family="baseline"``. hsd / tukey rows keep their p-values.
     """
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {', '.join(FAMILIES)}, not {family!r}")
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
-    if family == "baseline" and not by_baseline:
-        raise UsageError("--family baseline needs --baseline")
+    check_family(family, correction, by_baseline)
     out = frame.copy()
     if out.empty:
         return out
@@ -122,8 +131,7 @@ def against_baseline(
     baselines give one block of rows per baseline. Raises ``UsageError``
     naming the runs when a baseline is not one of them.
     """
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
+    check_family(family, correction, by_baseline=True)
     runs = pd.unique(pd.concat([frame["run_a"], frame["run_b"]]).astype(object))
     baselines = baseline_list(baseline)
     check_baselines(runs, baselines)
@@ -155,6 +163,10 @@ def _oriented(frame: pd.DataFrame, baseline: str) -> pd.DataFrame:
     if "es_anova" in out:
         es = out["es_anova"].to_numpy(np.float64)
         out["es_anova"] = np.where(flip, -es, es)
+    if "es_anova_low" in out:
+        lo, hi = out["es_anova_low"].to_numpy(np.float64), out["es_anova_high"].to_numpy(np.float64)
+        out["es_anova_low"] = np.where(flip, -hi, lo)
+        out["es_anova_high"] = np.where(flip, -lo, hi)
     if "effect_low" in out:
         lo, hi = out["effect_low"].to_numpy(np.float64), out["effect_high"].to_numpy(np.float64)
         new_lo = np.where(sign, 1.0 - hi, -hi)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from irpref.measures import parse_measure
 from irpref.preferences.registry import preference_kind as registry_kind
+from irpref.stats.anova import Anova, anova_two_way
 
 __all__ = ["KINDS", "Pairwise", "as_pairwise", "preference_kind"]
 
@@ -181,24 +182,37 @@ class Pairwise:
     def orientation(self) -> str:
         """``higher`` / ``lower`` / ``none``: which sign of a value favours run_a.
 
-        Preferences: positive favours run_a (``higher``). Metrics: the
-        measure's record (``irpref.measures.parse_measure(name).orientation``);
-        a name no record knows (e.g. from :meth:`from_scores`) is taken as
-        ``higher``; pass ``orientation_`` to say otherwise.
+        Read from the record: a metric's (``irpref.measures.parse_measure(name)
+        .orientation``), a preference's (``irpref.preferences.registry.PrefFamily
+        .orientation``; ``higher``: a positive value prefers run_a). A name no
+        record knows (e.g. from :meth:`from_scores`) is taken as ``higher``;
+        pass ``orientation_`` to say otherwise.
         """
         if self.orientation_ is not None:
             return self.orientation_
-        if self.kind != "metric":
-            return "higher"
         try:
-            return parse_measure(self.measure).orientation
-        except ValueError:
+            if self.kind == "metric":
+                return parse_measure(self.measure).orientation
+            from irpref.preferences.registry import PREFERENCES, parse_preference
+
+            return PREFERENCES[parse_preference(self.measure).name].orientation
+        except (ValueError, KeyError):
             return "higher"
 
     @property
     def sign(self) -> int:
         """+1 (higher is better), -1 (lower is better), 0 (no better or worse)."""
-        return {"higher": 1, "lower": -1, "none": 0}[self.orientation]
+        from irpref.report.orientation import orientation_sign
+
+        return orientation_sign(self.orientation)
+
+    @cached_property
+    def anova(self) -> Anova:
+        """The two-way ANOVA without replication of a metric's (R, Q) scores, computed
+        once (:func:`irpref.stats.anova.anova_two_way`; V_E behind ES_E and tukey)."""
+        if self.kind != "metric":
+            raise ValueError(f"{self.measure}: a preference has no per-run scores, no ANOVA")
+        return anova_two_way(self.scores)
 
     @property
     def test_for_paired(self) -> str:

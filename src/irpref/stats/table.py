@@ -15,15 +15,15 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
-from irpref.stats.anova import anova_two_way, es_anova, tukey_parametric
+from irpref.stats.anova import es_anova, es_anova_interval, tukey_parametric
 from irpref.stats.bootstrap import bootstrap_ci
-from irpref.stats.corrections import CORRECTIONS, adjust_pvalues
 from irpref.stats.families import (
-    FAMILIES,
+    FAMILY_WISE,
     assign_families,
     baseline_list,
     baseline_pairs,
     check_baselines,
+    check_family,
 )
 from irpref.stats.hsd import tukey_hsd
 from irpref.stats.intervals import smd_interval, t_interval, win_share_interval
@@ -31,7 +31,8 @@ from irpref.stats.paired import paired_t, sign_test, wilcoxon
 from irpref.stats.pairwise import Pairwise, _is_comparison, as_pairwise
 from irpref.stats.seeds import SeedLike, reseed
 
-__all__ = ["CI_METHODS", "COLUMNS", "TESTS", "pair_tests", "significance"]
+__all__ = ["CI_METHODS", "COLUMNS", "TESTS", "check_ci", "check_tests", "pair_tests",
+           "significance"]
 
 TESTS = ("paired", "t", "sign", "wilcoxon", "hsd", "tukey")
 """``paired`` picks ``t`` for metrics and real preferences, ``sign`` for sign preferences;
@@ -40,14 +41,33 @@ TESTS = ("paired", "t", "sign", "wilcoxon", "hsd", "tukey")
 CI_METHODS = ("t", "bootstrap", "bca", "none")
 """Intervals of ``mean``: t interval, bootstrap percentile, bootstrap BCa, none."""
 
-FAMILY_WISE = ("hsd", "tukey")
-"""Tests whose p-values are already family-wise over all run pairs of a measure."""
 
 COLUMNS = [
     "measure", "test", "run_a", "run_b", "n", "mean", "effect", "wins", "losses", "ties",
     "statistic", "p", "p_adjusted", "ci_low", "ci_high",
-    "es_anova", "effect_low", "effect_high", "ci", "orientation", "family", "family_size",
+    "es_anova", "effect_low", "effect_high", "es_anova_low", "es_anova_high", "ci",
+    "orientation", "family", "family_size",
 ]
+
+
+def check_tests(tests: Sequence[str]) -> list[str]:
+    """The one rule for test names (UsageError, also a ValueError): each of :data:`TESTS`."""
+    tests = list(tests)
+    if not tests:
+        raise UsageError("no test given")
+    for t in tests:
+        if t not in TESTS:
+            raise UsageError(f"test must be one of {', '.join(TESTS)}, not {t!r}")
+    return tests
+
+
+def check_ci(ci: str, bootstrap: int) -> None:
+    """The one rule for the interval method: one of :data:`CI_METHODS`; the
+    bootstrap ones need resamples (``bootstrap`` > 0)."""
+    if ci not in CI_METHODS:
+        raise UsageError(f"ci must be one of {', '.join(CI_METHODS)}, not {ci!r}")
+    if ci in ("bootstrap", "bca") and not bootstrap:
+        raise UsageError(f"--ci {ci} needs --bootstrap N > 0 (bootstrap resamples)")
 
 
 def pair_tests(
@@ -82,7 +102,10 @@ def pair_tests(
     the win share wins / (wins + losses) in ``effect`` with its exact
     (Clopper-Pearson) interval in ``effect_low``/``effect_high``; for the
     other tests ``effect_low``/``effect_high`` is the exact (noncentral t)
-    interval of the standardized mean difference. ES_E has no interval here.
+    interval of the standardized mean difference. ``es_anova_low``/
+    ``es_anova_high``: ES_E -+ t_{(1+c)/2, df_E} sqrt(2 / Q), the ANOVA interval of
+    a difference (Sakai 2018, Ch. 5) over sqrt(V_E): an interval of ES_E only when
+    V_E is treated as known (:func:`irpref.stats.anova.es_anova_interval`).
 
     ``statistic``: t; wins; min(W+, W-); |mean| for hsd; the studentized
     range q for tukey. ``p``; ``p_adjusted``: ``correction`` over the rows of
@@ -90,13 +113,24 @@ def pair_tests(
     ``pairs``: index arrays (a, b) of the run pairs to test, in any order
     (the family of hsd and tukey stays all pairs).
     """
-    if test not in TESTS:
-        raise ValueError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
+    check_family("measure", correction, False)
+    rows = _pair_rows(pairwise, test, permutations=permutations, seed=seed, bootstrap=bootstrap,
+                      confidence=confidence, wilcoxon_method=wilcoxon_method, strict=strict,
+                      ci=ci, pairs=pairs)
+    return assign_families(rows, "measure", correction)
+
+
+def _pair_rows(
+    pairwise: Pairwise, test: str, *, permutations: int, seed: SeedLike, bootstrap: int,
+    confidence: float, wilcoxon_method: str, strict: bool, ci: str | None,
+    pairs: tuple[np.ndarray, np.ndarray] | None,
+) -> pd.DataFrame:
+    """The rows of :func:`pair_tests` before any correction: ``p_adjusted`` is p
+    for the family-wise tests (hsd, tukey) and NaN for the others, filled once
+    by :func:`irpref.stats.families.assign_families`."""
+    check_tests([test])
     ci = ci if ci is not None else ("bootstrap" if bootstrap else "none")
-    if ci not in CI_METHODS:
-        raise ValueError(f"ci must be one of {', '.join(CI_METHODS)}, not {ci!r}")
+    check_ci(ci, bootstrap)
     if test == "paired":
         test = pairwise.test_for_paired
     if test == "tukey" and pairwise.kind != "metric":
@@ -133,7 +167,7 @@ def pair_tests(
         index = _pair_index(a, b, pairwise.n_runs)
         p, statistic = p_all[index], stat_all[index]
     else:
-        statistic, p, _ = tukey_parametric(pairwise.scores, a, b)
+        statistic, p, _ = tukey_parametric(pairwise.scores, a, b, pairwise.anova)
     if test != "sign":
         with np.errstate(invalid="ignore", divide="ignore"):
             effect_low, effect_high = smd_interval(effect * np.sqrt(n), n, confidence)
@@ -142,16 +176,15 @@ def pair_tests(
         if test == "sign":
             statistic = np.full(len(a), np.nan)
             effect = effect_low = effect_high = np.full(len(a), np.nan)
-    p_adj = p.copy() if test in FAMILY_WISE else adjust_pvalues(p, correction)
+    p_adj = np.array(p, dtype=np.float64) if test in FAMILY_WISE else np.full(len(a), np.nan)
     if pairwise.kind == "metric":
-        es = es_anova(mean, anova_two_way(pairwise.scores).v_e)
+        es = es_anova(mean, pairwise.anova.v_e)
+        es_low, es_high = es_anova_interval(es, pairwise.anova, confidence)
     else:
-        es = np.full(len(a), np.nan)
+        es = es_low = es_high = np.full(len(a), np.nan)
     if ci == "t":
         low, high, _ = t_interval(d, confidence)
     elif ci in ("bootstrap", "bca"):
-        if not bootstrap:
-            raise ValueError(f"ci={ci!r} needs bootstrap resamples (bootstrap > 0)")
         method = "percentile" if ci == "bootstrap" else "bca"
         low, high = bootstrap_ci(d, bootstrap, confidence, reseed(seed, "bootstrap"), method)
     else:
@@ -162,7 +195,8 @@ def pair_tests(
         "mean": mean, "effect": effect, "wins": wins, "losses": losses, "ties": ties,
         "statistic": np.asarray(statistic, dtype=np.float64), "p": p, "p_adjusted": p_adj,
         "ci_low": np.reshape(low, -1), "ci_high": np.reshape(high, -1),
-        "es_anova": es, "effect_low": effect_low, "effect_high": effect_high, "ci": ci,
+        "es_anova": es, "effect_low": effect_low, "effect_high": effect_high,
+        "es_anova_low": es_low, "es_anova_high": es_high, "ci": ci,
         "orientation": pairwise.orientation,
         "family": f"{pairwise.measure}: all pairs" if test in FAMILY_WISE else pairwise.measure,
         "family_size": (pairwise.n_runs * (pairwise.n_runs - 1) // 2 if test in FAMILY_WISE
@@ -221,17 +255,10 @@ def significance(
     See :func:`pair_tests` for the columns; :func:`irpref.discriminative_power`
     summarizes the result.
     """
-    tests = [test] if isinstance(test, str) else list(test)
-    if not tests:
-        raise ValueError("no test given")
-    for t in tests:
-        if t not in TESTS:
-            raise ValueError(f"test must be one of {', '.join(TESTS)}, not {t!r}")
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {', '.join(FAMILIES)}, not {family!r}")
+    tests = check_tests([test] if isinstance(test, str) else test)
     baselines = baseline_list(baseline)
-    if family == "baseline" and not baselines:
-        raise UsageError("--family baseline needs --baseline")
+    check_family(family, correction, bool(baselines))
+    check_ci(ci if ci is not None else ("bootstrap" if bootstrap else "none"), bootstrap)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     if isinstance(tables, (pd.DataFrame, Pairwise)) or _is_comparison(tables):
@@ -255,13 +282,13 @@ def significance(
             if resolved in done:
                 continue
             done.add(resolved)
-            out.append(pair_tests(
-                pw, resolved, correction=correction, permutations=permutations,
-                seed=reseed(seed, "hsd"), bootstrap=bootstrap, confidence=confidence,
-                wilcoxon_method=wilcoxon_method, strict=strict, ci=ci, pairs=pairs,
+            out.append(_pair_rows(
+                pw, resolved, permutations=permutations, seed=reseed(seed, "hsd"),
+                bootstrap=bootstrap, confidence=confidence, wilcoxon_method=wilcoxon_method,
+                strict=strict, ci=ci, pairs=pairs,
             ))
-    frame = pd.concat(out, ignore_index=True)
-    frame = assign_families(frame, family, correction, by_baseline=bool(baselines))
+    frame = assign_families(pd.concat(out, ignore_index=True), family, correction,
+                            by_baseline=bool(baselines))  # p_adjusted: computed here, once
     frame.attrs.update(correction=correction, permutations=permutations, seed=seed,
                        baseline=baseline, family=family)
     return frame
