@@ -27,9 +27,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("report_browser")]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-SECTIONS = ["Summary against the baseline", "Per-query views",
+SECTIONS = ["Summary against the baseline", "How sure are we", "Per-query views",
             "Preferences and system orderings", "Significance and discriminative power",
-            "Ties", "Search lengths", "Robustness to missing labels"]
+            "Ties", "How much was judged", "Search lengths", "Robustness to missing labels"]
 
 
 def _irpref() -> str:

@@ -113,7 +113,7 @@ def test_cli_formats(data_dir):
     files = [str(d / "qrels.txt"), str(d / "runs" / "rutcor03100.gz"),
              str(d / "runs" / "uic0301.gz")]
     doc = json.loads(_cli(*files, "-m", "AP", "RR", "--format", "json"))
-    assert set(doc) == {"ties", "effects", "orderings", "swaps"}
+    assert set(doc) == {"ties", "effects", "orderings", "swaps", "coverage"}
     ties = {r["run"]: r for r in doc["ties"]}
     assert ties["rutcor03100"]["tied_queries"] == 100 and ties["uic0301"]["tied_queries"] == 0
     effects = {(r["run"], r["measure"]): r for r in doc["effects"]}

@@ -24,7 +24,7 @@ SUBTOPICS = os.path.join(os.path.dirname(__file__), "data",
     ("compare", ["--ties", "input", "--ties", "docid"]),
     ("compare", ["--teleport", "0.1", "--teleport", "0.2"]),
     ("ties", ["--format", "tsv", "--format", "json"]),
-    ("report", ["--baseline", "TUA1-1", "--baseline", "p_bert", "-o", "r.html"]),
+    ("report", ["--qrels-b", str(QRELS), "--qrels-b", str(QRELS), "-o", "r.html"]),
     ("report", ["--title", "a", "--title", "b", "-o", "r.html"]),
     ("plot", ["-o", "a.png", "-o", "b.png"]),
 ])

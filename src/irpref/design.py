@@ -73,7 +73,11 @@ def paired_t_power(
         w = stats.t.ppf(1 - alpha / 2, df)
         lam = np.sqrt(n) * d
         if method == "exact":
-            power = stats.nct.sf(w, df, lam) + stats.nct.cdf(-w, df, lam)
+            lower = stats.nct.cdf(-w, df, lam)
+            # SciPy returns NaN deep in this tail (lam > ~6); there P(T' <= -w) <=
+            # P(T' < 0) = Phi(-lam) < 3e-7, so it is 0 to that precision
+            lower = np.where(np.isnan(lower) & (lam > 5), 0.0, lower)
+            power = stats.nct.sf(w, df, lam) + lower
         else:
             scale = np.sqrt(1 + w * w / (2 * df))
             shrink = w * (1 - 1 / (4 * df))

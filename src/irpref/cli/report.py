@@ -1,9 +1,13 @@
-"""``irpref report QRELS RUN... [-m ...] [--baseline RUN] [--rel N] -o report.html``.
+"""``irpref report QRELS RUN... [-m ...] [--baseline RUN]... [--rel N] [--qrels-b FILE]
+-o report.html``.
 
 One self-contained HTML file (inline PNG images and CSS, no network needed),
 or Markdown with the PNG figures beside it when ``-o`` ends in ``.md``:
-summary with significance against the baseline, per-query views, preference
-matrices and system orderings, discriminative power, ties, search lengths.
+summary with significance against each baseline, "How sure are we"
+(intervals, effect sizes, corrected p-values, the topic-set-size verdict),
+per-query views, preference matrices and system orderings, discriminative
+power, ties, how much was judged, with ``--qrels-b`` the agreement between
+the two judgments, search lengths, robustness to missing labels.
 """
 
 from __future__ import annotations
@@ -22,6 +26,22 @@ from irpref.cli.common import (
     require_matplotlib,
 )
 from irpref.errors import UsageError
+from irpref.stats import CORRECTIONS, FAMILIES
+
+
+def _run_list(text: str) -> list[str]:
+    """``A,B`` -> [A, B] (one --baseline may name several runs, as in irpref significance)."""
+    from irpref.cli.significance import _run_list as split
+
+    return split(text)
+
+
+def _correction(value, flag: str) -> str:
+    return params.check_choice(value, flag, CORRECTIONS)
+
+
+def _family(value, flag: str) -> str:
+    return params.check_choice(value, flag, FAMILIES)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,12 +49,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
                         metavar="MEASURE",
                         help="measures (default: AP nDCG@10 P@10 RR)")
-    parser.add_argument("--baseline", **once(), metavar="RUN",
-                        help="baseline run: its name or its file (default: the first run)")
+    parser.add_argument("--baseline", metavar="RUN", action="append", type=_run_list,
+                        default=None,
+                        help="baseline run: its name or its file (default: the first run); "
+                             "repeat it or give a comma-separated list for several")
     add_rel(parser)
     add_missing(parser)
     parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
                         help="significance level (default 0.05)")
+    parser.add_argument("--correction", **checked(_correction), default="holm",
+                        metavar="{" + ",".join(CORRECTIONS) + "}",
+                        help="correction of the p-values against the baselines within each "
+                             "family, as irpref significance: holm (default), bonferroni, bh, "
+                             "by, none")
+    parser.add_argument("--family", **checked(_family), default="measure",
+                        metavar="{" + ",".join(FAMILIES) + "}",
+                        help="comparisons one correction runs over: measure (default: each "
+                             "measure's runs x baselines), baseline (each measure and "
+                             "baseline), all (runs x baselines x measures)")
+    parser.add_argument("--confidence", **checked(params.check_probability), default=0.95,
+                        help="level of the intervals of the differences (default 0.95)")
+    parser.add_argument("--bootstrap", **checked(params.check_nonnegative_int), default=0,
+                        metavar="N",
+                        help="also a paired bootstrap percentile interval from N resamples "
+                             "(default 0: none)")
+    parser.add_argument("--seed", **checked(params.check_seed), default=None, metavar="S",
+                        help="seed of the --bootstrap resamples (default 0)")
+    parser.add_argument("--beta", **checked(params.check_alpha), default=0.20,
+                        help="topic-set-size verdict: the difference detected with power "
+                             "1 - beta (default 0.20)")
+    parser.add_argument("--qrels-b", **once(), default=None, metavar="QRELS_B",
+                        help="a second set of qrels (e.g. LLM labels): adds the agreement "
+                             "between the two judgments, as irpref agree QRELS QRELS_B RUN...")
     parser.add_argument("--title", **once(), default="irpref report", help="report title")
     parser.add_argument("-o", "--output", **once(), required=True, metavar="FILE",
                         help="report.html (self-contained) or report.md (figures beside it)")
@@ -54,18 +100,29 @@ def run(args: argparse.Namespace) -> int:
     out, kind = _check(args)  # a UsageError: usage and exit 2 (irpref.cli.main)
     require_matplotlib("report")
     from irpref.report.html import build_report, write_html, write_markdown
+    from irpref.report.trust import TrustOptions
     from irpref.store import is_judged_file, load_for_args
 
+    if args.seed is not None and not args.bootstrap:
+        raise UsageError(f"--seed {args.seed}: it seeds the bootstrap only; give --bootstrap N")
+    saved = is_judged_file(args.qrels)
+    if saved and args.qrels_b is not None:
+        raise UsageError("--qrels-b needs QRELS RUN... (the runs are judged again under it), "
+                         "not a file saved by irpref judge")
     judged = None
-    if is_judged_file(args.qrels):  # saved by irpref judge: no RUN after it
+    if saved:  # saved by irpref judge: no RUN after it
         judged = load_for_args(args, "docid")
     elif not args.runs:
         raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref "
                          "judge)")
+    baselines = list(dict.fromkeys(n for group in args.baseline or [] for n in group)) or None
+    trust = TrustOptions(correction=args.correction, family=args.family,
+                         confidence=args.confidence, bootstrap=args.bootstrap,
+                         seed=args.seed or 0, beta=args.beta)
     report = build_report(args.qrels, args.runs, args.measures,
-                          baseline=args.baseline, rel=args.rel, alpha=args.alpha,
+                          baseline=baselines, rel=args.rel, alpha=args.alpha,
                           title=args.title, missing=args.missing, judged=judged,
-                          use_tag=args.tag_names)
+                          use_tag=args.tag_names, trust=trust, qrels_b=args.qrels_b)
     if kind == ".md":
         figures = write_markdown(report, out)
         print(f"wrote {out} and {len(figures)} figures beside it", file=sys.stderr)

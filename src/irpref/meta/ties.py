@@ -12,11 +12,18 @@ value (mean over all orderings of tied items, :mod:`irpref.measures.tie_aware`):
     diff(q) = expected(q) - docid(q);   mean |diff|, max |diff|, #{q : |diff| > tol}
 
 and, per measure, how many run pairs the two policies order differently.
+
+Coverage (:func:`coverage`): how much of each ranking the qrels judge, from
+the ``Judged`` record (ir_measures' Judged@k, any grade, negatives included):
+per run and query Judged@k at a few cut-offs and the unjudged share of the
+whole ranking kept after ``depth``, 1 - Judged@N with N the longest ranking
+(so Judged@N = judged / retrieved for every query).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,9 +34,11 @@ from irpref.evaluate import judge_inputs
 from irpref.judged import JudgedRankings
 from irpref.measures import Measure, parse_measures
 
-__all__ = ["DEFAULT_MEASURES", "TiesReport", "tie_counts", "ties_report"]
+__all__ = ["DEFAULT_JUDGED_AT", "DEFAULT_MEASURES", "Coverage", "TiesReport", "coverage",
+           "tie_counts", "ties_report"]
 
 DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR"]
+DEFAULT_JUDGED_AT = (10, 100)
 
 TIE_COLUMNS = ["queries", "tied_queries", "items", "tied_items", "tie_groups", "largest_group"]
 EFFECT_COLUMNS = [
@@ -78,15 +87,21 @@ class TiesReport:
     orderings: pd.DataFrame  # one row per measure: ORDER_COLUMNS
     swaps: pd.DataFrame  # the run pairs whose order flips: measure, run_a, run_b, means
     per_query: pd.DataFrame  # run, query, measure, docid, expected, diff
+    coverage: Coverage | None = None  # judged shares per run and query (:func:`coverage`)
 
     def tidy(self) -> pd.DataFrame:
         """Everything as one long table (run, measure, statistic, value); run-level
-        tie counts have measure ``-``, system-ordering rows have run ``-``."""
+        tie counts have measure ``-``, system-ordering rows have run ``-``; coverage
+        rows are (run, ``Judged@k``, ``mean``) and (run, ``-``, ``retrieved`` /
+        ``unjudged`` / ``unjudged_rate``)."""
         ties = self.ties.melt(id_vars="run", var_name="statistic").assign(measure="-")
         effects = self.effects.melt(id_vars=["run", "measure"], var_name="statistic")
         orders = self.orderings.melt(id_vars="measure", var_name="statistic").assign(run="-")
         cols = ["run", "measure", "statistic", "value"]
-        out = pd.concat([ties[cols], effects[cols], orders[cols]], ignore_index=True)
+        parts = [ties[cols], effects[cols], orders[cols]]
+        if self.coverage is not None:
+            parts.append(self.coverage.tidy()[cols])
+        out = pd.concat(parts, ignore_index=True)
         out["value"] = out["value"].astype(np.float64)
         return out
 
@@ -139,13 +154,15 @@ def ties_report(
     tolerance: float = 1e-12,
     corpus_size: int | None = None,
     judged: JudgedRankings | None = None,
+    judged_at: Sequence[int] = DEFAULT_JUDGED_AT,
 ) -> TiesReport:
     """Ties in ``runs`` and the effect of trec_eval's docid tie-break on ``measures``.
 
     Every measure is computed under ``ties="docid"`` and ``ties="expected"``
     (McSherry & Najork 2008) on the same judged rankings; a query *changes*
     when the two differ by more than ``tolerance``. ``judged`` (docid order)
-    may be given instead of ``qrels`` and ``runs``.
+    may be given instead of ``qrels`` and ``runs``. ``judged_at``: the
+    cut-offs of the coverage tables (:func:`coverage`).
     """
     parsed = parse_measures(list(measures) if not isinstance(measures, str) else measures)
     if judged is None:
@@ -208,4 +225,76 @@ def ties_report(
         orderings=pd.DataFrame(orders, columns=["measure", *ORDER_COLUMNS]),
         swaps=pd.concat(swaps, ignore_index=True) if swaps else pd.DataFrame(),
         per_query=pd.concat(per_query, ignore_index=True) if per_query else pd.DataFrame(),
+        coverage=coverage(docid_view, judged_at, missing),
     )
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of each ranking the qrels judge (see :func:`coverage`)."""
+
+    cutoffs: tuple[int, ...]
+    depth: int  # N: the longest ranking kept; unjudged_rate is 1 - Judged@N
+    per_run: pd.DataFrame  # run, queries, retrieved, Judged@k..., unjudged, unjudged_rate
+    per_query: pd.DataFrame  # run, query, retrieved, Judged@k..., unjudged, unjudged_rate
+
+    def tidy(self) -> pd.DataFrame:
+        """run, measure, statistic, value: (run, Judged@k, mean) and (run, -, retrieved /
+        unjudged / unjudged_rate)."""
+        judged = [f"Judged@{k}" for k in self.cutoffs]
+        means = self.per_run.melt(id_vars="run", value_vars=judged, var_name="measure")
+        counts = self.per_run.melt(id_vars="run", value_vars=["retrieved", "unjudged",
+                                                             "unjudged_rate"],
+                                   var_name="statistic")
+        out = pd.concat([means.assign(statistic="mean"), counts.assign(measure="-")],
+                        ignore_index=True)
+        return out[["run", "measure", "statistic", "value"]]
+
+
+def coverage(judged: JudgedRankings, cutoffs: Sequence[int] = DEFAULT_JUDGED_AT,
+             missing: str = "skip") -> Coverage:
+    """Judged@k per run and query (the ``Judged`` record's kernel, through
+    :func:`irpref.evaluate`) and the unjudged part of each ranking kept:
+
+        unjudged_rate(q) = 1 - Judged@N(q),  unjudged(q) = retrieved(q) * unjudged_rate(q)
+
+    N = the longest ranking (at least 1), so Judged@N = judged / min(N, n) is
+    the judged share of the whole ranking (within ``depth``); ``retrieved`` is
+    ``NumRet``; unjudged_rate is undefined (NaN) where nothing is retrieved.
+    Per run: Judged@k averaged over the run's queries (``missing``, as every
+    mean), ``retrieved`` and ``unjudged`` summed, and ``unjudged_rate`` =
+    unjudged / retrieved over all those queries. Queries follow ``missing``.
+    """
+    from irpref.errors import MissingQueries
+    from irpref.evaluate import evaluate
+
+    cuts = tuple(dict.fromkeys(int(k) for k in cutoffs))
+    depth = max(int(judged.n_retrieved.max(initial=0)), 1)
+    names = [f"Judged@{k}" for k in cuts]
+    every = list(dict.fromkeys([*names, "NumRet", f"Judged@{depth}"]))
+    with warnings.catch_warnings():  # the caller announces the queries a run lacks
+        warnings.simplefilter("ignore", MissingQueries)
+        tidy = evaluate(None, None, every, judged=judged, missing=missing)
+    wide = tidy.pivot_table(index=["run", "query"], columns="measure", values="value",
+                            aggfunc="first", sort=False)
+    per_query = pd.DataFrame({"run": wide.index.get_level_values(0).astype(object),
+                              "query": wide.index.get_level_values(1).astype(object)})
+    retrieved = wide["NumRet"].to_numpy(np.float64)
+    rate = np.where(retrieved > 0, 1.0 - wide[f"Judged@{depth}"].to_numpy(np.float64), np.nan)
+    per_query["retrieved"] = retrieved.astype(np.int64)
+    for name in names:
+        per_query[name] = wide[name].to_numpy(np.float64)
+    per_query["unjudged"] = np.rint(np.nan_to_num(rate) * retrieved).astype(np.int64)
+    per_query["unjudged_rate"] = rate
+    order = {r: i for i, r in enumerate(judged.run_names)}
+    grouped = per_query.groupby("run", sort=False)
+    per_run = grouped[names].mean()
+    per_run.insert(0, "queries", grouped.size())
+    per_run.insert(1, "retrieved", grouped["retrieved"].sum())
+    per_run["unjudged"] = grouped["unjudged"].sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_run["unjudged_rate"] = np.where(per_run["retrieved"] > 0, per_run["unjudged"]
+                                            / per_run["retrieved"], np.nan)
+    per_run = per_run.reset_index()
+    per_run = per_run.iloc[np.argsort(per_run["run"].map(order).to_numpy(), kind="stable")]
+    return Coverage(cuts, depth, per_run.reset_index(drop=True), per_query)

@@ -61,6 +61,7 @@ class Report:
     baseline: str
     sections: list[Section]
     labels: dict[str, str] = field(default_factory=dict)  # run -> label in the figures
+    baselines: list[str] = field(default_factory=list)  # every baseline; ``baseline`` first
 
 
 def _png(fig) -> bytes:
@@ -91,18 +92,30 @@ def baseline_summary(results: pd.DataFrame, baseline: str, alpha: float = 0.05
                   "p", "p_holm", "significant", "marker"]]
 
 
-def _summary_table(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
+def _summary_table(summary: pd.DataFrame, baselines: Sequence[str]) -> pd.DataFrame:
     """Run x measure table of means; a significant difference gets its marker,
-    ▲ (better) or ▼ (worse), as :func:`baseline_summary` oriented it."""
-    cells = {}
+    ▲ (better) or ▼ (worse), as the summary rows oriented it. With several
+    baselines each mark carries the baseline's letter (▲a ▼b)."""
+    tags = _tags(baselines)
+    cells: dict = {}
     for rec in summary.itertuples(index=False):
-        text = f"{rec.mean:.4f}"
-        if rec.run == baseline:
-            text += " (baseline)"
+        cell = cells.setdefault(rec.run, {}).setdefault(rec.measure, [f"{rec.mean:.4f}"])
+        tag = tags[rec.baseline]
+        if rec.run == rec.baseline:
+            cell.append(f"(baseline{' ' + tag if tag else ''})")
         elif rec.marker:
-            text += f" {rec.marker}"
-        cells.setdefault(rec.run, {})[rec.measure] = text
+            cell.append(f"{rec.marker}{tag}")
+    cells = {r: {m: " ".join(parts) for m, parts in row.items()} for r, row in cells.items()}
     return pd.DataFrame.from_dict(cells, orient="index").rename_axis("run").reset_index()
+
+
+def _tags(baselines: Sequence[str]) -> dict[str, str]:
+    """'' for a single baseline, else a, b, c, ... (aa, ab, ... past 26)."""
+    if len(baselines) == 1:
+        return {baselines[0]: ""}
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return {b: (letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26])
+            for i, b in enumerate(baselines)}
 
 
 def _direction_note(measures: Sequence[str]) -> str:
@@ -120,14 +133,21 @@ DEGRADE_SAMPLES = 3  # cheap: 9 pairwise comparisons of RR and sgnLP
 
 
 def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *,
-                 baseline: str | None = None, rel: int = 1,
+                 baseline: str | Sequence[str] | None = None, rel: int = 1,
                  preferences: Sequence[str] = PREFERENCES, alpha: float = 0.05,
                  title: str = "irpref report", missing: str = "skip",
-                 judged=None, use_tag: bool = False) -> Report:
+                 judged=None, use_tag: bool = False, trust=None, qrels_b=None) -> Report:
     """Evaluate ``runs`` and assemble the report's sections (see module doc).
 
-    ``baseline`` is a run name (default: the first run); an unknown name is a
-    :class:`irpref.errors.UsageError` naming the runs. ``missing``: queries a
+    ``baseline`` is a run name or several (default: the first run; a run's file
+    also names it); an unknown name is a :class:`irpref.errors.UsageError`
+    naming the runs. The summary marks each run against every baseline, and
+    "How sure are we" (:mod:`irpref.report.trust`) tests it with ``trust``
+    (:class:`irpref.report.trust.TrustOptions`: correction, family,
+    confidence, bootstrap, seed, beta; default as ``irpref significance``).
+    ``qrels_b``: a second set of qrels; adds "Agreement between the two
+    judgments" (:func:`irpref.report.judgments.agreement_section`; needs the
+    run files, not ``judged``). ``missing``: queries a
     run lacks, the rule of :func:`irpref.evaluate` and :func:`irpref.compare`
     (``skip``: runs are compared on the queries both have; ``zero``).
     ``judged``: judged rankings already read (e.g. saved by ``irpref judge``)
@@ -136,36 +156,59 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     runs named by their tag column.
     """
     import irpref.progress as progress
+    from irpref.report.trust import TrustOptions
 
     measures = list(measures or DEFAULT_MEASURES)
-    bar = progress.bar(7, "report", "step")  # one step per section
+    if qrels_b is not None and judged is not None:
+        from irpref.errors import UsageError
+
+        raise UsageError("--qrels-b needs QRELS RUN... (the runs are judged again under it), "
+                         "not a file saved by irpref judge")
+    bar = progress.bar(9 + (qrels_b is not None), "report", "step")  # one step per section
     try:
         return _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
-                      missing, judged, use_tag)
+                      missing, judged, use_tag, trust or TrustOptions(), qrels_b)
     finally:
         bar.close()
 
 
-def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
-           missing, judged, use_tag) -> Report:
-    from irpref.compare import compare
+def _resolve(baseline, names: list[str], runs) -> list[str]:
+    """The baselines as run names (a run's file names it too), without repeats."""
     from irpref.errors import UsageError
+
+    given = [str(r) for r in runs or []] if not isinstance(runs, (str, os.PathLike)) else []
+    wanted = ([names[0]] if baseline is None else
+              [baseline] if isinstance(baseline, (str, os.PathLike)) else list(baseline))
+    out = []
+    for b in map(str, wanted):
+        if b not in names and b in given and len(given) == len(names):
+            b = names[given.index(b)]  # the baseline named by its file
+        elif b not in names:
+            raise UsageError(f"--baseline {b!r} is not one of the runs: {', '.join(names)}")
+        out.append(b)
+    return list(dict.fromkeys(out))
+
+
+def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
+           missing, judged, use_tag, trust, qrels_b) -> Report:
+    from irpref.compare import compare
     from irpref.evaluate import evaluate, judge_inputs
     from irpref.report import plots
     from irpref.stats import significance
 
+    name_b = None
+    if qrels_b is not None:  # read first: a bad file stops the report before any work
+        from irpref.io.frames import as_qrels
+        from irpref.report.judgments import _name
+
+        name_b, qrels_b = _name(qrels_b), as_qrels(qrels_b)
     saved = judged is not None
     if not saved:
         judged = judge_inputs(qrels, runs, rel=rel, ties="docid", use_tag=use_tag)
     results = evaluate(None, None, measures, judged=judged, missing=missing)
     names = [str(r) for r in pd.unique(results["run"])]
-    given = [str(r) for r in runs or []] if not isinstance(runs, (str, os.PathLike)) else []
-    if baseline is None:
-        baseline = names[0]
-    elif baseline not in names and baseline in given and len(given) == len(names):
-        baseline = names[given.index(baseline)]  # the baseline named by its file
-    elif baseline not in names:
-        raise UsageError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+    baselines = _resolve(baseline, names, runs)
+    baseline = baselines[0]  # per-query views and search-length changes are against it
     bar.update()
     sections: list[Section] = []
     many = len(names) > plots.MANY  # compact layouts, folded tables
@@ -181,29 +224,46 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
     short_results = short(results, "run")
     base = labels[baseline]
 
-    summary = baseline_summary(results, baseline, alpha)
-    means = _summary_table(summary, baseline)
+    from irpref.report.trust import CORRECTION_TEXT, FAMILY_TEXT, against_baselines, summary_rows
+
+    sure = against_baselines(results, baselines, alpha, trust) if len(names) >= 2 else None
+    summary = summary_rows(results, sure, baselines)
+    means = _summary_table(summary, baselines)
     caption = "Means"
     ranked = next((m for m in measures if sign_of(m) != 0), None)
     if many and ranked is not None:  # best first by the first ranked measure
-        first = summary[summary["measure"] == ranked].set_index("run")["mean"]
+        first = summary[(summary["measure"] == ranked)
+                        & (summary["baseline"] == baseline)].set_index("run")["mean"]
         key = -sign_of(ranked) * first.loc[means["run"]].to_numpy()
         means = means.iloc[np.argsort(key, kind="stable")]
         means.insert(0, "rank", np.arange(1, len(means) + 1))
         caption = f"Means, best {ranked} first ({better_word(sign_of(ranked))})"
-    stats = summary[summary["run"] != baseline][
-        ["measure", "run", "n", "paired", "diff", "wins", "losses", "ties", "p", "p_holm",
-         "significant"]]
+    several = len(baselines) > 1
+    stats = summary[summary["run"] != summary["baseline"]][
+        ["measure", "run", *(["baseline"] if several else []), "n", "paired", "diff", "wins",
+         "losses", "ties", "p", "p_adjusted", "significant"]]
+    if several:
+        tags = _tags(baselines)
+        whom = ("the baselines " + ", ".join(f"{tags[b]} = {b}" for b in baselines)
+                + " (▲a: better than baseline a)")
+    else:
+        whom = f"the baseline {baseline}"
     sections.append(Section(
-        "summary", "Summary against the baseline",
-        f"Mean of each measure per run; ▲/▼ marks a run significantly better/worse than the "
-        f"baseline {baseline} (paired t test over the queries both have, Holm-corrected over "
-        f"the runs, alpha = {alpha:g}){_direction_note(measures)}, reported as Sakai "
+        "summary", "Summary against the baseline" + ("s" if several else ""),
+        f"Mean of each measure per run; ▲/▼ marks a run significantly better/worse than "
+        f"{whom} (paired t test over the queries both have, p adjusted by "
+        f"{CORRECTION_TEXT[trust.correction]} over {FAMILY_TEXT[trust.family]}, "
+        f"alpha = {alpha:g}){_direction_note(measures)}, reported as Sakai "
         "recommends (Statistical reform in IR?, SIGIR Forum 2014).",
         [Block("table", caption, table=means.reset_index(drop=True)),
          Block("details", "Differences, wins/losses/ties and p-values", open=not many,
                children=[Block("table", table=stats.reset_index(drop=True))])]))
 
+    bar.update()
+    if sure is not None:
+        from irpref.report.trust import trust_section
+
+        sections.append(trust_section(sure, results, short, many))
     bar.update()
     per_query = []
     for m in measures:
@@ -282,6 +342,15 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
         _ties_section(sections, qrels, runs, measures, rel, judged, many, short, use_tag)
 
     bar.update()
+    from irpref.report.judgments import agreement_section, coverage_section
+
+    sections.append(coverage_section(judged, missing, many=many))
+    bar.update()
+    if qrels_b is not None:
+        sections.append(agreement_section(qrels, qrels_b, runs, measures, rel=rel,
+                                          missing=missing, alpha=alpha, use_tag=use_tag,
+                                          many=many, name_b=name_b))
+        bar.update()
     from irpref.asl import search_lengths
     sl = search_lengths(judged=judged)
     sl_data = plots.search_length_data(sl)
@@ -321,7 +390,7 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
             [Block("figure", "Label degradation", png=_png(plots.meta_curves(curves))),
              Block("details", "Degradation table", open=False,
                    children=[Block("table", table=curves)])]))
-    return Report(title, names, measures, baseline, sections, labels)
+    return Report(title, names, measures, baseline, sections, labels, baselines)
 
 
 def _ties_section(sections, qrels, runs, measures, rel, judged, many, short,
@@ -388,6 +457,12 @@ def _key_table(report: Report) -> pd.DataFrame | None:
     return pd.DataFrame(pairs, columns=["label", "run"]) if pairs else None
 
 
+def _baseline_words(report: Report, bold) -> str:
+    """``baseline X`` or ``baselines X, Y`` with each name through ``bold``."""
+    names = report.baselines or [report.baseline]
+    return f"baseline{'s' if len(names) > 1 else ''} " + ", ".join(bold(n) for n in names)
+
+
 def render_html(report: Report) -> str:
     nav = "".join(f'<a href="#{s.id}">{html.escape(s.title)}</a>' for s in report.sections)
     parts = [
@@ -395,7 +470,7 @@ def render_html(report: Report) -> str:
         f"<title>{html.escape(report.title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{html.escape(report.title)}</h1>",
         f"<p>{len(report.runs)} runs, measures {html.escape(', '.join(report.measures))}, "
-        f"baseline <b>{html.escape(report.baseline)}</b>."
+        f"{_baseline_words(report, lambda t: '<b>' + html.escape(t) + '</b>')}."
         + (f" Runs: {html.escape(', '.join(report.runs))}." if len(report.runs) <= 15 else "")
         + f"</p><nav>{nav}</nav>",
     ]
@@ -440,7 +515,8 @@ def write_markdown(report: Report, path) -> list[Path]:
     figures: list[Path] = []
     out = [f"# {report.title}", "",
            f"{len(report.runs)} runs, measures {', '.join(report.measures)}, "
-           f"baseline **{report.baseline}**. Runs: {', '.join(report.runs)}.", ""]
+           f"{_baseline_words(report, lambda t: '**' + t + '**')}. "
+           f"Runs: {', '.join(report.runs)}.", ""]
     key = _key_table(report)
     if key is not None:
         out.extend(["Run labels used in the figures:", "", _md_table(key), ""])

@@ -1,8 +1,9 @@
 """Figures comparing runs: per-query differences to a baseline, per-query
 distributions, preference matrices in system order, significance matrices.
 
-Sources: per-query differences and distributions (Sakai, "Statistical reform
-in information retrieval?", SIGIR Forum 2014); preference matrices and system
+Sources: per-query differences and distributions, differences with their
+confidence intervals (Sakai, "Statistical reform in information retrieval?",
+SIGIR Forum 2014); preference matrices and system
 orderings (Diaz & Ferraro, "Offline retrieval evaluation without evaluation
 metrics" (RPP), SIGIR 2022). "Better" is read from the measure's record
 (:func:`irpref.report.orientation.sign_of`): for a lower-is-better measure
@@ -28,6 +29,7 @@ from irpref.report.figure_kit import (
 
 __all__ = [
     "difference_data", "differences",
+    "interval_data", "difference_intervals",
     "distribution_data", "distributions",
     "preference_data", "preference_heatmap",
     "significance_data", "significance_matrix",
@@ -307,3 +309,67 @@ def significance_matrix(table: pd.DataFrame, measure: str | None = None,
     return _finish(fig, data, labels)
 
 
+
+
+# --- mean differences with their intervals, per baseline ----------------------------------
+
+def interval_data(table: pd.DataFrame, measure: str | None = None) -> pd.DataFrame:
+    """The rows of one measure of :func:`irpref.report.trust.against_baselines` drawn by
+    :func:`difference_intervals`: run, baseline, mean, ci_low, ci_high, marker."""
+    rows = _measure_rows(table, measure, ["run", "baseline", "mean", "ci_low", "ci_high"])
+    cols = ["run", "baseline", "mean", "ci_low", "ci_high"]
+    out = rows[cols].copy()
+    out["marker"] = rows["marker"].to_numpy() if "marker" in rows else ""
+    return out.reset_index(drop=True)
+
+
+def difference_intervals(table: pd.DataFrame, measure: str | None = None):
+    """Mean difference run - baseline of each run with its interval (the t interval of
+    ``ci_low``/``ci_high``) against a zero line, one panel per baseline; significantly
+    better runs dark, worse light with hatching, the others white (greyscale-safe)."""
+    plt = _plt()
+    data = interval_data(table, measure)
+    baselines = list(pd.unique(data["baseline"]))
+    runs = list(pd.unique(data["run"]))
+    labels = abbreviate([*baselines, *runs])
+    n = len(runs)
+    height = 0.13 * n + 1.6 if n > MANY else 0.32 * n + 1.5
+    fig, axes = plt.subplots(1, max(len(baselines), 1), squeeze=False, sharey=True,
+                             figsize=(min(3.6 * len(baselines) + 2, 16), height))
+    dark, light = _colours(2)
+    fill = {"▲": dark, "▼": light}
+    for ax, base in zip(axes[0], baselines):
+        part = data[data["baseline"] == base].set_index("run").reindex(runs)
+        y = np.arange(n)
+        mean = part["mean"].to_numpy(np.float64)
+        ax.hlines(y, part["ci_low"].to_numpy(np.float64), part["ci_high"].to_numpy(np.float64),
+                  color="black", linewidth=1.0)
+        colours = [fill.get(m, "white") for m in part["marker"].fillna("")]
+        hatches = ["////" if m == "▼" else "" for m in part["marker"].fillna("")]
+        for yi, mi, ci, hi in zip(y, mean, colours, hatches):
+            if np.isfinite(mi):
+                ax.scatter([mi], [yi], s=36, marker="s", facecolor=ci, edgecolor="black",
+                           hatch=hi, zorder=3)
+        ax.axvline(0, color="black", linewidth=0.6, linestyle="--")
+        ax.set_title(f"run - {labels[base]}", fontsize=9)
+        ax.set_xlabel(f"difference in {measure or 'the measure'}", fontsize=8)
+        ax.grid(axis="x", color="#dddddd", linewidth=0.5)
+    axes[0, 0].set_yticks(np.arange(n), [labels[r] for r in runs], fontsize=7)
+    axes[0, 0].set_ylim(n - 0.5, -0.5)  # first run on top
+    from matplotlib.patches import Patch
+
+    fig.suptitle(f"Differences against the baseline{'s' if len(baselines) > 1 else ''}"
+                 + (f" ({measure})" if measure else "") + ", with intervals", fontsize=10,
+                 y=1 - 0.08 / height)
+    top = 0.6  # inches above the axes: the title and the legend under it
+    fig.legend(handles=[
+        Patch(facecolor=dark, edgecolor="black", label="significantly better"),
+        Patch(facecolor=light, edgecolor="black", hatch="////", label="significantly worse"),
+        Patch(facecolor="white", edgecolor="black", label="not significant")],
+        fontsize=7, ncol=3, loc="upper center", frameon=False,
+        bbox_to_anchor=(0.5, 1 - 0.3 / height))
+    if n > MANY:
+        _layout(fig, n, [labels[r] for r in runs], 7, top=top + 0.2)
+    else:
+        fig.tight_layout(rect=(0, 0.04, 1, 1 - top / height))
+    return _finish(fig, data, labels)
