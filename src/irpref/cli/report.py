@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from irpref import params
+from irpref.cli.baseline_view import baselines, run_list
 from irpref.cli.common import (
     add_inputs,
     add_missing,
@@ -27,13 +28,6 @@ from irpref.cli.common import (
 )
 from irpref.errors import UsageError
 from irpref.stats import CORRECTIONS, FAMILIES
-
-
-def _run_list(text: str) -> list[str]:
-    """``A,B`` -> [A, B] (one --baseline may name several runs, as in irpref significance)."""
-    from irpref.cli.significance import _run_list as split
-
-    return split(text)
 
 
 def _correction(value, flag: str) -> str:
@@ -49,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
                         metavar="MEASURE",
                         help="measures (default: AP nDCG@10 P@10 RR)")
-    parser.add_argument("--baseline", metavar="RUN", action="append", type=_run_list,
+    parser.add_argument("--baseline", metavar="RUN", action="append", type=run_list,
                         default=None,
                         help="baseline run: its name or its file (default: the first run); "
                              "repeat it or give a comma-separated list for several")
@@ -115,12 +109,12 @@ def run(args: argparse.Namespace) -> int:
     elif not args.runs:
         raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref "
                          "judge)")
-    baselines = list(dict.fromkeys(n for group in args.baseline or [] for n in group)) or None
+    base = baselines(args) or None
     trust = TrustOptions(correction=args.correction, family=args.family,
                          confidence=args.confidence, bootstrap=args.bootstrap,
                          seed=args.seed or 0, beta=args.beta)
     report = build_report(args.qrels, args.runs, args.measures,
-                          baseline=baselines, rel=args.rel, alpha=args.alpha,
+                          baseline=base, rel=args.rel, alpha=args.alpha,
                           title=args.title, missing=args.missing, judged=judged,
                           use_tag=args.tag_names, trust=trust, qrels_b=args.qrels_b)
     if kind == ".md":
