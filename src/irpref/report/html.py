@@ -24,7 +24,7 @@ import pandas as pd
 
 from irpref.report.formats import report_html_table as _html_table
 from irpref.report.formats import report_markdown_table as _md_table
-from irpref.report.orientation import better_word, sign_of
+from irpref.report.orientation import better_word, direction_note, sign_of
 
 __all__ = ["DEFAULT_MEASURES", "PREFERENCES", "Report", "Section", "baseline_summary",
            "build_report", "write_html", "write_markdown"]
@@ -118,14 +118,10 @@ def _tags(baselines: Sequence[str]) -> dict[str, str]:
             for i, b in enumerate(baselines)}
 
 
-def _direction_note(measures: Sequence[str]) -> str:
-    """``; lower is better for ASL; no mark for NumRet (no better direction)`` or ''."""
-    lower = [m for m in measures if sign_of(m) < 0]
-    none = [m for m in measures if sign_of(m) == 0]
-    note = f"; lower is better for {', '.join(lower)}" if lower else ""
-    if none:
-        note += f"; no mark for {', '.join(none)} (no better direction)"
-    return note
+def _direction(measures: Sequence[str]) -> str:
+    """``direction_note`` as a clause joined with ``"; "`` (or nothing)."""
+    note = direction_note(measures)
+    return f"; {note}" if note else ""
 
 
 DEGRADE_FRACTIONS = (0.3, 0.6, 0.9)
@@ -253,7 +249,7 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
         f"Mean of each measure per run; ▲/▼ marks a run significantly better/worse than "
         f"{whom} (paired t test over the queries both have, p adjusted by "
         f"{CORRECTION_TEXT[trust.correction]} over {FAMILY_TEXT[trust.family]}, "
-        f"alpha = {alpha:g}){_direction_note(measures)}, reported as Sakai "
+        f"alpha = {alpha:g}){_direction(measures)}, reported as Sakai "
         "recommends (Statistical reform in IR?, SIGIR Forum 2014).",
         [Block("table", caption, table=means.reset_index(drop=True)),
          Block("details", "Differences, wins/losses/ties and p-values", open=not many,
