@@ -58,8 +58,13 @@ def main(argv: list[str] | None = None) -> int:
         for flag in GLOBAL_FLAGS:
             flags[flag] = flags[flag] or flag in argv[1:]
         return guard("trec_eval", lambda: _trec_eval(rest), flags["--debug"], flags["--quiet"])
-    return guard(command or "", lambda: _dispatch(argv, command, flags), flags["--debug"],
-                 flags["--quiet"], lambda: flags)
+    try:
+        return guard(command or "", lambda: _dispatch(argv, command, flags), flags["--debug"],
+                     flags["--quiet"], lambda: flags)
+    finally:  # --judged-only applies to this command line only (cli.common.apply_judged_only)
+        names = sys.modules.get("irpref.measures.names")
+        if names is not None:
+            names.set_modifiers()
 
 
 def _trec_eval(argv: list[str]) -> int:
