@@ -24,12 +24,13 @@ all runs x queries at once.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from irpref.bounds import assign, top_grade, unjudged_items
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Measure
-from irpref.measures.trec_arith import exact_cumsum
 
 __all__ = [
     "Unjudged",
@@ -39,6 +40,7 @@ __all__ = [
     "gain_ratio_bounds",
     "graded_rbp_bounds",
     "holds_value",
+    "unjudged_of",
     "position_weights",
     "recall_bounds",
     "rprec_bounds",
@@ -55,13 +57,25 @@ def holds_value(rule):
     return rule
 
 
+_UNJUDGED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def unjudged_of(judged: JudgedRankings, level: int = 1) -> Unjudged:
+    """:class:`Unjudged` of ``judged`` at ``level``, shared by every measure
+    computed on the same judged rankings (kept while they live)."""
+    per_level = _UNJUDGED.setdefault(judged, {})
+    if level not in per_level:
+        per_level[level] = Unjudged(judged, level)
+    return per_level[level]
+
+
 class Unjudged:
     """The unjudged retrieved items of every segment in rank order, and the pairs
     (segment s, j) for j = 0 .. u_s (u_s of them; none when no grade up to
     ``T`` reaches ``level``, so no assignment changes a binary measure)."""
 
     def __init__(self, judged: JudgedRankings, level: int = 1) -> None:
-        self.judged = judged
+        self.shape = (judged.n_runs, judged.n_queries)
         self.top = top_grade(judged)
         idx = unjudged_items(judged)
         if self.top < level:
@@ -80,13 +94,16 @@ class Unjudged:
 
     @property
     def pair_query(self) -> np.ndarray:
-        return self.pair_segment % self.judged.n_queries
+        return self.pair_segment % self.shape[1]
 
     def first(self, w: np.ndarray) -> np.ndarray:
-        """(pairs,) sum of ``w`` over the first j unjudged items of the segment."""
+        """(pairs,) sum of ``w`` over the first j unjudged items of the segment (a
+        global cumulative sum less the segment's start: rounding of the order of
+        1e-16 x the largest sum, which the kernel's own value then bounds)."""
         vals = np.zeros(len(self.j))
         vals[self.pair_offsets[:-1][self.segment] + self.nth + 1] = w
-        return exact_cumsum(vals, self.pair_offsets)
+        total = np.cumsum(vals)
+        return total - total[self.pair_offsets[:-1]][self.pair_segment]
 
     def last(self, w: np.ndarray) -> np.ndarray:
         """(pairs,) sum of ``w`` over the last j unjudged items of the segment."""
@@ -99,7 +116,7 @@ class Unjudged:
         """(R, Q) max or min of pair ``values`` over each segment's pairs."""
         f = np.maximum if how == "max" else np.minimum
         out = f.reduceat(values, self.pair_offsets[:-1]) if len(values) else values
-        return out.reshape(self.judged.n_runs, self.judged.n_queries)
+        return out.reshape(self.shape)
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -172,7 +189,7 @@ def f1_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
 
 
 def _linear_ratio(judged: JudgedRankings, m: Measure, den) -> tuple[np.ndarray, np.ndarray]:
-    u = Unjudged(judged, m.rel(judged))
+    u = unjudged_of(judged, m.rel(judged))
     w = position_weights(judged, m, u.index, _ones(judged))
     h = _relevant_retrieved(judged, m)[u.pair_segment]
     d = den(u)
@@ -194,7 +211,7 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     if judged.ties == "expected":
         return binary_scan(judged, m)
     level = m.rel(judged)
-    u = Unjudged(judged, level)
+    u = unjudged_of(judged, level)
     k = np.inf if m.cutoff is None else m.cutoff
     rel = judged.grade >= level
     rank = judged.rank
@@ -202,7 +219,8 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     hits = np.cumsum(rel) - np.repeat(np.concatenate(([0], np.cumsum(rel)))[judged.offsets[:-1]],
                                       np.diff(judged.offsets))  # inclusive, within segment
     s0 = judged.segment_sum(np.where(rel, hits * inv, 0.0)).ravel()
-    rel_inv = exact_cumsum(np.where(rel, inv, 0.0), judged.offsets)
+    rel_inv = np.cumsum(np.where(rel, inv, 0.0))
+    rel_inv -= np.concatenate(([0.0], rel_inv))[judged.offsets[:-1]][judged.segment]
     seg_total = np.zeros(judged.n_segments)
     nonempty = np.diff(judged.offsets) > 0
     seg_total[nonempty] = rel_inv[judged.offsets[1:][nonempty] - 1]
@@ -231,7 +249,7 @@ def rprec_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
     if judged.ties == "expected":
         return binary_scan(judged, m)
     level = m.rel(judged)
-    u = Unjudged(judged, level)
+    u = unjudged_of(judged, level)
     n = judged.n_retrieved
     big_k = judged.num_rel(level)[u.pair_query] + u.j
     x = np.minimum(big_k, n[u.pair_segment])  # items of the segment in the top K
@@ -267,7 +285,7 @@ def binary_scan(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndar
     number (the fast rules avoid it where a closed scan is known)."""
     level = m.rel(judged)
     value = m.compute(judged)
-    u = Unjudged(judged, level)
+    u = unjudged_of(judged, level)
     if not len(u.index):
         return value, value
     shape = value.shape
@@ -358,7 +376,7 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
         def gain_of(g: np.ndarray) -> np.ndarray:
             g = np.asarray(g, np.float64)
             return np.exp2(g) - 1.0 if m.get("gain") == "exp" else g
-    u = Unjudged(judged, 1)
+    u = unjudged_of(judged, 1)
     n_tab = table(int(judged.n_retrieved.max(initial=0)) + 1)
     pos = judged.items_with_grade(1).index
     w_pos = position_weights(judged, m, pos, n_tab) * gain_of(judged.grade[pos])
@@ -399,7 +417,7 @@ def graded_rbp_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
                      weights=position_weights(judged, m, pos, table) * judged.grade[pos])
     d0 = np.maximum(_max_grade(judged), 1).astype(np.float64)
     d0 = np.tile(d0, judged.n_runs)
-    u = Unjudged(judged, 1)
+    u = unjudged_of(judged, 1)
     w = position_weights(judged, m, u.index, table)
     total = np.bincount(u.segment, weights=w, minlength=judged.n_segments)
     w_min = np.full(judged.n_segments, np.inf)
