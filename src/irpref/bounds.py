@@ -23,7 +23,7 @@ import numpy as np
 
 from irpref.judged import JudgedRankings
 
-__all__ = ["assign", "enumerate_bounds", "top_grade", "unjudged_items"]
+__all__ = ["assign", "enumerate_bounds", "residual_bounds", "top_grade", "unjudged_items"]
 
 
 def unjudged_items(judged: JudgedRankings) -> np.ndarray:
@@ -88,29 +88,94 @@ def assign(judged: JudgedRankings, grades: int | np.ndarray) -> JudgedRankings:
     )
 
 
-def enumerate_bounds(judged: JudgedRankings, measure, limit: int = 100_000
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def enumerate_bounds(judged: JudgedRankings, measure, limit: int = 100_000,
+                     max_items: int = 2_000_000) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper), each (R, Q): the measure's extremes over *every*
     assignment, by enumeration (brute force, for small rankings and tests).
 
     Segments are independent, so assignment ``a`` gives the ``i``-th unjudged
     item of every segment digit ``i`` of ``a`` in base ``top_grade + 1``: the
     segment with the most unjudged items sees all of its assignments, the
-    others each of theirs at least once. Refuses more than ``limit``
-    assignments (a ValueError)."""
+    others each of theirs at least once. Many assignments are evaluated in one
+    call, as copies of the runs (:func:`_replicate`). Refuses more than
+    ``limit`` assignments (a ValueError)."""
     idx = unjudged_items(judged)
     shape = (judged.n_runs, judged.n_queries)
     base = top_grade(judged) + 1
-    nth = idx - np.searchsorted(idx, judged.offsets[judged.segment[idx]])
+    # position of each among its segment's unjudged items
+    nth = np.arange(len(idx)) - np.searchsorted(idx, judged.offsets[judged.segment[idx]])
     width = int(nth.max()) + 1 if len(idx) else 0
     total = base ** width
     if total > limit:
         raise ValueError(f"{total} assignments to enumerate (more than {limit})")
     lower = np.full(shape, np.inf)
     upper = np.full(shape, -np.inf)
-    for a in range(total):
-        grades = (a // base ** nth) % base
-        values = measure.compute(assign(judged, grades)).reshape(shape)
-        np.fmin(lower, values, out=lower)
-        np.fmax(upper, values, out=upper)
+    step = max(1, max_items // max(judged.n_items, 1))
+    for first in range(0, total, step):
+        a = np.arange(first, min(total, first + step))
+        grades = (a[:, None] // base ** nth[None, :]) % base
+        copies = _replicate(judged, len(a))
+        values = measure.compute(assign(copies, grades.ravel())).reshape(len(a), *shape)
+        np.fmin(lower, values.min(axis=0), out=lower)
+        np.fmax(upper, values.max(axis=0), out=upper)
     return lower, upper
+
+
+def _replicate(judged: JudgedRankings, times: int) -> JudgedRankings:
+    """``judged`` with its runs repeated ``times`` times (copy c of run r is run
+    ``c * R + r``): unjudged items come copy by copy, each in the original order."""
+    if times == 1:
+        return judged
+    n = judged.n_items
+    offsets = (np.arange(times, dtype=np.int64)[:, None] * n + judged.offsets[None, :-1]).ravel()
+    return dataclasses.replace(
+        judged,
+        run_names=[f"{c}:{r}" for c in range(times) for r in judged.run_names],
+        offsets=np.append(offsets, times * n),
+        doc_key=np.tile(judged.doc_key, times),
+        score=np.tile(judged.score, times),
+        grade=np.tile(judged.grade, times),
+        present=np.tile(judged.present, (times, 1)),
+    )
+
+
+def residual_bounds(judged: JudgedRankings, measures, values: dict | None = None
+                    ) -> dict:
+    """``{measure: (lower, upper)}``, each (R, Q): the residual interval of every
+    measure by the rule its record declares (:attr:`Family.bounds`): ``"monotone"``
+    -> (the plain value, the value with every unjudged document at the top grade;
+    one :func:`assign` shared by all such measures), a rule function -> its
+    result (widened to hold the plain value when the rule says it does,
+    ``holds_value``), ``None`` -> NaN both. ``values`` may hold the plain values
+    already computed (``{measure: (R, Q)}``)."""
+    judged._full_only("residual bounds (the unjudged documents retrieved)")
+    values = {} if values is None else values
+    shape = (judged.n_runs, judged.n_queries)
+    assigned = None
+    out = {}
+
+    def value(m):
+        if m not in values:
+            values[m] = m.compute(judged)
+        return values[m]
+
+    for m in measures:
+        rule = m.family.bounds
+        if rule is None:
+            nan = np.full(shape, np.nan)
+            out[m] = (nan, nan)
+        elif rule == "monotone":
+            if assigned is None:
+                assigned = assign(judged, top_grade(judged))
+            out[m] = (value(m), m.compute(assigned).reshape(shape))
+        else:
+            lower, upper = rule(judged, m)
+            lower = np.asarray(lower, np.float64).reshape(shape)
+            upper = np.asarray(upper, np.float64).reshape(shape)
+            if getattr(rule, "holds_value", False):
+                v = value(m)
+                # a NaN bound (no bound for these parameters) stays NaN
+                lower = np.where(np.isnan(lower), np.nan, np.fmin(lower, v))
+                upper = np.where(np.isnan(upper), np.nan, np.fmax(upper, v))
+            out[m] = (lower, upper)
+    return out

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 import irpref.scan as scan
+from irpref.bounds import residual_bounds
 from irpref.errors import MissingQueries
 from irpref.interning import intern, merge_docs
 from irpref.io.frames import as_qrels, as_runs
@@ -193,23 +194,24 @@ def tidy(
     judged: JudgedRankings,
     values: dict[str, np.ndarray],
     mask: np.ndarray,
+    bounds: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> pd.DataFrame:
-    """Long table (run, query, measure, value) of (R, Q) arrays, rows where ``mask``."""
+    """Long table (run, query, measure, value) of (R, Q) arrays, rows where ``mask``;
+    with ``bounds`` (``{name: (lower, upper)}``) the columns ``lower`` and ``upper`` too."""
     r_idx, q_idx = np.nonzero(mask)
     runs = np.asarray(judged.run_names, dtype=object)
-    frames = [
-        pd.DataFrame(
-            {
-                "run": runs[r_idx],
-                "query": judged.queries[q_idx],
-                "measure": name,
-                "value": arr[r_idx, q_idx].astype(np.float64),
-            }
-        )
-        for name, arr in values.items()
-    ]
+    extra = ["lower", "upper"] if bounds is not None else []
+
+    def frame(name: str, arr: np.ndarray) -> pd.DataFrame:
+        cols = {"run": runs[r_idx], "query": judged.queries[q_idx], "measure": name,
+                "value": arr[r_idx, q_idx].astype(np.float64)}
+        for col, b in zip(extra, bounds[name] if bounds is not None else ()):
+            cols[col] = b[r_idx, q_idx].astype(np.float64)
+        return pd.DataFrame(cols)
+
+    frames = [frame(name, arr) for name, arr in values.items()]
     if not frames:
-        return pd.DataFrame({"run": [], "query": [], "measure": [], "value": []})
+        return pd.DataFrame({c: [] for c in ["run", "query", "measure", "value", *extra]})
     return pd.concat(frames, ignore_index=True)
 
 
@@ -225,6 +227,7 @@ def evaluate(
     corpus_size: int | None = None,
     judged: JudgedRankings | None = None,
     subtopics=None,
+    bounds: bool = False,
 ) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels``: a tidy DataFrame (run, query, measure, value).
 
@@ -249,6 +252,11 @@ def evaluate(
     subtopics:   ndeval-format subtopic qrels (path or DataFrame) for the diversity
                  measures (alpha-nDCG@k, ERR-IA@k, MAP-IA, S-recall@k); ``qrels=None``
                  (or the same path) uses them, collapsed, as the qrels too.
+    bounds:      add columns ``lower`` and ``upper``: the residual interval of each
+                 value over every grade (0 .. the highest in the qrels) the unjudged
+                 documents retrieved could have (:func:`irpref.bounds.residual_bounds`;
+                 NaN where the measure's record defines none). Judges the full layout
+                 (``judged`` must be full).
     """
     # every name checked before reading (ir_measures objects through the converter
     # irpref.interop.ir_measures registers with the resolver)
@@ -264,6 +272,8 @@ def evaluate(
         layout, count_docs = layout_for(
             [m for _, m in labelled], ties=ties, corpus_size=corpus_size, subtopics=sub
         )
+        if bounds:  # the unjudged documents retrieved are only in the full layout
+            layout, count_docs = "full", False
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties,
                               corpus_size=corpus_size, layout=layout, count_docs=count_docs)
     if sub is not None:
@@ -276,7 +286,10 @@ def evaluate(
         if m not in computed:
             computed[m] = m.compute(judged)
         values[label] = computed[m]
-    return tidy(judged, values, mask)
+    if not bounds:
+        return tidy(judged, values, mask)
+    found = residual_bounds(judged, list(computed), values=computed)
+    return tidy(judged, values, mask, {label: found[m] for label, m in labelled})
 
 
 def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -> pd.DataFrame:
@@ -304,6 +317,11 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
         by_run = group.groupby("run", sort=False)["value"]
         means = by_run.agg(lambda v, f=aggregate: float(f(v.to_numpy())))
         frame = pd.DataFrame({"run": means.index, "measure": measure, "value": means.values})
+        for col in ("lower", "upper"):
+            if col in group:
+                agg = group.groupby("run", sort=False)[col].agg(
+                    lambda v, f=aggregate: float(f(v.to_numpy())))
+                frame[col] = agg.reindex(means.index).to_numpy(np.float64)
         if counts:
             frame["n"] = by_run.size().reindex(means.index).to_numpy(np.int64)
         out.append(frame)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+import pandas as pd
+
 from irpref.cli import baseline_view
 from irpref.cli.common import (
     add_dask,
@@ -18,11 +20,12 @@ from irpref.cli.common import (
     once,
     open_output,
 )
+from irpref.errors import UsageError
 from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
 from irpref.measures.diversity import check_subtopics, use_subtopics
 from irpref.measures.names import canonical_name
-from irpref.report.tables import write_table  # the one writer (report.formats)
+from irpref.report.tables import write_json, write_table, write_tsv  # the one writer
 
 DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
 
@@ -44,6 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--per-query", action="store_true",
                         help="also print per-query values (mean rows then have an empty query "
                              "in tsv, null in json)")
+    parser.add_argument("--bounds", action="store_true",
+                        help="add columns lower and upper: the least and greatest value over "
+                        "every grade (0 to the highest in the qrels) the unjudged documents "
+                        "each run retrieved could have (NaN where a measure has no bound; "
+                        "judges every retrieved document)")
     add_format(parser)
     add_output(parser)
     baseline_view.add_arguments(parser)  # --baseline, --ci, --format markdown/latex/html
@@ -55,16 +63,28 @@ def run(args: argparse.Namespace) -> int:
         lambda: [canonical_name(t) for m in args.measures or DEFAULT_MEASURES for t in m.split()]
     )
     as_usage(lambda: check_subtopics(parse_measures(measures), args.subtopics))
+    if args.bounds and args.dask:
+        raise UsageError("--bounds is not available with --dask (the workers compute values "
+                         "only): run without --dask")
+    if args.bounds and (args.baseline or args.ci):
+        raise UsageError("--bounds does not combine with --baseline or --ci: ask for the "
+                         "bounds in a table of their own")
     if args.dask:
         from irpref.distributed import evaluate_args
 
         results = evaluate_args(args, measures)
     else:
         args.qrels, sub = use_subtopics(args.qrels, args.subtopics)
-        judged = judge_args(args, measures=measures, subtopics=sub)
+        judged = judge_args(args, measures=measures, subtopics=sub,
+                            layout="full" if args.bounds else None)
         results = evaluate(
-            None, None, measures, missing=args.missing, judged=judged, subtopics=sub
+            None, None, measures, missing=args.missing, judged=judged, subtopics=sub,
+            bounds=args.bounds,
         )
+    if args.bounds:
+        with open_output(args.output) as out:
+            _write_bounds(args, results, summarize(results), out)
+        return 0
     if baseline_view.wanted(args):  # --baseline / --ci / markdown, latex, html tables
         with open_output(args.output) as out:
             return baseline_view.write(args, results, out)
@@ -76,3 +96,31 @@ def run(args: argparse.Namespace) -> int:
         else:
             write_table([results, means], ["run", "query", "measure"], args.format, out)
     return 0
+
+
+def _write_bounds(args: argparse.Namespace, results: pd.DataFrame, means: pd.DataFrame,
+                  out) -> None:
+    """Values with their columns lower and upper: tsv/json as columns; the
+    terminal and paper tables as three columns per measure (M, M lower, M upper)."""
+    keys = ["run", "query", "measure"] if args.per_query else ["run", "measure"]
+    frames = [results, means] if args.per_query else means
+    sort_by = "query" if args.per_query else None
+    if args.format in ("tsv", "json"):
+        write = write_tsv if args.format == "tsv" else write_json
+        write(frames, out, [*keys, "value", "lower", "upper"], sort_by=sort_by)
+        return
+    wide = [_spread(f) for f in (frames if isinstance(frames, list) else [frames])]
+    write_table(wide if args.per_query else wide[0], keys, args.format, out,
+                wide_index=None if args.per_query else ["run"])
+
+
+def _spread(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows of M, ``M lower``, ``M upper`` (value column only), measure by measure."""
+    parts = []
+    for measure, group in frame.groupby("measure", sort=False):
+        parts.append(group.drop(columns=["lower", "upper"]))
+        for col in ("lower", "upper"):
+            part = group.drop(columns=["value", "lower", "upper"]).assign(
+                value=group[col].to_numpy(), measure=f"{measure} {col}")
+            parts.append(part)
+    return pd.concat(parts, ignore_index=True) if parts else frame

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import irpref.measures.residual_rank as residual_rank
 from irpref.judged import JudgedRankings
 from irpref.measures.base import (
     TREC_CUTS,
@@ -57,6 +58,7 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 @register(
     "NumRet",
+    bounds=residual_rank.unchanged,
     compact=True,
     compact_expected=True,
     order_free=True,
@@ -79,6 +81,7 @@ def num_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumRel",
+    bounds="monotone",
     compact=True,
     compact_expected=True,
     order_free=True,
@@ -100,6 +103,7 @@ def num_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "NumRelRet",
+    bounds="monotone",
     compact=True,
     compact_expected=True,
     examples=("NumRelRet", "NumRelRet@2", "NumRelRet(rel=2)@5"),
@@ -128,6 +132,7 @@ def num_rel_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "P",
+    bounds="monotone",
     compact=True,
     compact_expected=True,
     examples=("P@1", "P@3", "P(rel=2)@5"),
@@ -146,6 +151,7 @@ def precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "R",
+    bounds=residual_rank.recall_bounds,
     compact=True,
     compact_expected=True,
     examples=("R", "R@2", "R(rel=2)@10"),
@@ -165,6 +171,7 @@ def recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "AP",
+    bounds=residual_rank.ap_bounds,
     compact=True,
     compact_expected=True,
     examples=("AP", "AP@3", "AP(rel=2)"),
@@ -195,6 +202,7 @@ def average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RR",
+    bounds="monotone",
     compact=True,
     compact_expected=True,
     examples=("RR", "RR@2", "RR(rel=2)"),
@@ -335,6 +343,10 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") 
 
 @register(
     "nDCG",
+    bounds=residual_rank.gain_ratio_bounds,
+    bounds_exact=False,
+    bounds_note="lower exact; upper exact on binary qrels (top grade 1), an outer bound on "
+    "graded ones (gain at the top grade over an ideal with grade 1); no bound with gains=",
     compact=True,
     compact_expected=True,
     examples=("nDCG", "nDCG@3", "nDCG(gain=exp)@5"),
@@ -382,6 +394,7 @@ def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Success",
+    bounds="monotone",
     compact=True,
     compact_expected=True,
     examples=("Success@1", "Success(rel=2)@3"),
@@ -401,6 +414,7 @@ def success(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Rprec",
+    bounds=residual_rank.rprec_bounds,
     compact=True,
     compact_expected=True,
     examples=("Rprec", "Rprec(rel=2)"),
@@ -423,6 +437,7 @@ def r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RBP",
+    bounds="monotone",
     compact=True,
     compact_expected=True,
     examples=("RBP", "RBP(p=0.5)", "RBP(p=0.95,rel=2)@4"),

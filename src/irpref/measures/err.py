@@ -59,6 +59,7 @@ def satisfaction(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
 
 @register(
     "ERR",
+    bounds="monotone",
     notes="ir_measures' ERR is gdeval's (gmax fixed at 4): compare with ERR(gmax=4); the "
     "default gmax here is the largest grade in the qrels",
     compact=True,
@@ -110,6 +111,8 @@ def _judged_items(judged: JudgedRankings) -> np.ndarray:
 
 @register(
     "Judged",
+    bounds_note="describes the judging, not relevance: no assignment of grades to "
+    "the unjudged documents applies (they would all be judged)",
     compact=True,
     compact_expected=True,
     examples=("Judged@1", "Judged@4"),

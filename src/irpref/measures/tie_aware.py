@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import irpref.measures.residual_rank as residual_rank
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Alias, Measure, attach_kernel, register
 from irpref.measures.classic import REL, _safe_div, num_rel_ret
@@ -73,6 +74,7 @@ def _f1_cutoff(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "F1",
+    bounds=residual_rank.f1_bounds,
     compact=True,  # counts only
     compact_expected=True,
     examples=("F1", "F1@3"),
@@ -110,6 +112,10 @@ def ideal_cg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
 
 @register(
     "NCG",
+    bounds=residual_rank.gain_ratio_bounds,
+    bounds_exact=False,
+    bounds_note="lower exact; upper exact under ties docid/input and on binary qrels, an "
+    "outer bound under ties=expected on graded qrels",
     compact=True,  # ranks and grades of the positive items only
     compact_expected=True,  # TieGroups: either layout
     examples=("NCG", "NCG@3"),

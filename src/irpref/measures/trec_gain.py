@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import irpref.measures.residual_rank as residual_rank
 from irpref.judged import JudgedRankings
 from irpref.measures.base import (
     Alias,
@@ -57,6 +58,7 @@ BURGES = (
 # ---- gain-based measures ------------------------------------------------------
 @register(
     "DCG",
+    bounds="monotone",
     compact=True,
     compact_expected=True,
     examples=("DCG", "DCG@3"),
@@ -75,6 +77,7 @@ def dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "IDCG",
+    bounds="monotone",
     compact=True,
     compact_expected=True,
     order_free=True,
@@ -106,6 +109,7 @@ def _item_dcg(judged: JudgedRankings) -> tuple[np.ndarray, np.ndarray]:
 
 @register(
     "nDCGRel",
+    bounds_note="no rule yet (nDCG read at the rank of every relevant document)",
     examples=("nDCGRel",),
     range="[0, inf)",
     trec=(TrecName("ndcg_rel", "nDCGRel", "p_pair"),),
@@ -137,6 +141,7 @@ def ndcg_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RnDCG",
+    bounds_note="no rule yet (nDCG at the ideal level boundaries)",
     examples=("RnDCG",),
     range="[0, inf)",
     trec=(TrecName("Rndcg", "RnDCG", "p_pair"),),
@@ -178,6 +183,7 @@ def r_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "BinG",
+    bounds=residual_rank.binary_scan,
     compact=True,
     examples=("BinG",),
     range="[0, 1]",
@@ -200,6 +206,7 @@ def bin_g(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "G",
+    bounds_note="no rule yet (graded, with the ideal gains in the discount)",
     compact=True,
     examples=("G",),
     range="[0, inf)",
@@ -235,6 +242,7 @@ def g_measure(judged: JudgedRankings, m: Measure) -> np.ndarray:
 # ---- rank-biased precision, trec_eval style -----------------------------------
 @register(
     "gRBP",
+    bounds=residual_rank.graded_rbp_bounds,
     compact=True,
     compact_expected=True,
     examples=("gRBP", "gRBP(p=0.5)@4"),
@@ -261,6 +269,9 @@ def graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RBPResid",
+    bounds_note="describes the judging (the weight of unjudged documents), not "
+    "relevance; it is the width of RBP's interval plus p^n for the documents never "
+    "retrieved",
     examples=("RBPResid",),
     range="[0, 1]",
     trec=(TrecName("rbp_resid", "RBPResid"),),

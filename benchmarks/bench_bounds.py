@@ -1,0 +1,108 @@
+"""Benchmark: residual bounds (``evaluate(..., bounds=True)``, ``--bounds``)
+against the plain evaluation, kernel-only and as whole processes.
+
+For each shape (query count, depth 100/1000, a low or high share of unjudged
+documents, numeric or string document ids; collections written by
+``generate.py`` with a seed, into ``--data``): *kernel*: the measures computed
+on judged rankings in memory, then the same plus :func:`irpref.bounds.
+residual_bounds` (median of ``--repeats``); *process*: ``irpref evaluate`` with
+and without ``--bounds``, each a new process (plain evaluation judges the
+compact layout when it can, bounds always the full one). Prints the medians
+and the ratios bounds / plain.
+
+Usage::
+
+    python benchmarks/bench_bounds.py [--repeats 5] [--runs 10] [--measures AP nDCG ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import time_process  # noqa: E402
+from generate import generate  # noqa: E402
+
+MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
+# name, queries, depth (documents retrieved), pool (candidates: larger = more unjudged), ids
+SHAPES = [
+    ("q50-d100-low-msmarco", 50, 100, 400, "msmarco1"),
+    ("q50-d1000-high-clueweb", 50, 1000, 6000, "clueweb"),
+    ("q250-d100-high-clueweb", 250, 100, 6000, "clueweb"),
+    ("q250-d1000-low-msmarco", 250, 1000, 1200, "msmarco1"),
+]
+
+
+def _median_time(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def kernel(qrels: Path, runs: list[Path], measures: list[str], repeats: int) -> tuple:
+    from irpref.bounds import residual_bounds
+    from irpref.evaluate import judge_inputs
+    from irpref.measures import parse_measure
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        judged = judge_inputs(qrels, runs)
+    ms = [parse_measure(m) for m in measures]
+    unjudged = float((judged.grade < 0).mean())
+
+    def plain():
+        return {m: m.compute(judged) for m in ms}
+
+    def with_bounds():
+        values = plain()
+        residual_bounds(judged, ms, values=values)
+
+    plain()
+    with_bounds()  # warm caches (tie groups, power tables) for both alike
+    return _median_time(plain, repeats), _median_time(with_bounds, repeats), unjudged
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--measures", nargs="+", default=MEASURES)
+    p.add_argument("--data", type=Path, default=HERE / "data" / "bounds")
+    p.add_argument("--no-process", action="store_true", help="kernel timings only")
+    args = p.parse_args(argv)
+    exe = str(Path(sys.executable).with_name("irpref"))
+    print(f"measures: {' '.join(args.measures)}; {args.runs} runs; medians of {args.repeats}")
+    print(f"{'shape':28} {'unjudged':>8} {'kernel':>8} {'+bounds':>8} {'ratio':>6}"
+          f" {'process':>8} {'+bounds':>8} {'ratio':>6}")
+    for name, queries, depth, pool, ids in SHAPES:
+        out = args.data / name
+        if not (out / "qrels.txt").exists():
+            generate(out, seed=1, runs=args.runs, queries=queries, docs=depth, pool=pool,
+                     ids=ids)
+        qrels = out / "qrels.txt"
+        runs = sorted((out / "runs").glob("run-*.txt"))[: args.runs]
+        k_plain, k_bounds, unj = kernel(qrels, runs, args.measures, args.repeats)
+        line = (f"{name:28} {unj:8.2f} {k_plain:8.3f} {k_bounds:8.3f} "
+                f"{k_bounds / k_plain:6.2f}")
+        if not args.no_process:
+            cmd = [exe, "evaluate", str(qrels), *map(str, runs), "-m", *args.measures,
+                   "--format", "tsv", "--quiet"]
+            a = time_process("plain", cmd, args.repeats, verbose=False)
+            b = time_process("bounds", [*cmd, "--bounds"], args.repeats, verbose=False)
+            line += f" {a.median:8.2f} {b.median:8.2f} {b.median / a.median:6.2f}"
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
