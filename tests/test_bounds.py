@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import irpref_cli
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,6 @@ from irpref.bounds import enumerate_bounds, residual_bounds, top_grade
 from irpref.evaluate import judge_inputs
 from irpref.measures import parse_measure
 from irpref.measures.base import REGISTRY
-from tests.helpers import irpref_cli
 
 DOCS = list("abcdefgh")
 TOL = 1e-9

@@ -43,48 +43,51 @@ def assign(judged: JudgedRankings, grades: int | np.ndarray) -> JudgedRankings:
     """``judged`` with the unjudged items (:func:`unjudged_items`) given
     ``grades`` (one grade, or one per unjudged item in that order), as one run
     whose R x Q queries are the segments: query ``s = r * Q + q`` has the
-    qrels of ``q`` plus the assigned documents of segment ``s``. A measure
-    computed on it returns (1, R x Q) values; reshape them to (R, Q).
-    ``present`` and every other field follow."""
+    judged (grade >= 0) qrels rows of ``q`` followed by the assigned documents
+    of segment ``s``. A measure computed on it returns (1, R x Q) values;
+    reshape them to (R, Q). ``present`` and every other field follow.
+
+    Built by index arithmetic, without a sort: the rows of a segment are not
+    ordered by document (no kernel looks documents up in the qrels; only
+    judging does). Negative qrels rows ("pooled, unjudged") are left out: a
+    retrieved one is an assigned document, one not retrieved is as absent
+    for every measure with a bound."""
     idx = unjudged_items(judged)
     new_grade = np.broadcast_to(np.asarray(grades, np.int32), idx.shape)
     n_q, n_s = judged.n_queries, judged.n_segments
     grade = judged.grade.copy()
     grade[idx] = new_grade
-    # qrels of each segment: its query's rows (those the assignment re-grades
-    # replaced) plus the assigned documents
-    q_counts = np.diff(judged.qrels_offsets)
+    keep = np.flatnonzero(judged.qrels_grade >= 0)
+    kept_per_query = np.bincount(judged.qrels_query[keep], minlength=n_q)
+    kept_offsets = np.zeros(n_q + 1, np.int64)
+    np.cumsum(kept_per_query, out=kept_offsets[1:])
     seg_query = np.arange(n_s, dtype=np.int64) % n_q
-    rows_per_seg = q_counts[seg_query]
-    base_seg = np.repeat(np.arange(n_s, dtype=np.int64), rows_per_seg)
-    starts = judged.qrels_offsets[:-1][seg_query]
-    base_row = (np.arange(len(base_seg), dtype=np.int64)
-                - np.repeat(np.cumsum(rows_per_seg) - rows_per_seg, rows_per_seg)
-                + np.repeat(starts, rows_per_seg))
-    add_seg = judged.segment[idx]
-    seg = np.concatenate([base_seg, add_seg])
-    key = np.concatenate([judged.qrels_doc_key[base_row], judged.doc_key[idx]])
-    g = np.concatenate([judged.qrels_grade[base_row], new_grade])
-    added = np.concatenate([np.zeros(len(base_seg), bool), np.ones(len(idx), bool)])
-    # sort by (segment, document, added first) and keep the first of each pair:
-    # an assigned document replaces its negative qrels row
-    order = np.lexsort((~added, key, seg))
-    seg, key, g = seg[order], key[order], g[order]
-    first = np.ones(len(seg), bool)
-    first[1:] = (seg[1:] != seg[:-1]) | (key[1:] != key[:-1])
-    seg, key, g = seg[first], key[first], g[first]
+    base = kept_per_query[seg_query]
+    added = np.bincount(judged.segment[idx], minlength=n_s)
     offsets = np.zeros(n_s + 1, np.int64)
-    np.cumsum(np.bincount(seg, minlength=n_s), out=offsets[1:])
-    names = np.asarray(judged.queries)
+    np.cumsum(base + added, out=offsets[1:])
+    # where each segment's base rows come from and go to
+    base_seg = np.repeat(np.arange(n_s, dtype=np.int64), base)
+    within = np.arange(len(base_seg), dtype=np.int64) - np.repeat(np.cumsum(base) - base, base)
+    source = keep[kept_offsets[:-1][seg_query][base_seg] + within]
+    target = offsets[:-1][base_seg] + within
+    # the assigned documents follow their segment's base rows, in rank order
+    add_seg = judged.segment[idx]
+    nth = np.arange(len(idx), dtype=np.int64) - (np.cumsum(added) - added)[add_seg]
+    add_target = offsets[:-1][add_seg] + base[add_seg] + nth
+    key = np.empty(int(offsets[-1]), np.uint64)
+    g = np.empty(int(offsets[-1]), np.int32)
+    key[target], g[target] = judged.qrels_doc_key[source], judged.qrels_grade[source]
+    key[add_target], g[add_target] = judged.doc_key[idx], new_grade
     return dataclasses.replace(
         judged,
         run_names=["assigned"],
-        queries=np.tile(names, judged.n_runs),
+        queries=np.tile(np.asarray(judged.queries), judged.n_runs),
         grade=grade,
         present=judged.present.reshape(1, n_s),
         qrels_offsets=offsets,
         qrels_doc_key=key,
-        qrels_grade=g.astype(np.int32, copy=False),
+        qrels_grade=g,
     )
 
 
