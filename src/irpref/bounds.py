@@ -162,15 +162,20 @@ def residual_bounds(judged: JudgedRankings, measures, values: dict | None = None
             values[m] = m.compute(judged)
         return values[m]
 
-    for m in measures:
+    for asked in measures:
+        # once every unjudged document has a grade, nothing is left for
+        # judged_only=true to remove: its interval is the plain measure's
+        # (the condensed value itself is an estimate, not one of the outcomes)
+        m = dataclasses.replace(asked, params=tuple(
+            (k, v) for k, v in asked.params if k != "judged_only")) if asked.judged_only else asked
         rule = m.family.bounds
         if rule is None:
             nan = np.full(shape, np.nan)
-            out[m] = (nan, nan)
+            out[asked] = (nan, nan)
         elif rule == "monotone":
             if assigned is None:
                 assigned = assign(judged, top_grade(judged))
-            out[m] = (value(m), m.compute(assigned).reshape(shape))
+            out[asked] = (value(m), m.compute(assigned).reshape(shape))
         else:
             lower, upper = rule(judged, m)
             lower = np.asarray(lower, np.float64).reshape(shape)
@@ -180,5 +185,5 @@ def residual_bounds(judged: JudgedRankings, measures, values: dict | None = None
                 # a NaN bound (no bound for these parameters) stays NaN
                 lower = np.where(np.isnan(lower), np.nan, np.fmin(lower, v))
                 upper = np.where(np.isnan(upper), np.nan, np.fmax(upper, v))
-            out[m] = (lower, upper)
+            out[asked] = (lower, upper)
     return out
