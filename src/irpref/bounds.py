@@ -101,7 +101,7 @@ def enumerate_bounds(judged: JudgedRankings, measure, limit: int = 100_000
     idx = unjudged_items(judged)
     shape = (judged.n_runs, judged.n_queries)
     base = top_grade(judged) + 1
-    nth = idx - np.searchsorted(idx, judged.offsets[judged.segment[idx]])
+    nth = np.arange(len(idx)) - np.searchsorted(idx, judged.offsets[judged.segment[idx]])
     width = int(nth.max()) + 1 if len(idx) else 0
     total = base ** width
     if total > limit:
