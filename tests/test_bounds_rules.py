@@ -108,6 +108,8 @@ def check(judged, text):
         return
     lower, upper = rule_bounds(judged, m)
     lo, hi = enumerate_bounds(judged, m)
+    # every assignment undefined (NaN): enumerate_bounds leaves its +-inf start
+    lo, hi = np.where(np.isinf(lo), np.nan, lo), np.where(np.isinf(hi), np.nan, hi)
     tol = 1e-9
     assert lower.shape == upper.shape == value.shape
     defined = ~np.isnan(lo)
