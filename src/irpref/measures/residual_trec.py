@@ -130,12 +130,9 @@ def scan_bounds(judged: JudgedRankings, c: Candidates, base: np.ndarray,
     shape = (judged.n_runs, judged.n_queries)
     if not c.movable or not len(c.index):
         return base.reshape(shape).copy(), base.reshape(shape).copy()
-    both = np.concatenate([top, bottom])
-    seg = np.concatenate([c.seg, c.seg])
-    order = np.argsort(seg, kind="stable")
-    both, seg = both[order], seg[order]
-    lower = seg_reduce(np.fmin, base, seg, both)
-    upper = seg_reduce(np.fmax, base, seg, both)
+    seg = c.seg
+    lower = seg_reduce(np.fmin, seg_reduce(np.fmin, base, seg, top), seg, bottom)
+    upper = seg_reduce(np.fmax, seg_reduce(np.fmax, base, seg, top), seg, bottom)
     return lower.reshape(shape), upper.reshape(shape)
 
 
