@@ -58,6 +58,7 @@ from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
 from irpref.judged import JudgedRankings, matching_rows
 from irpref.measures.base import Alias, Measure, Param, register
 from irpref.measures.classic import REL
+from irpref.measures.residual_recall import DIVERSITY_NOTE
 
 __all__ = [
     "attach_subtopics",
@@ -285,6 +286,7 @@ def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     "alpha-nDCG",
     examples=("alpha-nDCG@5",),
     subtopics=True,
+    bounds=None, bounds_note=DIVERSITY_NOTE,
     range="[0, inf)",
     aliases=(Alias("alpha_nDCG", "ir_measures"),),
     formula="alpha-nDCG@k = sum_{i<=k} G(i)/log2(i+1) / the same for the greedy ideal; "
@@ -315,6 +317,7 @@ def _err_terms(judged, m):
     "ERR-IA",
     examples=("ERR-IA@5",),
     subtopics=True,
+    bounds=None, bounds_note=DIVERSITY_NOTE,
     range="[0, 1]",
     aliases=(Alias("ERR_IA", "ir_measures"),),
     formula="ERR-IA@k = sum_{i<=k} sum_t J_t(i) (1-alpha)^c_t(i) / i "
@@ -337,6 +340,7 @@ def err_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
     "nERR-IA",
     examples=("nERR-IA@5",),
     subtopics=True,
+    bounds=None, bounds_note=DIVERSITY_NOTE,
     range="[0, inf)",
     formula="nERR-IA@k = ERR-IA@k of the run / ERR-IA@k of the greedy ideal ranking",
     source=f"Chapelle et al., Information Retrieval 14(6) 2011, section 3; {_SRC}, "
@@ -357,6 +361,7 @@ def nerr_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
     "MAP-IA",
     examples=("MAP-IA",),
     subtopics=True,
+    bounds=None, bounds_note=DIVERSITY_NOTE,
     range="[0, 1]",
     aliases=(Alias("AP_IA", "ir_measures"),),
     formula="MAP-IA = (1/S) sum_t AP_t, AP_t = sum over d relevant to t within the cut-off "
@@ -377,6 +382,7 @@ def map_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
     "S-recall",
     examples=("S-recall@5",),
     subtopics=True,
+    bounds=None, bounds_note=DIVERSITY_NOTE,
     range="[0, 1]",
     aliases=(Alias("StRecall", "ir_measures"),),
     formula="S-recall@k = |subtopics with a relevant document in the top k| / S",

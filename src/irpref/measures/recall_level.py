@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from irpref.judged import JudgedRankings
+from irpref.measures import residual_recall as rr
 from irpref.measures.base import (
     Measure,
     Param,
@@ -263,6 +264,7 @@ def recall_level_values(judged: JudgedRankings, m: Measure, metric: RecallLevelM
     source=SOURCE + ", §2.3.1 Def. 2.1, Eq. 1",
     params={**E_PARAM, **Z_PARAM, **GAMMA, **IMPUTE, **REL},
     description="generic recall-level metric; e and z are required",
+    bounds=rr.rl_rule,
 )
 def rl_generic(judged: JudgedRankings, m: Measure) -> np.ndarray:
     metric = RecallLevelMetric(_required(m, "e"), _required(m, "z"), m.get("p"))
@@ -270,7 +272,7 @@ def rl_generic(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 
 def _register_named(name: str, key: str, formula: str, extra: dict[str, Any],
-                    examples: tuple[str, ...]) -> None:
+                    examples: tuple[str, ...], bounds: Any = "monotone") -> None:
     def kernel(judged: JudgedRankings, m: Measure) -> np.ndarray:
         gamma = m.get("p") if "p" in extra else 0.8
         return recall_level_values(judged, m, named_metric(key, gamma))
@@ -284,15 +286,16 @@ def _register_named(name: str, key: str, formula: str, extra: dict[str, Any],
         source=SOURCE + ", §2.3.1",
         params={**extra, **IMPUTE, **REL},
         description=f"RL(e={key},z={key}); with impute=none it equals trec_eval's form",
+        bounds=bounds,
     )(kernel)
 
 
 _register_named("RL-AP", "ap", "sum_i (1/p_i)(i/m) = AP with p imputed", {},
-                ("RL-AP", "RL-AP(impute=optimistic)"))
+                ("RL-AP", "RL-AP(impute=optimistic)"), rr.rl_rule)
 _register_named("RL-RR", "rr", "1/p_1 = RR with p imputed", {}, ("RL-RR(impute=none)",))
 _register_named(
     "RL-nDCG", "ndcg", "sum_i 1/log2(p_i+1) / sum_{k<=m} 1/log2(k+1) = binary nDCG", {},
-    ("RL-nDCG@5",),
+    ("RL-nDCG@5",), rr.rl_rule,
 )
 _register_named("RL-RBP", "rbp", "sum_i (1-γ) γ^(p_i-1) = RBP(γ) with p imputed", GAMMA,
                 ("RL-RBP(p=0.5)",))
@@ -307,6 +310,7 @@ _register_named("RL-RBP", "rbp", "sum_i (1-γ) γ^(p_i-1) = RBP(γ) with p imput
     source=SOURCE + ", §3.2 Eq. 3",
     params={**E_PARAM, **GAMMA, **IMPUTE, **REL},
     aggregate=np.nanmean,
+    bounds=rr.tse_rule,
     description="total search efficiency; e is required, e.g. TSE(e=ap); "
     "equals the worst-off searcher and provider (Theorems B.1-B.2); ties=expected: exact E[e(p_m)]",
 )
@@ -325,6 +329,7 @@ def total_search_efficiency(judged: JudgedRankings, m: Measure) -> np.ndarray:
     range="[0, inf)",
     orientation="lower",
     formula="SL1 = p_1 - 1 (Cooper's type-1 search length; lower is better)",
+    bounds=rr.sl1_rule,
     source=SOURCE + ", §3.2 (Cooper 1968)",
     params={**IMPUTE_POSITIONS, **REL},
     aggregate=np.nanmean,
@@ -341,6 +346,7 @@ def search_length_1(judged: JudgedRankings, m: Measure) -> np.ndarray:
     range="[0, inf)",
     orientation="lower",
     formula="SL3 = p_m - m (Cooper's type-3 search length; lower is better)",
+    bounds=rr.sl3_rule,
     source=SOURCE + ", §3.2 (Cooper 1968)",
     params={**IMPUTE_POSITIONS, **REL},
     aggregate=np.nanmean,
@@ -357,6 +363,7 @@ def search_length_3(judged: JudgedRankings, m: Measure) -> np.ndarray:
     range="[0, inf)",
     orientation="lower",
     formula="RE = (1/m) sum_i p_i - (m+1)/2 (Rocchio's recall error; lower is better)",
+    bounds=rr.re_rule,
     source=SOURCE + ", §3.2 (Rocchio 1964)",
     params={**IMPUTE_POSITIONS, **REL},
     aggregate=np.nanmean,

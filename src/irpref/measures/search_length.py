@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
+from irpref.measures import residual_recall as rr
 from irpref.measures.base import (
     Measure,
     Param,
@@ -119,6 +120,7 @@ def _mean_over_golds(pos: RelevantPositions, sl: np.ndarray, golds, judged) -> n
         "rel": rel_param(),
     },
     aggregate=np.nanmean,
+    bounds=rr.asl_rule,
     description="atomized search length; lower is better",
 )
 def atomized_search_length(judged: JudgedRankings, m: Measure) -> np.ndarray:

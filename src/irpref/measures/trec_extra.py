@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import NONPOOL, JudgedRankings
+from irpref.measures import residual_trec as rt
 from irpref.measures.base import (
     TREC_CUTS,
     TREC_MULTS,
@@ -43,13 +44,7 @@ from irpref.measures.trec_arith import (
     suffix_max,
 )
 
-__all__ = [
-    "MIN_GEO_MEAN",
-    "exact_cumsum",
-    "geometric_mean",
-    "lround",
-    "suffix_max",
-]
+__all__ = ["MIN_GEO_MEAN", "exact_cumsum", "geometric_mean", "lround", "suffix_max"]
 
 INFAP_EPSILON = 1e-5
 """trec_eval's smoothing constant of infAP (trec_eval.h)."""
@@ -149,8 +144,8 @@ def _bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     formula="Bpref = 1/R sum over judged relevant retrieved r of "
     "(1 - min(#judged non-relevant above r, R) / min(N, R)), N = judged non-relevant",
     source="Buckley & Voorhees, SIGIR 2004, section 4; trec_eval m_bpref.c",
-    params=REL,
-    cutoff="none",
+    params=REL, cutoff="none",
+    bounds=rt.bpref_rule, bounds_exact=False, bounds_note=rt.OUTER_NOTE,
 )
 def bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Binary preference; unjudged and unpooled documents are skipped."""
@@ -165,8 +160,8 @@ def bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     trec=(TrecName("gm_bpref", "GMBpref", average="gm", per_query=False),),
     formula="Bpref per query; aggregate exp(mean log max(Bpref, 1e-5))",
     source="trec_eval m_gm_bpref.c, meas_avg.c (te_calc_avg_meas_s_gm)",
-    params=REL,
-    cutoff="none",
+    params=REL, cutoff="none",
+    bounds=rt.bpref_rule, bounds_exact=False, bounds_note=rt.OUTER_NOTE,
     aggregate=geometric_mean,
 )
 def gm_bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
@@ -186,8 +181,8 @@ def gm_bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     "(|d+ above| + |d- above| + 2 eps); d+/d-: judged (non-)relevant, u: pooled unjudged, "
     "eps = 1e-5",
     source="Yilmaz & Aslam, CIKM 2006, section 3; trec_eval m_infap.c",
-    params=REL,
-    cutoff="none",
+    params=REL, cutoff="none",
+    bounds=rt.infap_rule, bounds_exact=False, bounds_note=rt.OUTER_NOTE,
 )
 def inferred_ap(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Inferred AP; documents outside the pool are skipped."""
@@ -230,6 +225,7 @@ def _ap_sum(judged: JudgedRankings, rel: int) -> np.ndarray:
     source="Robertson, SIGIR 2006 (GMAP); trec_eval m_gm_map.c, meas_avg.c",
     params=REL,
     cutoff="none",
+    bounds=rt.ap_rule(lambda s, r: _safe_div(s, r)),
     aggregate=geometric_mean,
 )
 def gm_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
@@ -248,6 +244,7 @@ def gm_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
     source="Robertson, ECIR 2012 ('On smoothing average precision'); trec_eval m_yaap.c",
     params=REL,
     cutoff="none",
+    bounds=rt.ap_rule(lambda s, r: np.log((1.0 + s) / (1.0 + r - s))),
 )
 def yaap(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Yet another average precision (a logit of AP)."""
@@ -257,8 +254,10 @@ def yaap(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 
 # ---- interpolated precision ---------------------------------------------------
-def _iprec(judged: JudgedRankings, rel: int, recall: float) -> np.ndarray:
-    """(R, Q) interpolated precision at ``recall`` (m_iprec_at_recall.c, v10 rounding)."""
+def _iprec(judged: JudgedRankings, rel: int, recall: float, r: np.ndarray | None = None
+           ) -> np.ndarray:
+    """(R, Q) interpolated precision at ``recall`` (m_iprec_at_recall.c, v10 rounding);
+    ``r`` (S,): the R of each segment's target (default: its query's)."""
     is_rel = _relevant(judged, rel)
     hits = within_segment_cumsum(judged, is_rel)
     idx = np.flatnonzero(is_rel)
@@ -268,7 +267,7 @@ def _iprec(judged: JudgedRankings, rel: int, recall: float) -> np.ndarray:
     n_rr = np.bincount(seg, minlength=judged.n_segments)
     first = np.zeros(judged.n_segments + 1, np.int64)
     np.cumsum(n_rr, out=first[1:])
-    r = np.tile(_num_rel(judged, rel), judged.n_runs)
+    r = np.tile(_num_rel(judged, rel), judged.n_runs) if r is None else r
     target = lround(recall * r.astype(np.float64))
     ok = (target <= n_rr) & (n_rr > 0)
     out = np.zeros(judged.n_segments)
@@ -292,6 +291,8 @@ def _iprec(judged: JudgedRankings, rel: int, recall: float) -> np.ndarray:
     params={**REL, "recall": Param(float, None, "recall level", range="[0, 1]",
                                       required=True)},
     cutoff="none",
+    bounds=rt.iprec_rule, bounds_exact=False, bounds_note="exact at recall=0.0; an outer bound "
+    "otherwise (the curve's maximum below a rank that moves with R)",
 )
 def interpolated_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Interpolated precision at a recall level."""
@@ -322,6 +323,8 @@ def iprec_average(judged: JudgedRankings, rel: int, points) -> np.ndarray:
     source="trec_eval m_11pt_avg.c",
     params=REL,
     cutoff="none",
+    bounds=rt.iprec_average_rule, bounds_exact=False,
+    bounds_note="the mean of the 11 IPrec bounds: an outer bound",
 )
 def eleven_point_average(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Interpolated precision averaged over the 11 standard recall points."""
@@ -338,6 +341,7 @@ def eleven_point_average(judged: JudgedRankings, m: Measure) -> np.ndarray:
     source="trec_eval m_Rprec_mult.c",
     params={**REL, "mult": Param(float, 1.0, "multiple of R", range="(0, inf)")},
     cutoff="none",
+    bounds=rt.rprec_mult_rule,
 )
 def rprec_mult(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Precision at a multiple of R."""
@@ -352,6 +356,17 @@ def rprec_mult(judged: JudgedRankings, m: Measure) -> np.ndarray:
 _SET = "trec_eval m_set_{}.c (ranking ignored: the retrieved set after the depth cut-off)"
 
 
+def _from_counts(formula):
+    """The kernel of a set measure ``formula(ret, rr, R, m, judged)`` (rt.COUNT_BOUNDS too)."""
+
+    def kernel(judged: JudgedRankings, m: Measure) -> np.ndarray:
+        ret, rr, r = _counts(judged, _rel(judged, m))
+        return formula(ret, rr, r[None, :], m, judged)
+
+    kernel.formula, kernel.__doc__ = formula, formula.__doc__
+    return kernel
+
+
 @register(
     "SetP",
     compact=True,
@@ -364,11 +379,11 @@ _SET = "trec_eval m_set_{}.c (ranking ignored: the retrieved set after the depth
     formula="SetP = |relevant retrieved| / |retrieved|",
     source=_SET.format("P"),
     params=REL,
-    cutoff="none",
+    cutoff="none", bounds=rt.COUNT_BOUNDS,
 )
-def set_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+@_from_counts
+def set_precision(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     """Precision of the retrieved set."""
-    ret, rr, _ = _counts(judged, _rel(judged, m))
     return _safe_div(rr, ret)
 
 
@@ -384,12 +399,12 @@ def set_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     formula="SetR = |relevant retrieved| / R",
     source=_SET.format("recall"),
     params=REL,
-    cutoff="none",
+    cutoff="none", bounds=rt.COUNT_BOUNDS,
 )
-def set_recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
+@_from_counts
+def set_recall(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     """Recall of the retrieved set."""
-    _, rr, r = _counts(judged, _rel(judged, m))
-    return _safe_div(rr, r[None, :])
+    return _safe_div(rr, r)
 
 
 @register(
@@ -404,12 +419,12 @@ def set_recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
     formula="SetRelP = |relevant retrieved| / min(|retrieved|, R)",
     source=_SET.format("rel_P"),
     params=REL,
-    cutoff="none",
+    cutoff="none", bounds=rt.COUNT_BOUNDS,
 )
-def set_relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+@_from_counts
+def set_relative_precision(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     """Set precision relative to the best possible for a set of that size."""
-    ret, rr, r = _counts(judged, _rel(judged, m))
-    return _safe_div(rr, np.minimum(ret, r[None, :]))
+    return _safe_div(rr, np.minimum(ret, r))
 
 
 @register(
@@ -424,13 +439,13 @@ def set_relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     formula="SetAP = |relevant retrieved|^2 / (|retrieved| R)  (= SetP * SetR)",
     source=_SET.format("map"),
     params=REL,
-    cutoff="none",
+    cutoff="none", bounds=rt.COUNT_BOUNDS,
 )
-def set_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
+@_from_counts
+def set_map(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     """Unranked average precision of the retrieved set."""
-    ret, rr, r = _counts(judged, _rel(judged, m))
     rr = rr.astype(np.float64)
-    return _safe_div(rr * rr, ret.astype(np.float64) * r[None, :].astype(np.float64))
+    return _safe_div(rr * rr, ret.astype(np.float64) * r.astype(np.float64))
 
 
 @register(
@@ -448,15 +463,15 @@ def set_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
     source="van Rijsbergen 1979 (E measure); " + _SET.format("F"),
     params={**REL, "beta": Param(float, 1.0, "relative importance of recall (trec_eval's x)",
                                     range="[0, inf)")},
-    cutoff="none",
+    cutoff="none", bounds=rt.COUNT_BOUNDS,
 )
-def set_f(judged: JudgedRankings, m: Measure) -> np.ndarray:
+@_from_counts
+def set_f(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     """F measure of the retrieved set."""
-    ret, rr, r = _counts(judged, _rel(judged, m))
     x = float(m.get("beta"))
     with np.errstate(divide="ignore", invalid="ignore"):
         p = rr / ret
-        rec = rr / r[None, :]
+        rec = rr / r
         f = (x + 1.0) * p * rec / (x * p + rec)
     return np.where(rr > 0, f, 0.0)
 
@@ -479,16 +494,16 @@ def set_f(judged: JudgedRankings, m: Measure) -> np.ndarray:
         "c": Param(float, 0.0, "worth of a relevant document not retrieved"),
         "d": Param(float, 0.0, "worth of a non-relevant document not retrieved"),
     },
-    cutoff="none",
+    cutoff="none", bounds=rt.COUNT_BOUNDS,
 )
-def utility(judged: JudgedRankings, m: Measure) -> np.ndarray:
+@_from_counts
+def utility(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     """Linear set utility of the contingency table."""
-    ret, rr, r = _counts(judged, _rel(judged, m))
     a, b, c, d = (float(m.get(k)) for k in "abcd")
     n = float(judged.corpus_size or 0)
     ret = ret.astype(np.float64)
     rr = rr.astype(np.float64)
-    r = r[None, :].astype(np.float64)
+    r = r.astype(np.float64)
     return a * rr + b * (ret - rr) + c * (r - rr) + d * (n + rr - ret - r)
 
 
@@ -507,6 +522,7 @@ def utility(judged: JudgedRankings, m: Measure) -> np.ndarray:
     cutoff="none",
     kind="count",
     aggregate=np.sum,
+    bounds=rt.nonrel_rule, bounds_note=rt.JUDGED_ONLY_NOTE,
 )
 def num_nonrel_judged_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Judged non-relevant documents retrieved."""
@@ -529,6 +545,7 @@ def num_nonrel_judged_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
     cutoff="none",
     kind="count",
     aggregate=np.sum,
+    bounds="monotone", bounds_note="constant (1 per query)",
 )
 def num_q(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """One per query."""
@@ -546,7 +563,7 @@ def num_q(judged: JudgedRankings, m: Measure) -> np.ndarray:
     formula="RelP@k = |relevant in top k| / min(k, R)  (0 if R = 0)",
     source="trec_eval m_rel_P.c (relative_P)",
     params=REL,
-    cutoff="required",
+    cutoff="required", bounds=rt.relp_rule,
 )
 def relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Precision at k relative to the best possible: P@k up to R, recall after."""
@@ -566,16 +583,16 @@ def relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     "grade)| / k",
     source="trec_eval m_unjudged.c (unj)",
     cutoff="required",
+    bounds=None, bounds_note="describes the judging, not relevance: every assignment judges "
+    "the unjudged documents (Unj@k 0); no residual bound",
 )
 def unjudged(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Fraction of the top k without a judgement (a red-flag measure)."""
     return judged.segment_count((judged.grade < 0) & cut(judged, m)) / m.cutoff
 
 
-# kernels whose per-item terms vanish on items the qrels do not mention (so the
-# compact layout, which drops those, gives the same sums) and that read ranks
-# and counts explicitly; Unj (unjudged items count) needs the full layout
-# (the gain-based measures are in trec_gain.py)
+# kernels whose per-item terms vanish on items the qrels do not mention read the
+# compact layout; Unj (unjudged items count) needs the full (gain-based: trec_gain.py)
 
 
 # ---- the ties="expected" kernels (McSherry & Najork 2008, section 2.1: linear in

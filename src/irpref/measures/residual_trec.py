@@ -1,0 +1,436 @@
+"""Residual bounds of the trec_eval extras (:mod:`irpref.measures.trec_extra`).
+
+The residual interval of a measure (:mod:`irpref.bounds`) ranges over every
+assignment of grades ``0 .. top`` to the ``u`` unjudged documents a run
+retrieved. Every measure here is *binary* (a document counts when its grade
+is at least ``rel``), so an assignment matters only through the set of
+unjudged documents it makes relevant, and through its size ``j`` (each one
+made relevant adds one to R). The exact rules below share one scan
+(:func:`scan_bounds`): for every ``j = 0 .. u`` the value of the *top-j*
+assignment (the first j unjudged documents in rank order relevant) and of the
+*bottom-j* one (the last j), each an O(1) update of the previous, over all runs
+x queries at once with cumulative sums; the interval is the smallest and the
+largest of these. A rule proves, for its measure, that for a fixed ``j`` no
+assignment lies outside [value(top-j), value(bottom-j)] (an *exchange
+argument*: turning a relevant document into a non-relevant one ranked above
+it never lowers the value); for order-free measures every j-set gives the
+same value. No document can become relevant when ``top < rel``: then only
+``j = 0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from irpref.bounds import assign, top_grade, unjudged_items
+from irpref.judged import JudgedRankings
+from irpref.measures.base import Measure
+from irpref.measures.classic import _safe_div, within_segment_cumsum
+from irpref.measures.trec_arith import lround
+
+__all__ = [
+    "JUDGED_ONLY_NOTE",
+    "OUTER_NOTE",
+    "COUNT_BOUNDS",
+    "nonrel_rule",
+    "Candidates",
+    "ap_rule",
+    "bpref_rule",
+    "candidates",
+    "count_bounds",
+    "infap_rule",
+    "iprec_average_rule",
+    "iprec_rule",
+    "relp_rule",
+    "rprec_mult_rule",
+    "scan_bounds",
+    "seg_reduce",
+]
+
+JUDGED_ONLY_NOTE = (
+    "judged-only: an assignment judges every retrieved document, so the plain value "
+    "(which skips unjudged ones) need not lie in [lower, upper]"
+)
+
+OUTER_NOTE = JUDGED_ONLY_NOTE + "; an outer bound"
+
+Pair = tuple[np.ndarray, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The unjudged items of every segment, in rank order (flat).
+
+    ``index`` item indices; ``seg`` segment; ``nth`` 0-based place among the
+    segment's unjudged items; ``count`` (S,) unjudged items per segment;
+    ``movable`` whether an assignment can make one relevant (top >= rel)."""
+
+    index: np.ndarray
+    seg: np.ndarray
+    nth: np.ndarray
+    count: np.ndarray
+    movable: bool
+
+    @property
+    def j(self) -> np.ndarray:
+        """The number of relevant documents made by the top-j assignment ending here."""
+        return self.nth + 1
+
+    @property
+    def j_bottom(self) -> np.ndarray:
+        """The j of the bottom-j assignment starting here."""
+        return self.count[self.seg] - self.nth
+
+    def prefix(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive sum of ``values`` (per candidate) over the segment's earlier candidates."""
+        total = np.cumsum(values, dtype=np.float64)
+        start = np.concatenate(([0.0], total))[(np.arange(len(values)) - self.nth)]
+        return total - start
+
+    def suffix(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive sum of ``values`` over the segment's later candidates."""
+        values = np.asarray(values, dtype=np.float64)
+        seg_total = np.bincount(self.seg, weights=values, minlength=len(self.count))
+        return seg_total[self.seg] - self.prefix(values) + values
+
+
+def candidates(judged: JudgedRankings, rel: int) -> Candidates:
+    """:class:`Candidates` of ``judged`` for relevance level ``rel``."""
+    idx = unjudged_items(judged)
+    seg = judged.segment[idx]
+    count = np.bincount(seg, minlength=judged.n_segments)
+    first = np.cumsum(count) - count
+    nth = np.arange(len(idx), dtype=np.int64) - first[seg]
+    return Candidates(idx, seg, nth, count, top_grade(judged) >= rel)
+
+
+def seg_reduce(ufunc, init: np.ndarray, seg: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``init`` (S,) combined by ``ufunc`` (np.fmin, np.fmax) with ``values``
+    grouped by ``seg`` (ascending)."""
+    out = np.array(init, dtype=np.float64, copy=True)
+    if len(values):
+        starts = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
+        red = ufunc.reduceat(values, starts)
+        where = seg[starts]
+        out[where] = ufunc(out[where], red)
+    return out
+
+
+def scan_bounds(judged: JudgedRankings, c: Candidates, base: np.ndarray,
+                top: np.ndarray, bottom: np.ndarray) -> Pair:
+    """(lower, upper), each (R, Q): the extremes of ``base`` (S,) (the value at
+    j = 0) and the per-candidate values ``top`` (top-j, j = nth + 1) and
+    ``bottom`` (bottom-j, j = count - nth); only ``base`` when nothing can
+    become relevant. NaN values (undefined) are skipped, as by
+    :func:`irpref.bounds.enumerate_bounds`."""
+    base = np.asarray(base, dtype=np.float64).reshape(-1)
+    shape = (judged.n_runs, judged.n_queries)
+    if not c.movable or not len(c.index):
+        return base.reshape(shape).copy(), base.reshape(shape).copy()
+    seg = c.seg
+    lower = seg_reduce(np.fmin, seg_reduce(np.fmin, base, seg, top), seg, bottom)
+    upper = seg_reduce(np.fmax, seg_reduce(np.fmax, base, seg, top), seg, bottom)
+    return lower.reshape(shape), upper.reshape(shape)
+
+
+def _rel(judged: JudgedRankings, m: Measure) -> int:
+    return m.rel(judged)
+
+
+def _judged_rel(judged: JudgedRankings, rel: int) -> np.ndarray:
+    return (judged.grade >= 0) & (judged.grade >= rel)
+
+
+def _per_seg_r(judged: JudgedRankings, rel: int) -> np.ndarray:
+    """(S,) R of each segment's query."""
+    return np.tile(judged.num_rel(rel), judged.n_runs).astype(np.float64)
+
+
+# ---- order-free measures of (ret, rel ret, R) -----------------------------------
+def count_bounds(judged: JudgedRankings, m: Measure) -> Pair:
+    """Rule of the set measures, ``formula(ret, rr, R, m, judged)`` (the
+    kernel's own arithmetic, ``m.family.kernel.formula``, on arrays).
+
+    Proof: the retrieved set is fixed and only the number j of unjudged
+    documents made relevant counts (rr = rr0 + j, R = R0 + j): the exact
+    interval is the extremes of the formula over j = 0 .. u, a scan."""
+    formula = m.family.kernel.formula
+    rel = _rel(judged, m)
+    c = candidates(judged, rel)
+    ret = judged.n_retrieved.astype(np.float64)
+    r0 = _per_seg_r(judged, rel)
+    rr0 = np.bincount(judged.segment, weights=_judged_rel(judged, rel).astype(np.float64),
+                      minlength=judged.n_segments)
+    base = formula(ret, rr0, r0, m, judged)
+    s, j = c.seg, c.j.astype(np.float64)
+    vals = formula(ret[s], rr0[s] + j, r0[s] + j, m, judged)
+    return scan_bounds(judged, c, base, vals, vals)
+
+
+COUNT_BOUNDS = count_bounds
+
+
+def nonrel_rule(judged: JudgedRankings, m: Measure) -> Pair:
+    """NumNonRelJudgedRet: after an assignment making j of the u unjudged
+    documents relevant, the other u - j are judged non-relevant: the value is
+    n0 + u - j, exact over j = 0 .. u (j = 0 only when nothing can become
+    relevant)."""
+    rel = _rel(judged, m)
+    c = candidates(judged, rel)
+    g = judged.grade
+    n0 = judged.segment_count((g >= 0) & (g < rel)).astype(np.float64)
+    u = c.count.reshape(n0.shape).astype(np.float64)
+    return (n0 if c.movable else n0 + u), n0 + u
+
+
+# ---- cut-off measures ----------------------------------------------------------
+def _inclusion(judged: JudgedRankings, k: int) -> np.ndarray:
+    """Per item, the probability it lies in the top k: 0/1 (docid, input) or,
+    ties="expected", the share of its tie group above k (McSherry & Najork 2008)."""
+    if judged.ties != "expected":
+        return (judged.rank < k).astype(np.float64)
+    first, size = judged.tie_group(np.arange(judged.n_items))
+    return np.clip(k - first, 0, size) / size
+
+
+def relp_rule(judged: JudgedRankings, m: Measure) -> Pair:
+    """RelP@k = hits@k / min(k, R), every tie policy.
+
+    Proof: for a fixed j the denominator is fixed and the (expected) number of
+    hits is the sum of each relevant item's chance w to lie in the top k, a
+    value non-increasing in rank order (1/0, or a tie group's share): the j
+    unjudged items of largest w are the first j, of smallest the last j.
+    Scan over j."""
+    rel, k = _rel(judged, m), int(m.cutoff)
+    c = candidates(judged, rel)
+    w = _inclusion(judged, k)
+    hits0 = np.bincount(judged.segment, weights=w * _judged_rel(judged, rel),
+                        minlength=judged.n_segments)
+    r0 = _per_seg_r(judged, rel)
+    base = _safe_div(hits0, np.minimum(k, r0))
+    wc = w[c.index]
+    s = c.seg
+    top = (hits0[s] + c.prefix(wc)) / np.minimum(k, r0[s] + c.j)
+    bottom = (hits0[s] + c.suffix(wc)) / np.minimum(k, r0[s] + c.j_bottom)
+    return scan_bounds(judged, c, base, top, bottom)
+
+
+def _at_cut(judged: JudgedRankings, cum: np.ndarray, seg: np.ndarray,
+            cut: np.ndarray) -> np.ndarray:
+    """Per (seg, cut) pair, the inclusive within-segment cumulative ``cum`` at
+    rank ``cut - 1`` (0 for cut 0; the segment's total beyond its end)."""
+    n = judged.n_retrieved[seg]
+    k = np.minimum(cut, n)
+    idx = judged.offsets[:-1][seg] + k - 1
+    return np.where(k > 0, cum[np.maximum(idx, 0)] if len(cum) else 0.0, 0.0)
+
+
+def rprec_mult_rule(judged: JudgedRankings, m: Measure) -> Pair:
+    """RprecMult(mult=x) = hits in the top c / c, c = floor(x R + 0.9).
+
+    Proof: for a fixed j, c = c(R0 + j) is fixed and the value grows with the
+    hits in the top c: the top-j assignment puts min(j, u_c) of the new
+    relevant documents there (u_c: unjudged in the top c), the bottom-j one
+    max(0, j - (u - u_c)), the most and the fewest possible. Scan over j."""
+    rel = _rel(judged, m)
+    mult = float(m.get("mult"))
+    c = candidates(judged, rel)
+    crel = within_segment_cumsum(judged, _judged_rel(judged, rel))
+    cunj = within_segment_cumsum(judged, judged.grade < 0)
+    r0 = _per_seg_r(judged, rel)
+    segs = np.arange(judged.n_segments)
+    cut0 = (mult * r0 + 0.9).astype(np.int64)
+    base = _safe_div(_at_cut(judged, crel, segs, cut0), cut0.astype(np.float64))
+    s, j, jb = c.seg, c.j, c.j_bottom
+    u = c.count[s]
+
+    def value(jj: np.ndarray, best: bool) -> np.ndarray:
+        cut = (mult * (r0[s] + jj) + 0.9).astype(np.int64)
+        uc = _at_cut(judged, cunj, s, cut)
+        new = np.minimum(jj, uc) if best else np.maximum(0, jj - (u - uc))
+        return _safe_div(_at_cut(judged, crel, s, cut) + new, cut.astype(np.float64))
+
+    return scan_bounds(judged, c, base, value(j, True), value(jb, False))
+
+
+# ---- average precision ------------------------------------------------------
+def ap_sums(judged: JudgedRankings, rel: int, c: Candidates
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(S0, S_top, S_bottom): the AP sum S = sum over relevant r of hits(r)/r
+    with no unjudged relevant (S,), and per candidate with the top-j / bottom-j
+    unjudged relevant.
+
+    Adding the unjudged item at rank p (1-based) to a relevant set adds its
+    own term (relevant above + 1)/p and 1/r for every relevant item below it
+    at rank r: with the first j-1 unjudged already relevant, (h(p) + j)/p + T(p);
+    with the last j-1, (h(p) + 1)/p + T(p) + U(p) (h: judged relevant above,
+    T, U: sum of 1/r over the judged relevant / unjudged items below)."""
+    is_rel = _judged_rel(judged, rel)
+    inv = 1.0 / (judged.rank + 1.0)
+    hits = within_segment_cumsum(judged, is_rel)
+    s0 = np.bincount(judged.segment, weights=np.where(is_rel, hits * inv, 0.0),
+                     minlength=judged.n_segments)
+    rel_inv = within_segment_cumsum(judged, np.where(is_rel, inv, 0.0))
+    total = np.bincount(judged.segment, weights=np.where(is_rel, inv, 0.0),
+                        minlength=judged.n_segments)
+    i, s = c.index, c.seg
+    t_below = total[s] - rel_inv[i]
+    p_inv = inv[i]
+    d_top = (hits[i] + c.j) * p_inv + t_below
+    d_bot = (hits[i] + 1.0) * p_inv + t_below + (c.suffix(p_inv) - p_inv)
+    return s0, s0[s] + c.prefix(d_top), s0[s] + c.suffix(d_bot)
+
+
+def ap_rule(value: Callable[[np.ndarray, np.ndarray], np.ndarray]):
+    """Rule for a measure ``value(S, R)`` of the AP sum S, non-decreasing in S
+    for a fixed R (AP = S / R as GMAP, YAAP = log((1 + S) / (1 + R - S))).
+
+    Proof: S = sum over pairs of relevant items (a above or at b) of 1/b, so
+    moving a relevant item from rank b up to a < b changes S by
+    (1/a - 1/b)(1 + relevant above a) + sum over relevant x between of
+    (1/x - 1/b) >= 0; for a fixed j (fixed R) the top-j assignment has the
+    largest S, the bottom-j one the smallest. Scan over j (:func:`ap_sums`)."""
+
+    def rule(judged: JudgedRankings, m: Measure) -> Pair:
+        rel = _rel(judged, m)
+        c = candidates(judged, rel)
+        r0 = _per_seg_r(judged, rel)
+        s0, top, bot = ap_sums(judged, rel, c)
+        s = c.seg
+        return scan_bounds(judged, c, value(s0, r0), value(top, r0[s] + c.j),
+                           value(bot, r0[s] + c.j_bottom))
+
+    rule.__doc__ = ap_rule.__doc__
+    return rule
+
+
+# ---- outer bounds ------------------------------------------------------------
+def _movable_count(judged: JudgedRankings, c: Candidates) -> np.ndarray:
+    return c.count.astype(np.float64) if c.movable else np.zeros(judged.n_segments)
+
+
+def bpref_rule(judged: JudgedRankings, m: Measure) -> Pair:
+    """Outer bound of Bpref = (1/R) sum over relevant r of
+    (1 - min(n_r, R) / min(N, R)).
+
+    Every term is in [0, 1], and after an assignment making j relevant the sum
+    runs over rr0 + j items and R = R0 + j: upper = (rr0 + u) / (R0 + u).
+    Lower: a judged relevant item keeps a term >= 1 - n_r / min(N0, R0), with
+    n_r at most its judged non-relevant plus unjudged items above (N >= N0,
+    R >= R0), over R <= R0 + u. The exact extremes move R and N together and
+    are not worked out (an outer bound)."""
+    rel = _rel(judged, m)
+    c = candidates(judged, rel)
+    u = _movable_count(judged, c)
+    is_rel = _judged_rel(judged, rel)
+    rr0 = np.bincount(judged.segment, weights=is_rel.astype(np.float64),
+                      minlength=judged.n_segments)
+    r0 = _per_seg_r(judged, rel)
+    shape = (judged.n_runs, judged.n_queries)
+    upper = _safe_div(rr0 + u, r0 + u)
+    g = judged.qrels_grade
+    keep = (g >= 0) & (g < rel)
+    n0 = np.tile(np.bincount(judged.qrels_query[keep], minlength=judged.n_queries),
+                 judged.n_runs).astype(np.float64)
+    above = within_segment_cumsum(judged, ~is_rel) - (~is_rel)
+    den = np.minimum(n0, r0)[judged.segment]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(above == 0, 1.0, np.maximum(0.0, 1.0 - above / den))
+    term = np.where(np.isfinite(term), term, 0.0)
+    total = np.bincount(judged.segment, weights=np.where(is_rel, term, 0.0),
+                        minlength=judged.n_segments)
+    lower = _safe_div(total, r0 + u)
+    return lower.reshape(shape), upper.reshape(shape)
+
+
+def infap_rule(judged: JudgedRankings, m: Measure) -> Pair:
+    """Outer bound of infAP = (1/R) sum over relevant k of
+    1/k + (k-1)/k (|above| / (k-1)) (d+ + eps) / (d+ + d- + 2 eps).
+
+    Each term lies in [1/k, 1]: upper = (rr0 + u) / (R0 + u); lower = the
+    judged relevant items' 1/k over R0 + u. The exact extremes are not worked
+    out (an outer bound)."""
+    rel = _rel(judged, m)
+    c = candidates(judged, rel)
+    u = _movable_count(judged, c)
+    is_rel = _judged_rel(judged, rel)
+    rr0 = np.bincount(judged.segment, weights=is_rel.astype(np.float64),
+                      minlength=judged.n_segments)
+    r0 = _per_seg_r(judged, rel)
+    shape = (judged.n_runs, judged.n_queries)
+    inv = np.bincount(judged.segment, weights=np.where(is_rel, 1.0 / (judged.rank + 1.0), 0.0),
+                      minlength=judged.n_segments)
+    return _safe_div(inv, r0 + u).reshape(shape), _safe_div(rr0 + u, r0 + u).reshape(shape)
+
+
+def _iprec_bounds(judged: JudgedRankings, rel: int, x: float,
+                  c: Candidates, full: JudgedRankings | None) -> Pair:
+    from irpref.measures.trec_extra import _iprec  # the kernel's arithmetic
+
+    shape = (judged.n_runs, judged.n_queries)
+    r0 = _per_seg_r(judged, rel)
+    plain = _iprec(judged, rel, x)
+    if full is None:  # nothing can become relevant
+        return plain, plain.copy()
+    # upper: the all-relevant ranking's precision curve at or below its c0-th
+    # relevant item, c0 = lround(x R0) <= c(j)
+    upper = _iprec(full, rel, x, r=r0).reshape(shape)
+    # lower: 0 when j = 0 has fewer than c relevant retrieved (then so has every
+    # j: c(j) - j never grows); else the plain curve at or below rank p*, the
+    # c_max-th judged relevant item (or the last rank), c_max = lround(x (R0+u))
+    is_rel = _judged_rel(judged, rel)
+    hits = within_segment_cumsum(judged, is_rel)
+    rr0 = np.bincount(judged.segment, weights=is_rel.astype(np.float64),
+                      minlength=judged.n_segments)
+    c0 = lround(x * r0)
+    cmax = np.maximum(lround(x * (r0 + c.count)), 1)
+    ok = (c0 <= rr0) & (rr0 > 0)
+    prec = hits / (judged.rank + 1.0)
+    n = judged.n_retrieved
+    tail = np.where(n > 0, rr0 / np.maximum(n, 1), 0.0)
+    # p*: rank of the cmax-th judged relevant item; items at or after it
+    at_or_after = (hits >= cmax[judged.segment]) & (cmax[judged.segment] <= rr0[judged.segment])
+    cand = np.where(is_rel & at_or_after, prec, 0.0)
+    best = np.zeros(judged.n_segments)
+    if judged.n_items:
+        np.maximum.at(best, judged.segment, cand)
+    lower = np.where(ok, np.maximum(best, tail), 0.0)
+    return lower.reshape(shape), upper
+
+
+def iprec_rule(judged: JudgedRankings, m: Measure) -> Pair:
+    """Outer bound of IPrec(recall=x) = max of P@r over ranks r at or below the
+    c-th relevant item, c = lround(x R).
+
+    Upper: an assignment's precision curve lies under the all-relevant one and
+    its c(j)-th relevant item (c(j) >= c0 = lround(x R0)) at or below the
+    all-relevant ranking's c0-th: the all-relevant curve's maximum from its
+    c0-th relevant item on. Lower: 0 if the plain value fails the 'c relevant
+    retrieved' test (the all-non-relevant assignment scores 0); else (then every
+    j passes it: c(j) - j never grows) the
+    plain curve (under every assignment's) from the c_max-th judged relevant
+    item on, or P at the last rank. Exact at x = 0 (the maximum of a curve
+    that only grows); an outer bound otherwise."""
+    rel = _rel(judged, m)
+    c = candidates(judged, rel)
+    full = assign(judged, top_grade(judged)) if c.movable and len(c.index) else None
+    return _iprec_bounds(judged, rel, float(m.get("recall")), c, full)
+
+
+def iprec_average_rule(judged: JudgedRankings, m: Measure) -> Pair:
+    """Outer bound of IPrecAvg: the mean of the 11 IPrec outer bounds (a bound of
+    each term bounds the mean)."""
+    from irpref.measures.trec_extra import ELEVEN_POINTS
+
+    rel = _rel(judged, m)
+    c = candidates(judged, rel)
+    full = assign(judged, top_grade(judged)) if c.movable and len(c.index) else None
+    lo = np.zeros((judged.n_runs, judged.n_queries))
+    hi = np.zeros_like(lo)
+    for x in sorted(ELEVEN_POINTS, reverse=True):
+        a, b = _iprec_bounds(judged, rel, x, c, full)
+        lo, hi = lo + a, hi + b
+    return lo / len(ELEVEN_POINTS), hi / len(ELEVEN_POINTS)
