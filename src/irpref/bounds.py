@@ -119,8 +119,8 @@ def enumerate_bounds(judged: JudgedRankings, measure, limit: int = 100_000,
         grades = (a[:, None] // base ** nth[None, :]) % base
         copies = _replicate(judged, len(a))
         values = measure.compute(assign(copies, grades.ravel())).reshape(len(a), *shape)
-        np.fmin(lower, values.min(axis=0), out=lower)
-        np.fmax(upper, values.max(axis=0), out=upper)
+        np.fmin(lower, np.fmin.reduce(values, axis=0), out=lower)  # NaN: undefined
+        np.fmax(upper, np.fmax.reduce(values, axis=0), out=upper)
     return lower, upper
 
 
