@@ -27,10 +27,12 @@ from irpref.measures.names import (
     parse_measure_text,
 )
 from irpref.preferences.registry import PREFERENCES, PrefFamily
+from irpref.report.formats import TEXT_FORMATS, check_format
 
-FORMATS = ("table", "tsv", "json")
+FORMATS = TEXT_FORMATS
 COLUMNS = ("measure", "syntax", "params", "kind", "orientation", "range", "cutoff", "aliases",
-           "trec_eval", "ir_measures", "aggregate", "tie_aware", "formula", "source", "note")
+           "trec_eval", "ir_measures", "aggregate", "tie_aware", "bounds", "formula", "source",
+           "note")
 ORIENTATION_TEXT = {"higher": "higher is better", "lower": "lower is better",
                     "none": "neither (a count or coverage)"}
 
@@ -113,6 +115,14 @@ def _head(text: str) -> str:
     return text.strip().split("(")[0].split("@")[0].strip()
 
 
+def _bounds(fam) -> str:
+    """The residual bounds the record declares (``evaluate --bounds``)."""
+    if fam.bounds is None:
+        return f"none: {fam.bounds_note}"
+    kind = "exact" if fam.bounds_exact else "outer"
+    return f"{kind}: {fam.bounds_note}" if fam.bounds_note else kind
+
+
 def _modifier_row(key: str) -> dict[str, str]:
     """A modifier every measure and preference takes (MODIFIERS), listed once."""
     p = MODIFIERS[key]
@@ -120,7 +130,7 @@ def _modifier_row(key: str) -> dict[str, str]:
             "params": f"{key}={str(p.default).lower()} ({p.valid()})",
             "kind": "modifier (every measure and preference; CLI: --judged-only)",
             "orientation": "", "range": "", "cutoff": "", "aliases": "", "trec_eval": "",
-            "ir_measures": "", "aggregate": "", "tie_aware": "", "formula": p.doc,
+            "ir_measures": "", "aggregate": "", "tie_aware": "", "bounds": "", "formula": p.doc,
             "source": "", "note": ""}
 
 
@@ -146,7 +156,7 @@ def rows(names: list[str] | None = None) -> list[dict[str, str]]:
                 "range": pfam.range,
                 "params": _params(pfam.params), "cutoff": "none", "aliases": _aliases(pfam),
                 "trec_eval": "", "ir_measures": "", "aggregate": "mean", "tie_aware": "no",
-                "formula": pfam.formula, "source": pfam.source, "note": note,
+                "bounds": "", "formula": pfam.formula, "source": pfam.source, "note": note,
             })
             continue
         fam = REGISTRY[name]
@@ -164,6 +174,7 @@ def rows(names: list[str] | None = None) -> list[dict[str, str]]:
             "ir_measures": fam.ir_measures,
             "aggregate": _aggregate(fam),
             "tie_aware": "yes" if fam.expected is not None else "no",
+            "bounds": _bounds(fam),
             "formula": fam.formula,
             "source": fam.source,
             "note": notes,
@@ -173,6 +184,7 @@ def rows(names: list[str] | None = None) -> list[dict[str, str]]:
 
 def write(table: list[dict[str, str]], fmt: str, out=None) -> None:
     out = out or sys.stdout
+    check_format(fmt, FORMATS)
     if fmt == "json":
         json.dump(table, out, indent=1)
         out.write("\n")
@@ -201,6 +213,8 @@ def write(table: list[dict[str, str]], fmt: str, out=None) -> None:
                 body.insert(1, f"params: {row['params']}")
             if row["aliases"]:
                 body.insert(-1, f"aliases: {row['aliases']}")
+            if row["bounds"]:
+                body.insert(-1, f"residual bounds (--bounds): {row['bounds']}")
             if row["note"]:
                 body.insert(1, f"note: {row['note']}")
             pad = " " * len(head)
@@ -210,8 +224,6 @@ def write(table: list[dict[str, str]], fmt: str, out=None) -> None:
                 for j, ln in enumerate(wrapped):
                     lines.append((head if i == 0 and j == 0 else pad) + ln)
             out.write("\n".join(lines) + "\n\n")
-    else:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
