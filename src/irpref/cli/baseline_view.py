@@ -52,6 +52,32 @@ FAMILY_TEXT = {
 """How a legend names the comparisons one correction runs over (``--family``)."""
 
 
+CORRECTION_HELP = ("multiple-comparison correction within each family: holm (default), "
+                   "bonferroni, bh (Benjamini-Hochberg), by (Benjamini-Yekutieli), none")
+FAMILY_HELP = ("comparisons one correction runs over: measure (default: each measure's pairs, "
+               "or its runs x baselines), baseline (each measure and baseline), all (runs x "
+               "baselines x measures)")
+
+
+def _correction(value, flag: str) -> str:
+    return params.check_choice(value, flag, CORRECTIONS)
+
+
+def _family(value, flag: str) -> str:
+    return params.check_choice(value, flag, FAMILIES)
+
+
+def add_family_options(parser, *, family: str | None = "measure", correction_note: str = "",
+                       family_note: str = "") -> None:
+    """``--correction`` and ``--family``, declared once for evaluate, significance
+    and report (same words, same checks; ``family`` is the default family)."""
+    parser.add_argument("--correction", **checked(_correction), default="holm",
+                        metavar="{" + ",".join(CORRECTIONS) + "}",
+                        help=CORRECTION_HELP + correction_note)
+    parser.add_argument("--family", **checked(_family), default=family,
+                        metavar="{" + ",".join(FAMILIES) + "}", help=FAMILY_HELP + family_note)
+
+
 def run_list(text: str) -> list[str]:
     """``A,B`` -> [A, B] (one --baseline may name several runs)."""
     names = [t.strip() for t in text.split(",")]
@@ -72,13 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "repeat it or give a comma-separated list for several baselines")
     g.add_argument("--test", **once(), choices=TESTS, default="paired",
                    help="test against the baseline (default paired = Student's t)")
-    g.add_argument("--correction", **once(), choices=CORRECTIONS, default="holm",
-                   help="multiple-comparison correction within each family: holm (default), "
-                        "bonferroni, bh (Benjamini-Hochberg), by (Benjamini-Yekutieli), none")
-    g.add_argument("--family", **once(), choices=FAMILIES, default=None,
-                   help="comparisons one correction runs over: measure (default: the runs x "
-                        "baselines of each measure), baseline (each measure and baseline), all "
-                        "(runs x baselines x measures); implies --effects")
+    add_family_options(g, family=None, family_note="; implies --effects")
     g.add_argument("--effects", action="store_true",
                    help="one row per run, measure and baseline with the interval of the "
                         "difference, effect sizes (effect, es_anova) and their intervals and "

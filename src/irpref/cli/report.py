@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from irpref import params
-from irpref.cli.baseline_view import baselines, run_list
+from irpref.cli.baseline_view import add_family_options, baselines, run_list
 from irpref.cli.common import (
     add_inputs,
     add_missing,
@@ -27,15 +27,6 @@ from irpref.cli.common import (
     require_matplotlib,
 )
 from irpref.errors import UsageError
-from irpref.stats import CORRECTIONS, FAMILIES
-
-
-def _correction(value, flag: str) -> str:
-    return params.check_choice(value, flag, CORRECTIONS)
-
-
-def _family(value, flag: str) -> str:
-    return params.check_choice(value, flag, FAMILIES)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,16 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_missing(parser)
     parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
                         help="significance level (default 0.05)")
-    parser.add_argument("--correction", **checked(_correction), default="holm",
-                        metavar="{" + ",".join(CORRECTIONS) + "}",
-                        help="correction of the p-values against the baselines within each "
-                             "family, as irpref significance: holm (default), bonferroni, bh, "
-                             "by, none")
-    parser.add_argument("--family", **checked(_family), default="measure",
-                        metavar="{" + ",".join(FAMILIES) + "}",
-                        help="comparisons one correction runs over: measure (default: each "
-                             "measure's runs x baselines), baseline (each measure and "
-                             "baseline), all (runs x baselines x measures)")
+    add_family_options(parser)
     parser.add_argument("--confidence", **checked(params.check_probability), default=0.95,
                         help="level of the intervals of the differences (default 0.95)")
     parser.add_argument("--bootstrap", **checked(params.check_nonnegative_int), default=0,

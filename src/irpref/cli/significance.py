@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from irpref import params
-from irpref.cli.baseline_view import FAMILY_TEXT, baselines, run_list
+from irpref.cli.baseline_view import FAMILY_TEXT, add_family_options, baselines, run_list
 from irpref.cli.common import (
     add_dask,
     add_format,
@@ -45,8 +45,6 @@ from irpref.report.orientation import ORIENTATIONS, better_word, orientation_sig
 from irpref.report.tables import write_frame as write_any
 from irpref.stats import (
     CI_METHODS,
-    CORRECTIONS,
-    FAMILIES,
     TESTS,
     as_pairwise,
     assign_families,
@@ -71,14 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "preferences; default), t, sign, wilcoxon, hsd (randomized Tukey "
                              "HSD), tukey (parametric Tukey HSD after the two-way ANOVA; "
                              "metrics only); several may be given")
-    parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                        help="multiple-comparison correction within each family: holm "
-                             "(default), bonferroni, bh (Benjamini-Hochberg), by "
-                             "(Benjamini-Yekutieli), none; hsd and tukey need none")
-    parser.add_argument("--family", choices=FAMILIES, default="measure",
-                        help="comparisons one correction runs over: measure (default: each "
-                             "measure's pairs, or its runs x baselines), baseline (each measure "
-                             "and baseline), all (runs x baselines x measures)")
+    add_family_options(parser, correction_note="; hsd and tukey need none")
     parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
                         help="significance level for --summary (default 0.05)")
     parser.add_argument("--permutations", **checked(params.check_positive_int), default=10_000,
