@@ -67,9 +67,9 @@ def perturbed_qrels(path):
 @pytest.mark.parametrize("correction, family, confidence", [
     ("holm", "measure", 0.95), ("bonferroni", "baseline", 0.9), ("by", "all", 0.99)])
 def test_rows_equal_irpref_significance(results, correction, family, confidence):
-    from irpref.report.trust import TrustOptions, against_baselines
+    from irpref.report.trust import TrustOptions, trust_rows
 
-    sure = against_baselines(results, BASELINES, 0.05, TrustOptions(
+    sure = trust_rows(results, BASELINES, 0.05, TrustOptions(
         correction=correction, family=family, confidence=confidence))
     text = _cli("significance", QRELS, *THREE, "-m", "AP", "ASL", "--rel", "2",
                 "--baseline", ",".join(BASELINES), "--correction", correction,
@@ -85,9 +85,9 @@ def test_rows_equal_irpref_significance(results, correction, family, confidence)
 
 
 def test_bootstrap_interval_equals_significance_ci_bootstrap(results):
-    from irpref.report.trust import TrustOptions, against_baselines
+    from irpref.report.trust import TrustOptions, trust_rows
 
-    sure = against_baselines(results, BASELINES, 0.05, TrustOptions(bootstrap=150, seed=7))
+    sure = trust_rows(results, BASELINES, 0.05, TrustOptions(bootstrap=150, seed=7))
     text = _cli("significance", QRELS, *THREE, "-m", "AP", "ASL", "--rel", "2",
                 "--baseline", BASELINES[0], "--baseline", BASELINES[1], "--ci", "bootstrap",
                 "--bootstrap", "150", "--seed", "7", "--format", "tsv")
@@ -98,9 +98,9 @@ def test_bootstrap_interval_equals_significance_ci_bootstrap(results):
 
 
 def test_markers_follow_the_record_orientation(results):
-    from irpref.report.trust import against_baselines
+    from irpref.report.trust import trust_rows
 
-    sure = against_baselines(results, BASELINES, 0.05)
+    sure = trust_rows(results, BASELINES, 0.05)
     sig = sure[sure["significant"]]
     assert len(sig) >= 2
     for rec in sig.itertuples(index=False):
@@ -110,11 +110,11 @@ def test_markers_follow_the_record_orientation(results):
 
 
 def test_topic_verdict_equals_irpref_design(results):
-    from irpref.report.trust import TrustOptions, against_baselines, topic_verdicts
+    from irpref.report.trust import TrustOptions, topic_verdicts, trust_rows
 
     verdicts = topic_verdicts(results, 0.05, 0.2).set_index("measure")
     assert (verdicts["topics"] == 43).all()
-    sure = against_baselines(results, BASELINES, 0.05, TrustOptions(beta=0.2))
+    sure = trust_rows(results, BASELINES, 0.05, TrustOptions(beta=0.2))
     row = sure.iloc[0]
     text = _cli("design", "--alpha", "0.05", "--beta", "0.2", "--min-diff", abs(row["mean"]),
                 QRELS, *THREE, "-m", row["measure"], "--rel", "2", "--format", "tsv")
@@ -248,10 +248,10 @@ def test_report_sections_and_baselines(report):
 
 
 def test_report_numbers_are_the_library_numbers(report, results):
-    from irpref.report.trust import TrustOptions, against_baselines, topic_verdicts
+    from irpref.report.trust import TrustOptions, topic_verdicts, trust_rows
 
     rep, md, _, _ = report
-    sure = against_baselines(results, BASELINES, 0.05, TrustOptions(bootstrap=100, seed=3))
+    sure = trust_rows(results, BASELINES, 0.05, TrustOptions(bootstrap=100, seed=3))
     section = next(s for s in rep.sections if s.id == "how-sure")
     shown = next(b for b in section.blocks if b.title.startswith("All ")).children[0].table
     shown = shown[shown["measure"] != "NumRet"].reset_index(drop=True)

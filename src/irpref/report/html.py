@@ -220,9 +220,9 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
     short_results = short(results, "run")
     base = labels[baseline]
 
-    from irpref.report.trust import CORRECTION_TEXT, FAMILY_TEXT, against_baselines, summary_rows
+    from irpref.report.trust import CORRECTION_TEXT, FAMILY_TEXT, summary_rows, trust_rows
 
-    sure = against_baselines(results, baselines, alpha, trust) if len(names) >= 2 else None
+    sure = trust_rows(results, baselines, alpha, trust) if len(names) >= 2 else None
     summary = summary_rows(results, sure, baselines)
     means = _summary_table(summary, baselines)
     caption = "Means"

@@ -314,7 +314,7 @@ def significance_matrix(table: pd.DataFrame, measure: str | None = None,
 # --- mean differences with their intervals, per baseline ----------------------------------
 
 def interval_data(table: pd.DataFrame, measure: str | None = None) -> pd.DataFrame:
-    """The rows of one measure of :func:`irpref.report.trust.against_baselines` drawn by
+    """The rows of one measure of :func:`irpref.report.trust.trust_rows` drawn by
     :func:`difference_intervals`: run, baseline, mean, ci_low, ci_high, marker."""
     rows = _measure_rows(table, measure, ["run", "baseline", "mean", "ci_low", "ci_high"])
     cols = ["run", "baseline", "mean", "ci_low", "ci_high"]

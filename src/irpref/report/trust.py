@@ -3,7 +3,7 @@ intervals, effect sizes, corrected p-values and the topic-set-size verdict.
 
 Every number comes from the library, never from a second implementation:
 
-- :func:`against_baselines`: the rows of :func:`irpref.stats.significance`
+- :func:`trust_rows`: the rows of :func:`irpref.stats.significance`
   with ``baseline=`` (paired test: Student's t for metrics), so the table
   equals ``irpref significance ... --baseline B --correction C --family F
   --confidence L`` row for row: ``mean`` = run - baseline, its t interval
@@ -37,7 +37,7 @@ import pandas as pd
 from irpref.report.baseline import BETTER, WORSE
 from irpref.report.orientation import sign_of
 
-__all__ = ["TrustOptions", "against_baselines", "summary_rows", "topic_verdicts",
+__all__ = ["TrustOptions", "trust_rows", "summary_rows", "topic_verdicts",
            "trust_section", "verdict_sentence"]
 
 COLUMNS = ["measure", "run", "baseline", "n", "mean", "ci_low", "ci_high", "effect",
@@ -63,7 +63,7 @@ class TrustOptions:
     beta: float = 0.20  # the design's power is 1 - beta
 
 
-def against_baselines(results: pd.DataFrame, baselines: Sequence[str], alpha: float = 0.05,
+def trust_rows(results: pd.DataFrame, baselines: Sequence[str], alpha: float = 0.05,
                       options: TrustOptions = TrustOptions()) -> pd.DataFrame:
     """One row per (measure, run, baseline), the run never its own baseline: the columns
     of :data:`COLUMNS` (plus ``boot_low``, ``boot_high`` with ``options.bootstrap``).
@@ -161,7 +161,7 @@ def summary_rows(results: pd.DataFrame, trust: pd.DataFrame | None, baselines: S
                  ) -> pd.DataFrame:
     """The summary's per (baseline, measure, run) rows: n, paired, mean, diff, wins,
     losses, ties from :func:`irpref.report.baseline.baseline_table` and p, p_adjusted,
-    significant, marker from ``trust`` (:func:`against_baselines`), so the marks and the
+    significant, marker from ``trust`` (:func:`trust_rows`), so the marks and the
     "How sure are we" section say the same. The baselines' own rows have no marker."""
     from irpref.report.baseline import baseline_table
 
@@ -184,7 +184,7 @@ def summary_rows(results: pd.DataFrame, trust: pd.DataFrame | None, baselines: S
 
 
 def trust_section(sure: pd.DataFrame, results: pd.DataFrame, short, many: bool = False):
-    """The report's "How sure are we" section from :func:`against_baselines`' table
+    """The report's "How sure are we" section from :func:`trust_rows`' table
     (``short``: the report's function giving a frame's run columns their figure labels)."""
     from irpref.report.html import Block, Section, _png
     from irpref.report.run_plots import difference_intervals
