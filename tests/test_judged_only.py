@@ -239,7 +239,8 @@ def test_condensed_once_per_judged_rankings(monkeypatch):
     irpref.evaluate(None, None, texts, judged=judged)
     preference_matrices(judged, ["sgnLP(judged_only=true)", "RPP(judged_only=true)"])
     assert len(calls) == 1 and calls[0] is judged
-    assert judged.condensed.condensed is judged.condensed
+    once = irpref.condense.condensed(judged)
+    assert irpref.condense.condensed(once) is once and irpref.condense.condensed(judged) is once
 
 
 # ---- trec_eval -J ---------------------------------------------------------------------

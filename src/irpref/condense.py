@@ -17,6 +17,8 @@ documents that share a score).
 from __future__ import annotations
 
 import dataclasses
+import weakref
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -24,7 +26,28 @@ import pyarrow as pa
 from irpref.interning import DocumentIds
 from irpref.judged import JudgedRankings
 
-__all__ = ["condense"]
+__all__ = ["FOLLOWERS", "condense", "condensed"]
+
+_CONDENSED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # judged -> its copy
+_ALREADY: weakref.WeakSet = weakref.WeakSet()  # condensed copies (condensed: themselves)
+FOLLOWERS: list[Callable[[JudgedRankings, JudgedRankings], None]] = []
+"""Called as ``follow(judged, copy)`` whenever :func:`condensed` hands out a
+copy: what is attached to judged rankings elsewhere (a diversity measure's
+subtopic judgments) follows them to their condensed lists."""
+
+
+def condensed(judged: JudgedRankings) -> JudgedRankings:
+    """:func:`condense` of ``judged``, computed once per judged rankings: every
+    ``judged_only=true`` measure and preference reads this one copy (the
+    condensed lists of condensed lists are themselves)."""
+    if judged in _ALREADY:
+        return judged
+    copy = _CONDENSED.get(judged)
+    if copy is None:
+        copy = _CONDENSED[judged] = condense(judged)
+    for follow in FOLLOWERS:
+        follow(judged, copy)
+    return copy
 
 
 def _judged_documents(ids: DocumentIds, qrels_doc_key: np.ndarray) -> DocumentIds:
@@ -53,10 +76,10 @@ def condense(judged: JudgedRankings) -> JudgedRankings:
     Full layout: the kept items' arrays (ranks are positions, tie groups are
     runs of equal scores, so both follow). Compact layout: ranks are
     renumbered by counting the judged items above; under ``ties="expected"``
-    each tie group shrinks to its judged members. The result's own
-    ``condensed`` is itself.
+    each tie group shrinks to its judged members. Condensing condensed lists
+    returns them unchanged.
     """
-    if judged.__dict__.get("condensed") is judged:
+    if judged in _ALREADY:
         return judged
     kept = np.flatnonzero(judged.grade >= 0)
     starts = np.searchsorted(kept, judged.offsets).astype(np.int64)  # (S+1,) new offsets
@@ -93,6 +116,6 @@ def condense(judged: JudgedRankings) -> JudgedRankings:
     return _itself(dataclasses.replace(judged, **changes))
 
 
-def _itself(condensed: JudgedRankings) -> JudgedRankings:
-    condensed.__dict__["condensed"] = condensed  # (a cached_property of JudgedRankings)
-    return condensed
+def _itself(copy: JudgedRankings) -> JudgedRankings:
+    _ALREADY.add(copy)
+    return copy

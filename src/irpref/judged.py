@@ -225,16 +225,6 @@ class JudgedRankings(_Documents):
         return cached
 
     @cached_property
-    def condensed(self) -> JudgedRankings:
-        """The condensed lists (:func:`irpref.condense.condense`: unjudged items
-        removed after the depth cut, as trec_eval ``-J``), computed once per
-        judged rankings: every ``judged_only=true`` measure and preference reads
-        this one copy. The condensed lists of condensed lists are themselves."""
-        from irpref.condense import condense  # condense imports this module
-
-        return condense(self)
-
-    @cached_property
     def judged(self) -> np.ndarray:
         """Boolean per item: judged with a grade >= 0 (trec_eval's notion)."""
         return self.grade >= 0

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from irpref.condense import condensed
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings, LayoutError
 
@@ -418,7 +419,7 @@ class Measure:
 
     def compute(self, judged: JudgedRankings) -> np.ndarray:
         """(R, Q) per-query values under ``judged.ties``; with ``judged_only=true``
-        on ``judged.condensed`` (:func:`irpref.condense.condense`, computed once
+        on the condensed lists (:func:`irpref.condense.condensed`, computed once
         per judged rankings however many measures ask)."""
         if judged.layout != "full" and not reads_compact(self, judged.ties):
             raise LayoutError(
@@ -426,7 +427,7 @@ class Measure:
                 "rankings are compact (only the items the qrels mention): judge with "
                 "layout='full'"
             )
-        target = _judged_for(judged, self.judged_only, self.family.subtopics)
+        target = condensed(judged) if self.judged_only else judged
         values = self.family.kernel_for(judged.ties)(target, self)
         return np.asarray(values, dtype=np.float64).reshape(judged.n_runs, judged.n_queries)
 
@@ -436,23 +437,6 @@ class Measure:
             if k == "rel":
                 return int(v)
         return judged.rel
-
-
-def _judged_for(judged: JudgedRankings, judged_only: bool,
-                subtopics: bool = False) -> JudgedRankings:
-    """``judged``, or its condensed lists (cached on it) when ``judged_only``; a
-    diversity measure's subtopic judgments follow them."""
-    if not judged_only:
-        return judged
-    target = judged.condensed
-    if subtopics and target is not judged:
-        from irpref.measures import diversity  # the module that keeps the attachments
-
-        sub = diversity._ATTACHED.get(judged)
-        if sub is not None and diversity._ATTACHED.get(target) is not sub:
-            diversity._ATTACHED[target] = sub
-            diversity._JOINED.pop(target, None)
-    return target
 
 
 def with_params(item: Any, **params: Any) -> Any:

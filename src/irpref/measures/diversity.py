@@ -53,6 +53,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from irpref.condense import FOLLOWERS
 from irpref.errors import UsageError
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
 from irpref.judged import JudgedRankings, matching_rows
@@ -70,6 +71,17 @@ __all__ = [
 
 _ATTACHED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _JOINED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _follow(judged: JudgedRankings, copy: JudgedRankings) -> None:
+    """The subtopic judgments of ``judged`` serve its condensed lists too."""
+    sub = _ATTACHED.get(judged)
+    if sub is not None and _ATTACHED.get(copy) is not sub:
+        _ATTACHED[copy] = sub
+        _JOINED.pop(copy, None)
+
+
+FOLLOWERS.append(_follow)
 
 
 def needs_subtopics(measure: Measure) -> bool:

@@ -36,6 +36,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from irpref.condense import condensed
 from irpref.io.subtopics import SubtopicQrels
 from irpref.judged import JudgedRankings, LayoutError, matching_rows
 from irpref.params import check_rel
@@ -410,7 +411,7 @@ def preference_matrices(
 
     Relevance is ``grade >= rel`` with ``rel`` the preference's parameter or
     ``judged.rel``; a preference with ``judged_only=true`` compares the
-    condensed lists (``judged.condensed``, unjudged documents removed; Sakai
+    condensed lists (:func:`irpref.condense.condensed`, unjudged documents removed; Sakai
     2007). ``subtopics`` (ndeval-format judgments) is needed by
     ``ST-RPP`` only. ``map_blocks(func, pops, blocks, *args)`` returns
     ``[func(pops, g0, g1, *args) for g0, g1 in blocks]`` in order (default: in
@@ -442,16 +443,16 @@ def preference_matrices(
                         []).append(p)
     cache: dict[Job, Populations] = {}
 
-    def populations(kind: str, rel: int, condensed: bool) -> Populations:
-        key = (kind, rel, condensed)
-        source = judged.condensed if condensed else judged
+    def populations(kind: str, rel: int, judged_only: bool) -> Populations:
+        key = (kind, rel, judged_only)
+        source = condensed(judged) if judged_only else judged
         if key not in cache:
             if kind == "binary":
                 cache[key] = binary_populations(source, rel)
             elif kind == "graded":
                 pops = graded_populations(source, rel)
                 if pops.n_pops == len(np.unique(pops.query)):  # one grade per query
-                    pops = populations("binary", rel, condensed)
+                    pops = populations("binary", rel, judged_only)
                 cache[key] = pops
             else:
                 if subtopics is None:
