@@ -190,3 +190,30 @@ def test_cli_example_matches_the_reference(fmt):
         assert json.loads(proc.stdout) == json.loads(expected)
     else:
         assert proc.stdout == expected
+
+
+@pytest.mark.parametrize("command", [["evaluate", "-m", "AP", "--format", "tsv"], ["judge"]])
+def test_output_to_a_fifo_or_device_is_written_in_place(tmp_path, command):
+    """``-o`` names a FIFO (as ``/dev/null`` is a device): it is written in place,
+    never replaced by a file renamed over it (which, as root, would replace
+    /dev/null itself)."""
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(fifo, "rb") as handle:
+            got.append(handle.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    proc = irpref_cli(command[0], examples.qrels_path(), examples.run_paths()[0], *command[1:],
+                      "-o", fifo)
+    reader.join(60)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert got and got[0]

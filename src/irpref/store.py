@@ -141,6 +141,14 @@ def save(judged, path, *, qrels=None, runs: Sequence | None = None,
     meta = {"format": FORMAT, "fields": [f.name for f in dataclasses.fields(judged)],
             "shapes": shapes, "scalars": scalars, "use_tag": bool(use_tag), "inputs": inputs}
     table = pa.table(columns).replace_schema_metadata({"irpref": json.dumps(meta)})
+    if os.path.exists(path) and not os.path.isfile(path):
+        # a device or FIFO is written in place (a file renamed over it would replace
+        # it), in one piece: Parquet's writer seeks, a FIFO cannot
+        buffer = pa.BufferOutputStream()
+        pq.write_table(table, buffer, compression="zstd", use_dictionary=False)
+        with open(path, "wb") as handle:
+            handle.write(buffer.getvalue().to_pybytes())
+        return
     tmp = Path(f"{path}.tmp{os.getpid()}")
     pq.write_table(table, tmp, compression="zstd", use_dictionary=False)
     os.replace(tmp, path)

@@ -213,9 +213,15 @@ def add_output(parser: argparse.ArgumentParser) -> None:
 @contextlib.contextmanager
 def open_output(path: str | None) -> Iterator[TextIO]:
     """Standard output, or ``path`` written to a temporary name and renamed on success
-    (an interrupted or failed run never leaves a half-written file)."""
+    (an interrupted or failed run never leaves a half-written file). A path that
+    exists and is not a regular file (``/dev/null``, a FIFO, ``/dev/stdout``) is
+    written in place: renaming over it would replace the device with a file."""
     if path is None or path == "-":
         yield sys.stdout
+        return
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            yield handle
         return
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from irpref.report.blocks import Block, Report, Section, _png
 from irpref.report.formats import report_html_table as _html_table
 from irpref.report.formats import report_markdown_table as _md_table
 from irpref.report.orientation import better_word, direction_note, sign_of
@@ -32,45 +31,6 @@ __all__ = ["DEFAULT_MEASURES", "PREFERENCES", "Report", "Section", "baseline_sum
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR")
 PREFERENCES = ("sgnLP", "RPP")
 CHUNK = 10  # runs per per-query difference figure
-
-
-@dataclass
-class Block:
-    kind: str  # "table" | "figure" | "details" | "text"
-    title: str = ""
-    table: pd.DataFrame | None = None
-    png: bytes = b""
-    children: list[Block] = field(default_factory=list)
-    open: bool = True
-    wide: bool = False  # a big figure shown at its natural size in a scrolling box
-
-
-@dataclass
-class Section:
-    id: str
-    title: str
-    sentence: str  # what it shows and which paper it comes from
-    blocks: list[Block] = field(default_factory=list)
-
-
-@dataclass
-class Report:
-    title: str
-    runs: list[str]
-    measures: list[str]
-    baseline: str
-    sections: list[Section]
-    labels: dict[str, str] = field(default_factory=dict)  # run -> label in the figures
-    baselines: list[str] = field(default_factory=list)  # every baseline; ``baseline`` first
-
-
-def _png(fig) -> bytes:
-    from irpref.report.plots import _plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    _plt().close(fig)
-    return buf.getvalue()
 
 
 def baseline_summary(results: pd.DataFrame, baseline: str, alpha: float = 0.05
@@ -485,6 +445,10 @@ def render_html(report: Report) -> str:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     path = Path(path)
+    if path.exists() and not path.is_file():
+        # a device or FIFO is written in place: a file renamed over it would replace it
+        path.write_bytes(data)
+        return
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
         with os.fdopen(fd, "wb") as fh:

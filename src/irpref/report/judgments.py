@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from irpref.report.html import Block, Section
+from irpref.report.blocks import Block, Section
 
 __all__ = ["JUDGED_AT", "agreement_section", "coverage_section", "most_unjudged"]
 

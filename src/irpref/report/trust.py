@@ -186,7 +186,7 @@ def summary_rows(results: pd.DataFrame, trust: pd.DataFrame | None, baselines: S
 def trust_section(sure: pd.DataFrame, results: pd.DataFrame, short, many: bool = False):
     """The report's "How sure are we" section from :func:`trust_rows`' table
     (``short``: the report's function giving a frame's run columns their figure labels)."""
-    from irpref.report.html import Block, Section, _png
+    from irpref.report.blocks import Block, Section, _png
     from irpref.report.run_plots import difference_intervals
 
     a = sure.attrs
