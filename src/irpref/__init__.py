@@ -14,7 +14,7 @@ from irpref.interop.ir_measures import calc_aggregate, iter_calc
 from irpref.io import Qrels, Run, TrecFormatError, read_qrels, read_run
 from irpref.judged import JudgedRankings
 from irpref.measures import REGISTRY, Measure, parse_measure, parse_measures
-from irpref.measures.recall_level import RecallLevelMetric
+from irpref.measures.recall_metrics import RecallLevelMetric
 from irpref.meta.discriminative import discriminative_power
 from irpref.meta.orientation import orientation
 from irpref.meta.robustness import worst_provider, worst_user

@@ -101,7 +101,7 @@ def enumerate_bounds(judged: JudgedRankings, measure, limit: int = 100_000,
     segment with the most unjudged items sees all of its assignments, the
     others each of theirs at least once. Many assignments are evaluated in one
     call, as copies of the runs (:func:`_replicate`). Refuses more than
-    ``limit`` assignments (a ValueError)."""
+    ``limit`` assignments (a ValueError). NaN where every assignment is undefined."""
     idx = unjudged_items(judged)
     shape = (judged.n_runs, judged.n_queries)
     base = top_grade(judged) + 1
@@ -121,6 +121,8 @@ def enumerate_bounds(judged: JudgedRankings, measure, limit: int = 100_000,
         values = measure.compute(assign(copies, grades.ravel())).reshape(len(a), *shape)
         np.fmin(lower, np.fmin.reduce(values, axis=0), out=lower)  # NaN: undefined
         np.fmax(upper, np.fmax.reduce(values, axis=0), out=upper)
+    lower[np.isinf(lower)] = np.nan  # every assignment undefined (e.g. nothing relevant)
+    upper[np.isinf(upper)] = np.nan
     return lower, upper
 
 

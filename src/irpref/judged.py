@@ -303,6 +303,13 @@ class JudgedRankings(_Documents):
         q = np.repeat(np.arange(self.n_queries), np.diff(self.qrels_offsets))
         return np.bincount(q[self.qrels_grade >= rel], minlength=self.n_queries)
 
+    def max_grade(self) -> np.ndarray:
+        """(Q,) highest judged grade >= 0 of each query (0 if none)."""
+        out = np.zeros(self.n_queries, np.int64)
+        keep = self.qrels_grade >= 0
+        np.maximum.at(out, self.qrels_query[keep], self.qrels_grade[keep])
+        return out
+
     @cached_property
     def qrels_query(self) -> np.ndarray:
         """Query id of each qrels row."""

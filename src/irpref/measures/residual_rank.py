@@ -407,7 +407,6 @@ def graded_rbp_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     weight w_min of any unjudged document, beyond the cut-off included), least at
     m = T: (1 - p) min(S0 / D0, S0 / T + w_min). Exact (expected ties: group-mean
     weights, the same argument)."""
-    from irpref.measures.trec_extra import _max_grade
 
     p = float(m.get("p"))
     n = int(judged.n_retrieved.max(initial=0)) + 1
@@ -415,7 +414,7 @@ def graded_rbp_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     pos = judged.items_with_grade(1).index
     s0 = np.bincount(judged.segment[pos], minlength=judged.n_segments,
                      weights=position_weights(judged, m, pos, table) * judged.grade[pos])
-    d0 = np.maximum(_max_grade(judged), 1).astype(np.float64)
+    d0 = np.maximum(judged.max_grade(), 1).astype(np.float64)
     d0 = np.tile(d0, judged.n_runs)
     u = unjudged_of(judged, 1)
     w = position_weights(judged, m, u.index, table)

@@ -37,6 +37,7 @@ from irpref.judged import JudgedRankings
 from irpref.measures.base import Measure
 from irpref.measures.classic import within_segment_cumsum
 from irpref.measures.positions import relevant_positions, resolve_corpus_size
+from irpref.measures.recall_metrics import RecallLevelMetric, named_metric
 from irpref.measures.residual_trec import Candidates, candidates, scan_bounds
 
 __all__ = [
@@ -171,7 +172,6 @@ def rl_rule(judged: JudgedRankings, m: Measure) -> Pair:
     z = ap, ndcg, mean: the exchange argument; the scan adds one position at a
     time, the sum of e (ndcg, mean) by e(x), the sum of i e(p_i) (ap) by
     e(x) (1 + positions above x) + (sum of e below x). Exact."""
-    from irpref.measures.recall_level import RecallLevelMetric, named_metric
 
     if m.name == "RL":
         z = m.get("z")

@@ -27,9 +27,9 @@ import numpy as np
 
 from irpref.bounds import assign, top_grade, unjudged_items
 from irpref.judged import JudgedRankings
-from irpref.measures.base import Measure
+from irpref.measures.base import TREC_RECALLS, Measure
 from irpref.measures.classic import _safe_div, within_segment_cumsum
-from irpref.measures.trec_arith import lround
+from irpref.measures.trec_arith import lround, suffix_max
 
 __all__ = [
     "JUDGED_ONLY_NOTE",
@@ -366,18 +366,40 @@ def infap_rule(judged: JudgedRankings, m: Measure) -> Pair:
     return _safe_div(inv, r0 + u).reshape(shape), _safe_div(rr0 + u, r0 + u).reshape(shape)
 
 
+def iprec(judged: JudgedRankings, rel: int, recall: float, r: np.ndarray | None = None
+           ) -> np.ndarray:
+    """(R, Q) interpolated precision at ``recall`` (m_iprec_at_recall.c, v10 rounding);
+    ``r`` (S,): the R of each segment's target (default: its query's)."""
+    is_rel = (judged.grade >= 0) & (judged.grade >= rel)  # trec_eval: judged, >= rel
+    hits = within_segment_cumsum(judged, is_rel)
+    idx = np.flatnonzero(is_rel)
+    seg = judged.segment[idx]
+    prec = hits[idx] / (judged.rank[idx] + 1.0)
+    best = suffix_max(prec, seg)  # max precision at or below each relevant item
+    n_rr = np.bincount(seg, minlength=judged.n_segments)
+    first = np.zeros(judged.n_segments + 1, np.int64)
+    np.cumsum(n_rr, out=first[1:])
+    r = np.tile(judged.num_rel(max(rel, 0)), judged.n_runs) if r is None else r
+    target = lround(recall * r.astype(np.float64))
+    ok = (target <= n_rr) & (n_rr > 0)
+    out = np.zeros(judged.n_segments)
+    pick = first[:-1][ok] + np.maximum(target[ok], 1) - 1
+    out[ok] = best[pick]
+    return out.reshape(judged.n_runs, judged.n_queries)
+
+
+
 def _iprec_bounds(judged: JudgedRankings, rel: int, x: float,
                   c: Candidates, full: JudgedRankings | None) -> Pair:
-    from irpref.measures.trec_extra import _iprec  # the kernel's arithmetic
 
     shape = (judged.n_runs, judged.n_queries)
     r0 = _per_seg_r(judged, rel)
-    plain = _iprec(judged, rel, x)
+    plain = iprec(judged, rel, x)
     if full is None:  # nothing can become relevant
         return plain, plain.copy()
     # upper: the all-relevant ranking's precision curve at or below its c0-th
     # relevant item, c0 = lround(x R0) <= c(j)
-    upper = _iprec(full, rel, x, r=r0).reshape(shape)
+    upper = iprec(full, rel, x, r=r0).reshape(shape)
     # lower: 0 when j = 0 has fewer than c relevant retrieved (then so has every
     # j: c(j) - j never grows); else the plain curve at or below rank p*, the
     # c_max-th judged relevant item (or the last rank), c_max = lround(x (R0+u))
@@ -423,14 +445,13 @@ def iprec_rule(judged: JudgedRankings, m: Measure) -> Pair:
 def iprec_average_rule(judged: JudgedRankings, m: Measure) -> Pair:
     """Outer bound of IPrecAvg: the mean of the 11 IPrec outer bounds (a bound of
     each term bounds the mean)."""
-    from irpref.measures.trec_extra import ELEVEN_POINTS
 
     rel = _rel(judged, m)
     c = candidates(judged, rel)
     full = assign(judged, top_grade(judged)) if c.movable and len(c.index) else None
     lo = np.zeros((judged.n_runs, judged.n_queries))
     hi = np.zeros_like(lo)
-    for x in sorted(ELEVEN_POINTS, reverse=True):
+    for x in sorted(TREC_RECALLS, reverse=True):
         a, b = _iprec_bounds(judged, rel, x, c, full)
         lo, hi = lo + a, hi + b
-    return lo / len(ELEVEN_POINTS), hi / len(ELEVEN_POINTS)
+    return lo / len(TREC_RECALLS), hi / len(TREC_RECALLS)

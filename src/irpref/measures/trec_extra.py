@@ -89,14 +89,6 @@ def _counts(judged: JudgedRankings, rel: int) -> tuple[np.ndarray, np.ndarray, n
     )
 
 
-def _max_grade(judged: JudgedRankings) -> np.ndarray:
-    """(Q,) highest judged grade >= 0 of each query (0 if none)."""
-    out = np.zeros(judged.n_queries, np.int64)
-    keep = judged.qrels_grade >= 0
-    np.maximum.at(out, judged.qrels_query[keep], judged.qrels_grade[keep])
-    return out
-
-
 def _ideal(judged: JudgedRankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ideal ranking of every query: offsets, grades (> 0, descending) and the
     inclusive DCG prefix (summed position by position, m_ndcg.c)."""
@@ -254,28 +246,6 @@ def yaap(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 
 # ---- interpolated precision ---------------------------------------------------
-def _iprec(judged: JudgedRankings, rel: int, recall: float, r: np.ndarray | None = None
-           ) -> np.ndarray:
-    """(R, Q) interpolated precision at ``recall`` (m_iprec_at_recall.c, v10 rounding);
-    ``r`` (S,): the R of each segment's target (default: its query's)."""
-    is_rel = _relevant(judged, rel)
-    hits = within_segment_cumsum(judged, is_rel)
-    idx = np.flatnonzero(is_rel)
-    seg = judged.segment[idx]
-    prec = hits[idx] / (judged.rank[idx] + 1.0)
-    best = suffix_max(prec, seg)  # max precision at or below each relevant item
-    n_rr = np.bincount(seg, minlength=judged.n_segments)
-    first = np.zeros(judged.n_segments + 1, np.int64)
-    np.cumsum(n_rr, out=first[1:])
-    r = np.tile(_num_rel(judged, rel), judged.n_runs) if r is None else r
-    target = lround(recall * r.astype(np.float64))
-    ok = (target <= n_rr) & (n_rr > 0)
-    out = np.zeros(judged.n_segments)
-    pick = first[:-1][ok] + np.maximum(target[ok], 1) - 1
-    out[ok] = best[pick]
-    return out.reshape(judged.n_runs, judged.n_queries)
-
-
 @register(
     "IPrec",
     compact=True,
@@ -299,17 +269,17 @@ def interpolated_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     recall = m.get("recall")
     if recall is None:
         raise ValueError("IPrec needs a recall level, e.g. IPrec(recall=0.5)")
-    return _iprec(judged, _rel(judged, m), float(recall))
+    return rt.iprec(judged, _rel(judged, m), float(recall))
 
 
-ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+ELEVEN_POINTS = TREC_RECALLS  # trec_eval's 11 recall levels
 
 
 def iprec_average(judged: JudgedRankings, rel: int, points) -> np.ndarray:
     """Mean of IPrec over ``points``, summed from the highest point down (m_11pt_avg.c)."""
     total = np.zeros((judged.n_runs, judged.n_queries))
     for x in sorted(points, reverse=True):
-        total = total + _iprec(judged, rel, x)
+        total = total + rt.iprec(judged, rel, x)
     return total / len(points)
 
 

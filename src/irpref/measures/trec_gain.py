@@ -34,7 +34,6 @@ from irpref.measures.trec_arith import exact_cumsum
 from irpref.measures.trec_extra import (
     _gain,
     _ideal,
-    _max_grade,
     _num_rel,
     _per_segment,
     _rel,
@@ -261,7 +260,7 @@ def g_measure(judged: JudgedRankings, m: Measure) -> np.ndarray:
 def graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Graded rank-biased precision exactly as trec_eval's ``rbp``."""
     p = float(m.get("p"))
-    top = np.maximum(_max_grade(judged), 1).astype(np.float64)
+    top = np.maximum(judged.max_grade(), 1).astype(np.float64)
     g = np.where(judged.grade > 0, judged.grade, 0) / top[judged.query_of_item]
     g[~cut(judged, m)] = 0.0
     return (1.0 - p) * judged.segment_sum(g * power_table(p, judged)[judged.rank])
@@ -309,5 +308,5 @@ def expected_graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
     p = float(m.get("p"))
     g = tie_groups(judged, None)  # groups with a positive gain; weight: their total gain
     gi, j = g.expand(m.cutoff)
-    top = np.maximum(_max_grade(judged), 1).astype(np.float64)
+    top = np.maximum(judged.max_grade(), 1).astype(np.float64)
     return (1.0 - p) * g.segment_sum(gi, g.weight[gi] / g.size[gi] * np.power(p, j - 1.0)) / top

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from irpref.measures.recall_level import RecallLevelMetric, named_metric
+from irpref.measures.recall_metrics import RecallLevelMetric, named_metric
 
 __all__ = [
     "as_metric",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.measures.recall_level import RecallLevelMetric
+from irpref.measures.recall_metrics import RecallLevelMetric
 
 __all__ = [
     "is_top_heavy",
