@@ -74,17 +74,25 @@ def _set_antitone(judged: JudgedRankings, m: Measure, first: bool) -> Pair:
     undefined (NaN) or 0 with none relevant: lower = all of the top grade,
     upper = the plain value, or, where no document is relevant, the best
     singleton (``first``: the first unjudged item, else the last)."""
+    plain, full, one, c = _antitone_parts(judged, m, first)
+    if full is None:
+        return plain, plain.copy()
+    empty = (judged.num_rel(m.rel(judged)) == 0)[None, :] & (c.count.reshape(plain.shape) > 0)
+    return np.fmin(plain, full), np.where(empty, np.fmax(plain, one), plain)
+
+
+def _antitone_parts(judged: JudgedRankings, m: Measure, first: bool):
+    """(plain value, value with every unjudged item relevant, value with one
+    relevant: the ``first`` or last unjudged item, the candidates); the two
+    assignments None when nothing can become relevant."""
     c = candidates(judged, m.rel(judged))
     plain = m.compute(judged)
     if not c.movable or not len(c.index):
-        return plain, plain.copy()
+        return plain, None, None, c
     shape = plain.shape
     full = _shape(judged, m.compute(assign(judged, top_grade(judged))).reshape(shape))
     one = _shape(judged, m.compute(assign(judged, _singleton(judged, c, first))).reshape(shape))
-    empty = (judged.num_rel(m.rel(judged)) == 0)[None, :] & (c.count.reshape(shape) > 0)
-    upper = np.where(empty, np.fmax(plain, one), plain)
-    lower = np.fmin(plain, full)
-    return lower, upper
+    return plain, full, one, c
 
 
 def tse_rule(judged: JudgedRankings, m: Measure) -> Pair:
@@ -101,15 +109,10 @@ def sl1_rule(judged: JudgedRankings, m: Measure) -> Pair:
     the least is every unjudged document relevant, the most the plain value;
     with no relevant document (undefined) the most is one relevant document,
     the last unjudged (the largest p_1), every tie policy. Exact."""
-    c = candidates(judged, m.rel(judged))
-    plain = m.compute(judged)
-    if not c.movable or not len(c.index):
+    plain, full, one, _ = _antitone_parts(judged, m, first=False)
+    if full is None:
         return plain, plain.copy()
-    shape = plain.shape
-    full = _shape(judged, m.compute(assign(judged, top_grade(judged))).reshape(shape))
-    one = _shape(judged, m.compute(assign(judged, _singleton(judged, c, False))).reshape(shape))
-    empty = np.isnan(plain)
-    return np.fmin(plain, full), np.where(empty, one, plain)
+    return np.fmin(plain, full), np.where(np.isnan(plain), one, plain)
 
 
 # ---- the scan over j for positional measures -------------------------------

@@ -312,6 +312,19 @@ def _movable_count(judged: JudgedRankings, c: Candidates) -> np.ndarray:
     return c.count.astype(np.float64) if c.movable else np.zeros(judged.n_segments)
 
 
+def _judged_only_start(judged: JudgedRankings, m: Measure):
+    """What both judged-only outer bounds start from: the level, the judged
+    relevant items, per segment the unjudged items u that may become relevant
+    and R0, and the upper bound (rr0 + u) / (R0 + u) (every term at most 1)."""
+    rel = _rel(judged, m)
+    u = _movable_count(judged, candidates(judged, rel))
+    is_rel = _judged_rel(judged, rel)
+    rr0 = np.bincount(judged.segment, weights=is_rel.astype(np.float64),
+                      minlength=judged.n_segments)
+    r0 = _per_seg_r(judged, rel)
+    return rel, is_rel, u, r0, _safe_div(rr0 + u, r0 + u)
+
+
 def bpref_rule(judged: JudgedRankings, m: Measure) -> Pair:
     """Outer bound of Bpref = (1/R) sum over relevant r of
     (1 - min(n_r, R) / min(N, R)).
@@ -322,15 +335,8 @@ def bpref_rule(judged: JudgedRankings, m: Measure) -> Pair:
     n_r at most its judged non-relevant plus unjudged items above (N >= N0,
     R >= R0), over R <= R0 + u. The exact extremes move R and N together and
     are not worked out (an outer bound)."""
-    rel = _rel(judged, m)
-    c = candidates(judged, rel)
-    u = _movable_count(judged, c)
-    is_rel = _judged_rel(judged, rel)
-    rr0 = np.bincount(judged.segment, weights=is_rel.astype(np.float64),
-                      minlength=judged.n_segments)
-    r0 = _per_seg_r(judged, rel)
+    rel, is_rel, u, r0, upper = _judged_only_start(judged, m)
     shape = (judged.n_runs, judged.n_queries)
-    upper = _safe_div(rr0 + u, r0 + u)
     g = judged.qrels_grade
     keep = (g >= 0) & (g < rel)
     n0 = np.tile(np.bincount(judged.qrels_query[keep], minlength=judged.n_queries),
@@ -353,17 +359,11 @@ def infap_rule(judged: JudgedRankings, m: Measure) -> Pair:
     Each term lies in [1/k, 1]: upper = (rr0 + u) / (R0 + u); lower = the
     judged relevant items' 1/k over R0 + u. The exact extremes are not worked
     out (an outer bound)."""
-    rel = _rel(judged, m)
-    c = candidates(judged, rel)
-    u = _movable_count(judged, c)
-    is_rel = _judged_rel(judged, rel)
-    rr0 = np.bincount(judged.segment, weights=is_rel.astype(np.float64),
-                      minlength=judged.n_segments)
-    r0 = _per_seg_r(judged, rel)
+    rel, is_rel, u, r0, upper = _judged_only_start(judged, m)
     shape = (judged.n_runs, judged.n_queries)
     inv = np.bincount(judged.segment, weights=np.where(is_rel, 1.0 / (judged.rank + 1.0), 0.0),
                       minlength=judged.n_segments)
-    return _safe_div(inv, r0 + u).reshape(shape), _safe_div(rr0 + u, r0 + u).reshape(shape)
+    return _safe_div(inv, r0 + u).reshape(shape), upper.reshape(shape)
 
 
 def iprec(judged: JudgedRankings, rel: int, recall: float, r: np.ndarray | None = None
