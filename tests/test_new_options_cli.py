@@ -32,6 +32,11 @@ CASES = [
     (["evaluate", *TWO, "-m", "AP", "--missing", "bad"], "--missing bad"),
     (["evaluate", *TWO, "-m", "nDCG(gains=1:x)"], "gains"),
     (["evaluate", *TWO, "-m", "NCG@0"], "NCG@0"),
+    (["evaluate", *TWO, "-m", "AP", "--effects"], "--effects needs --baseline"),
+    (["evaluate", *TWO, "-m", "AP", "--baseline", "x", "--family", "bogus"], "--family bogus"),
+    (["evaluate", *TWO, "-m", "AP", "--baseline", "x", "--correction", "xx"], "--correction xx"),
+    (["evaluate", *TWO, "-m", "AP(judged_only=2)"], "judged_only must be true or false"),
+    (["ties", *TWO, "--judged-at", "0"], "--judged-at 0"),
 ]
 
 

@@ -332,6 +332,18 @@ class Family:
 
 REGISTRY: dict[str, Family] = {}
 ORIENTATIONS = ("higher", "lower", "none")
+ORIENTATION_SIGNS = {"higher": 1, "lower": -1, "none": 0}
+"""A record's orientation word -> its sign (+1 higher, -1 lower, 0 no better direction)."""
+
+
+def orientation_sign(word: str) -> int:
+    """+1, -1 or 0 for a record's orientation ``higher``, ``lower`` or ``none``
+    (measures and preferences alike)."""
+    try:
+        return ORIENTATION_SIGNS[word]
+    except KeyError:
+        raise ValueError(f"orientation must be one of {', '.join(ORIENTATIONS)}, "
+                         f"not {word!r}") from None
 
 
 def register(name: str, **info: Any) -> Callable[[Kernel], Kernel]:
@@ -402,7 +414,7 @@ class Measure:
     def sign(self) -> int:
         """+1 when higher is better, -1 when lower is, 0 when neither: multiply a
         difference by it and a positive value always means "better"."""
-        return {"higher": 1, "lower": -1, "none": 0}[self.family.orientation]
+        return orientation_sign(self.family.orientation)
 
     def get(self, key: str) -> Any:
         """The parameter ``key`` (its default when not given)."""

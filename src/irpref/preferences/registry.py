@@ -31,7 +31,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from irpref.errors import UsageError
-from irpref.measures.base import MODIFIERS, Alias, Param, _fmt, parse_all, rel_param
+from irpref.measures.base import (
+    MODIFIERS,
+    Alias,
+    Param,
+    _fmt,
+    orientation_sign,
+    parse_all,
+    rel_param,
+)
 from irpref.measures.names import (
     PreferenceNames,
     _lower_map,
@@ -97,6 +105,7 @@ class PrefFamily:
             raise ValueError(f"{self.name}: bad kind or population")
         if self.engine not in ENGINES:
             raise ValueError(f"{self.name}: engine must be one of {ENGINES}")
+        orientation_sign(self.orientation)  # one of higher, lower, none
         if self.engine == "lexicographic" and (
             self.order not in ("precision", "recall") or self.value not in ("sign", "rr")
         ):

@@ -16,19 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from irpref.measures.base import ORIENTATION_SIGNS, orientation_sign
+
 __all__ = ["ORIENTATIONS", "better_word", "direction_note", "orientation_sign", "sign_of"]
 
-ORIENTATIONS = {"higher": 1, "lower": -1, "none": 0}
-"""A record's orientation word -> its sign (+1 higher, -1 lower, 0 no better direction)."""
-
-
-def orientation_sign(word: str) -> int:
-    """+1, -1 or 0 for a record's orientation ``higher``, ``lower`` or ``none``."""
-    try:
-        return ORIENTATIONS[word]
-    except KeyError:
-        raise ValueError(f"orientation must be one of {', '.join(ORIENTATIONS)}, "
-                         f"not {word!r}") from None
+ORIENTATIONS = ORIENTATION_SIGNS  # the record layer's table (measures.base)
 
 
 @lru_cache(maxsize=1024)

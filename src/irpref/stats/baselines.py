@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
+from irpref.measures.base import ORIENTATION_SIGNS
 from irpref.stats.families import baseline_list, check_baselines, check_family
 from irpref.stats.pairwise import as_pairwise
 from irpref.stats.table import check_ci, significance
@@ -145,9 +146,7 @@ def against_baselines(
 def _markers(table: pd.DataFrame) -> np.ndarray:
     """``▲`` / ``▼`` / ``""`` per row: significant, and the direction of the test
     (wins - losses for the sign test, the oriented diff otherwise)."""
-    from irpref.report.orientation import ORIENTATIONS
-
-    orient = table["orientation"].map(ORIENTATIONS).fillna(0).to_numpy(np.float64)
+    orient = table["orientation"].map(ORIENTATION_SIGNS).fillna(0).to_numpy(np.float64)
     diff = table["diff"].to_numpy(np.float64)
     wins = table["wins"].to_numpy(np.float64, na_value=np.nan)
     losses = table["losses"].to_numpy(np.float64, na_value=np.nan)

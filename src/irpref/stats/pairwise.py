@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from irpref.measures import parse_measure
+from irpref.measures.base import orientation_sign
 from irpref.preferences.registry import preference_kind as registry_kind
 from irpref.stats.anova import Anova, anova_two_way
 
@@ -202,8 +203,6 @@ class Pairwise:
     @property
     def sign(self) -> int:
         """+1 (higher is better), -1 (lower is better), 0 (no better or worse)."""
-        from irpref.report.orientation import orientation_sign
-
         return orientation_sign(self.orientation)
 
     @cached_property
