@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import irpref.measures.residual_gain as residual_gain
 import irpref.measures.residual_rank as residual_rank
 from irpref.judged import JudgedRankings
 from irpref.measures.base import (
@@ -108,7 +109,8 @@ def _item_dcg(judged: JudgedRankings) -> tuple[np.ndarray, np.ndarray]:
 
 @register(
     "nDCGRel",
-    bounds_note="no rule yet (nDCG read at the rank of every relevant document)",
+    bounds=residual_gain.ndcg_rel_bounds, bounds_exact=False,
+    bounds_note=residual_gain.OUTER_NOTE,
     examples=("nDCGRel",),
     range="[0, inf)",
     trec=(TrecName("ndcg_rel", "nDCGRel", "p_pair"),),
@@ -140,7 +142,8 @@ def ndcg_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RnDCG",
-    bounds_note="no rule yet (nDCG at the ideal level boundaries)",
+    bounds=residual_gain.r_ndcg_bounds, bounds_exact=False,
+    bounds_note=residual_gain.OUTER_NOTE,
     examples=("RnDCG",),
     range="[0, inf)",
     trec=(TrecName("Rndcg", "RnDCG", "p_pair"),),
@@ -205,7 +208,8 @@ def bin_g(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "G",
-    bounds_note="no rule yet (graded, with the ideal gains in the discount)",
+    bounds=residual_gain.g_bounds, bounds_exact=False,
+    bounds_note=residual_gain.OUTER_NOTE,
     compact=True,
     examples=("G",),
     range="[0, inf)",
