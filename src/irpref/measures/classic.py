@@ -344,9 +344,8 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") 
 @register(
     "nDCG",
     bounds=residual_rank.gain_ratio_bounds,
-    bounds_exact=False,
-    bounds_note="lower exact; upper exact on binary qrels (top grade 1), an outer bound on "
-    "graded ones (gain at the top grade over an ideal with grade 1); no bound with gains=",
+    bounds_note="exact (the upper bound by grade layers and Dinkelbach's method); no bound "
+    "with gains= (custom gains need not grow with the grade)",
     compact=True,
     compact_expected=True,
     examples=("nDCG", "nDCG@3", "nDCG(gain=exp)@5"),

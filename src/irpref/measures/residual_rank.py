@@ -31,6 +31,7 @@ import numpy as np
 from irpref.bounds import assign, top_grade, unjudged_items
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Measure
+from irpref.measures.residual_ideal import largest_ratio
 
 __all__ = [
     "Unjudged",
@@ -352,13 +353,13 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     ideal is fixed and the bottom j give the least gain x weight (weights
     non-increasing down the ranking): a scan over j of bottom-j at T.
 
-    Upper: for any assignment with j positive grades the gain x weight is at most
-    that of the top j at T and the ideal at least that with j documents of grade
-    1, so max_j min(1, top_j(T) / ideal_j(1)) is an outer bound, exact on binary
-    qrels (T = 1). NCG under ties docid/input is exact: a document within the
-    cut-off only raises it ((a + x) / I(x), I' <= 1, I >= a + x), one beyond only
-    raises the ideal, so the top j at T with j the unjudged within the cut-off
-    is the maximum. Custom gains (``gains=``): no bound (NaN)."""
+    Upper, exact: the largest ratio over every assignment, by grade layers and
+    Dinkelbach's method (:func:`irpref.measures.residual_ideal.largest_ratio`;
+    the weights of the unjudged documents do not increase down the ranking).
+    NCG under ties docid/input reaches it with every unjudged document within
+    the cut-off at T ((a + x) / I(x) with I' <= 1 and I >= a + x only grows).
+    Custom gains (``gains=``): no bound (NaN): they need not grow with the
+    grade."""
     shape = (judged.n_runs, judged.n_queries)
     if "gains" in m.family.params and m.get("gains") is not None:
         nan = np.full(shape, np.nan)
@@ -380,8 +381,8 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     n_tab = table(int(judged.n_retrieved.max(initial=0)) + 1)
     pos = judged.items_with_grade(1).index
     w_pos = position_weights(judged, m, pos, n_tab) * gain_of(judged.grade[pos])
-    n0 = np.bincount(judged.segment[pos], weights=w_pos, minlength=judged.n_segments)
-    n0 = n0[u.pair_segment]
+    n0_seg = np.bincount(judged.segment[pos], weights=w_pos, minlength=judged.n_segments)
+    n0 = n0_seg[u.pair_segment]
     w = position_weights(judged, m, u.index, n_tab)
     g_top = float(gain_of(np.array([u.top]))[0]) if u.top >= 1 else 0.0
     ideal_top = _ideal_with(judged, u, m, table, gain_of, max(u.top, 1))
@@ -389,8 +390,28 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     reach = n0 + g_top * u.first(w)
     if m.name == "NCG" and judged.ties != "expected":
         return lower, u.per_segment(_div(reach, ideal_top), "max")
-    ideal_one = _ideal_with(judged, u, m, table, gain_of, 1)
-    return lower, u.per_segment(np.minimum(1.0, _div(reach, ideal_one)), "max")
+    start = u.per_segment(_div(reach, ideal_top), "max").ravel()  # top j at T: reached
+    return lower, _largest(judged, m, u, w, n0_seg, table, gain_of, start)
+
+
+def _largest(judged: JudgedRankings, m: Measure, u: Unjudged, w: np.ndarray, n0: np.ndarray,
+             table, gain_of, start: np.ndarray) -> np.ndarray:
+    """(R, Q) the exact largest gain ratio (:func:`irpref.measures.residual_ideal.
+    largest_ratio`, by grade layers and Dinkelbach's method)."""
+    top = max(u.top, 1)
+    levels = np.arange(top + 1)
+    layer_gain = np.diff(gain_of(levels))
+    qg, qq = judged.qrels_grade, judged.qrels_query
+    at_least = np.stack([np.bincount(qq[qg >= h], minlength=judged.n_queries)
+                         for h in range(1, top + 1)], axis=1)
+    n = int(at_least.max(initial=0)) + int(u.count.max(initial=0)) + 1
+    d = table(n)
+    if m.cutoff is not None:
+        d[m.cutoff:] = 0.0
+    dcum = np.concatenate(([0.0], np.cumsum(d)))
+    seg_query = np.arange(judged.n_segments) % judged.n_queries
+    return largest_ratio(w, u.count, seg_query, n0, layer_gain, at_least, dcum,
+                         start).reshape(judged.n_runs, judged.n_queries)
 
 
 @holds_value

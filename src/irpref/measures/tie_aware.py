@@ -113,9 +113,7 @@ def ideal_cg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
 @register(
     "NCG",
     bounds=residual_rank.gain_ratio_bounds,
-    bounds_exact=False,
-    bounds_note="lower exact; upper exact under ties docid/input and on binary qrels, an "
-    "outer bound under ties=expected on graded qrels",
+    bounds_note="exact (the upper bound by grade layers and Dinkelbach's method)",
     compact=True,  # ranks and grades of the positive items only
     compact_expected=True,  # TieGroups: either layout
     examples=("NCG", "NCG@3"),
