@@ -23,6 +23,8 @@ z'), linear-fractional in z': its extremes are at z' = 0 or z' = z.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from irpref.judged import JudgedRankings
@@ -38,11 +40,26 @@ OUTER_NOTE = ("outer: the numerator is bounded exactly (facts 1-3 of irpref.meas
 EXACT_NOTE = "exact: per subtopic extremes, and the new subtopics all or none"
 
 
+_FRAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _frame(judged: JudgedRankings, m: Measure) -> _Frame:
+    """The :class:`_Frame` of ``judged`` at ``m``'s relevance level and cut-off,
+    shared by the diversity measures computed on the same judged rankings."""
+    per = _FRAMES.setdefault(judged, {})
+    key = (max(m.rel(judged), 1), m.cutoff)
+    if key not in per:
+        per[key] = _Frame(judged, m)
+    return per[key]
+
+
 class _Frame:
-    """Unjudged items, relevant (item, subtopic) pairs and per-segment counts."""
+    """Unjudged items, relevant (item, subtopic) pairs and per-segment counts
+    (no reference to the judged rankings: it is cached beside them)."""
 
     def __init__(self, judged: JudgedRankings, m: Measure) -> None:
-        self.judged = judged
+        self.n_runs, self.n_queries, self.n_segments = (judged.n_runs, judged.n_queries,
+                                                         judged.n_segments)
         lab = labels(judged)
         self.jn = jn = joined(judged, m)
         rel = max(m.rel(judged), 1)
@@ -89,10 +106,10 @@ class _Frame:
         return entry, self.t_start[self.seg_q[items_seg]][entry] + within
 
     def seg_sum(self, seg: np.ndarray, w: np.ndarray) -> np.ndarray:
-        return np.bincount(seg, weights=w, minlength=self.judged.n_segments)
+        return np.bincount(seg, weights=w, minlength=self.n_segments)
 
     def shape(self, values: np.ndarray) -> np.ndarray:
-        return values.reshape(self.judged.n_runs, self.judged.n_queries)
+        return values.reshape(self.n_runs, self.n_queries)
 
 
 def _ratio(num, den) -> np.ndarray:
@@ -134,7 +151,7 @@ def err_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nd
     z labels made subtopics by an unjudged document beyond k (e = 0) or, with
     none there, by the deepest one within k alone (e = 1 / its rank, the least
     ERR of a new subtopic). Exact (facts 1-3)."""
-    f = _Frame(judged, m)
+    f = _frame(judged, m)
     a = 1.0 - alpha_of(m)
     k = np.arange(m.cutoff)
     norm = float(np.sum(np.power(a, k) / (k + 1.0)))
@@ -159,7 +176,7 @@ def s_recall_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.
     + z) when an unjudged document lies beyond k (relevant to the z labels, it
     makes them subtopics it does not cover), else the plain value (a new
     subtopic is then covered too: (c + y) / (S0 + y) >= c / S0). Exact."""
-    f = _Frame(judged, m)
+    f = _frame(judged, m)
     first = f.jn.pair_c == 0
     inside = first & (f.prank < f.k)
     covered = f.seg_sum(f.pseg[inside], np.ones(int(inside.sum())))
@@ -178,7 +195,7 @@ def ap_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
     a new subtopic's AP ranges over the same scan with no judged relevant
     document (j >= 1). Then the extremes of (sum + z' new) / (S0 + z') at z' in
     {0, z} (fact 3). Exact."""
-    f = _Frame(judged, m)
+    f = _frame(judged, m)
     jn = f.jn
     n_s = judged.n_segments
     inv_of = np.where(judged.rank < f.k, 1.0 / (judged.rank + 1.0), 0.0)
@@ -206,15 +223,17 @@ def ap_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
     item = f.ui[uoff[g_seg[row_g]] + row_l]
     inv = inv_of[item]
     rank = judged.rank[item]
-    base = gkey[row_g]
-    lo_pos = np.searchsorted(f.keys, base)
-    pos = np.searchsorted(f.keys, base + rank)
-    end = np.searchsorted(f.keys, base + f.big)
+    real = ~new[row_g]
+    # judged relevant pairs of the group above each row's item, and their 1/rank
+    # within the cut-off below it (new subtopics have none)
+    lo_g = np.searchsorted(f.keys, gkey)
+    end_g = np.searchsorted(f.keys, gkey + f.big)
+    pos = lo_g[row_g]
+    pos[real] = np.searchsorted(f.keys, gkey[row_g[real]] + rank[real])
     inv_sorted = np.where(inside, 1.0 / (f.prank + 1.0), 0.0)[f.order]
     cum = np.concatenate(([0.0], np.cumsum(inv_sorted)))
-    real = ~new[row_g]
-    above = np.where(real, pos - lo_pos, 0)
-    tail = np.where(real, cum[end] - cum[pos], 0.0)
+    above = pos - lo_g[row_g]
+    tail = np.where(real, cum[end_g[row_g]] - cum[pos], 0.0)
     # below: the deeper unjudged items' 1/rank within the cut-off (same segment)
     u_inv = inv_of[f.ui]
     u_cum = np.cumsum(u_inv)
@@ -232,10 +251,13 @@ def ap_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
     tot_bottom = np.bincount(row_g, weights=add_bottom, minlength=n_g)
     up_j = _ratio(s0[row_g] + prefix_top, r0[row_g] + row_l + 1.0)  # j = l + 1
     lo_j = _ratio(s0[row_g] + tot_bottom[row_g] - excl_bottom, r0[row_g] + u_count[row_g] - row_l)
-    upper_g = np.where(new, -np.inf, _ratio(s0, r0))
+    upper_g = np.where(new, -np.inf, _ratio(s0, r0))  # j = 0 (none for a new subtopic)
     lower_g = np.where(new, np.inf, _ratio(s0, r0))
-    np.maximum.at(upper_g, row_g, up_j)
-    np.minimum.at(lower_g, row_g, lo_j)
+    has = np.flatnonzero(u_count)
+    if len(has):
+        first_row = (np.cumsum(u_count) - u_count)[has]
+        upper_g[has] = np.maximum(upper_g[has], np.maximum.reduceat(up_j, first_row))
+        lower_g[has] = np.minimum(lower_g[has], np.minimum.reduceat(lo_j, first_row))
     real_g = ~new
     a_max = np.bincount(g_seg[real_g], weights=upper_g[real_g], minlength=n_s)
     a_min = np.bincount(g_seg[real_g], weights=lower_g[real_g], minlength=n_s)
@@ -256,23 +278,23 @@ def _ideal_sums(f: _Frame, m: Measure, d) -> tuple[np.ndarray, np.ndarray]:
     i while relevant documents remain: D0 of them are judged) and an upper bound
     with z' = z (each subtopic's documents count at most sum_{l<=n} (1 -
     alpha)^(l-1) d(l), n = min(its relevant documents + U, k))."""
-    jn, judged = f.jn, f.judged
+    jn = f.jn
     a = 1.0 - alpha_of(m)
     k = int(m.cutoff)
     steps = np.arange(k)
     mc = np.concatenate(([0.0], np.cumsum(np.power(a, steps) * d(steps))))
     gain = ideal_gain(jn, alpha_of(m), k)
-    g1 = gain[:, 0] if gain.shape[1] else np.zeros(judged.n_queries)
+    g1 = gain[:, 0] if gain.shape[1] else np.zeros(f.n_queries)
     q, code = jn.rows[0], jn.rows[1]
     n_code = int(code.max(initial=0)) + 1
     docs = np.unique(q * n_code + code)
-    d0 = np.bincount(docs // n_code, minlength=judged.n_queries)
+    d0 = np.bincount(docs // n_code, minlength=f.n_queries)
     n_lo = np.minimum(d0, k)
     rest = mc[np.maximum(n_lo, 1)] - mc[1]  # ranks 2 .. min(D0, k)
     lo_q = np.where(d0 >= 1, g1 * d(np.zeros(1))[0] + rest, 0.0)
     lo = np.where(lo_q[f.seg_q] > 0, lo_q[f.seg_q], d(np.zeros(1))[0])
     # upper: per actual subtopic, then z new ones
-    entry, t = f.expand(np.arange(judged.n_segments))
+    entry, t = f.expand(np.arange(f.n_segments))
     n = np.minimum(jn.nrel[t] + f.u_all[entry], k).astype(np.int64)
     hi = f.seg_sum(entry, mc[n])
     hi = hi + np.where(f.grow, f.z * mc[np.minimum(f.u_all, k)], 0.0)
@@ -287,7 +309,7 @@ def ideal_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, 
     from below by its first gain (at least the judged first gain, or 1) and (1
     - alpha)^(i-1) d(i) per later rank while judged relevant documents remain,
     from above per subtopic (:func:`_ideal_sums`). Outer bounds."""
-    f = _Frame(judged, m)
+    f = _frame(judged, m)
     if m.name == "alpha-nDCG":
         def d(r):
             return 1.0 / np.log2(np.asarray(r, np.float64) + 2.0)
