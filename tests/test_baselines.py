@@ -132,6 +132,34 @@ def test_one_implementation_with_significance(results):
     assert not np.array_equal(other.diff_low.dropna(), ours.diff_low.dropna())
 
 
+def test_also_t_is_the_t_interval_beside_a_bootstrap_one(results):
+    """``also_t``: one call gives the bootstrap interval (diff_low/diff_high) and the
+    t interval (t_low/t_high) that ``ci="t"`` gives; every other column unchanged."""
+    both = against_baselines(results, BASES, ci="bootstrap", bootstrap=200, seed=3, also_t=True)
+    boot = against_baselines(results, BASES, ci="bootstrap", bootstrap=200, seed=3)
+    t = against_baselines(results, BASES, ci="t")
+    assert list(both.columns) == [*S.BASELINE_COLUMNS, "t_low", "t_high"]
+    pd.testing.assert_frame_equal(both[S.BASELINE_COLUMNS], boot)
+    np.testing.assert_array_equal(both.t_low, t.diff_low)
+    np.testing.assert_array_equal(both.t_high, t.diff_high)
+    assert both.t_low.notna().sum() == both.diff_low.notna().sum() > 0
+    assert not np.array_equal(both.t_low.dropna(), both.diff_low.dropna())
+
+
+def test_trust_rows_test_once(results, monkeypatch):
+    """The report's "How sure are we" rows: one significance call, with or without the
+    bootstrap interval."""
+    import irpref.stats.baselines as B
+    from irpref.report.trust import TrustOptions, trust_rows
+
+    calls = []
+    real = B.significance
+    monkeypatch.setattr(B, "significance", lambda *a, **k: calls.append(k["ci"]) or real(*a, **k))
+    trust_rows(results, BASES, 0.05)
+    trust_rows(results, BASES, 0.05, TrustOptions(bootstrap=50, seed=1))
+    assert calls == ["t", "bootstrap"]
+
+
 def test_single_baseline_view_is_the_same_numbers(results):
     one = baseline_table(results, "bm25base_p", test="wilcoxon", correction="by")
     full = against_baselines(results, "bm25base_p", test="wilcoxon", correction="by", ci="none")
