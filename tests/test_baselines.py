@@ -160,6 +160,17 @@ def test_trust_rows_test_once(results, monkeypatch):
     assert calls == ["t", "bootstrap"]
 
 
+def test_one_table_names_the_families():
+    """evaluate's and significance's legends and the report read one FAMILY_TEXT."""
+    import irpref.cli.baseline_view as view
+    import irpref.cli.significance as sig
+    import irpref.report.trust as trust
+    from irpref.stats.families import FAMILIES, FAMILY_TEXT
+
+    assert set(FAMILY_TEXT) == set(FAMILIES)
+    assert view.FAMILY_TEXT is sig.FAMILY_TEXT is trust.FAMILY_TEXT is FAMILY_TEXT
+
+
 def test_single_baseline_view_is_the_same_numbers(results):
     one = baseline_table(results, "bm25base_p", test="wilcoxon", correction="by")
     full = against_baselines(results, "bm25base_p", test="wilcoxon", correction="by", ci="none")

@@ -40,16 +40,9 @@ from irpref.cli.common import checked, once
 from irpref.report.formats import PAPER_FORMATS
 from irpref.stats.baselines import BASELINE_TESTS
 from irpref.stats.corrections import CORRECTIONS
-from irpref.stats.families import FAMILIES
+from irpref.stats.families import FAMILIES, FAMILY_TEXT
 
 TESTS = BASELINE_TESTS
-
-FAMILY_TEXT = {
-    "measure": "each measure",
-    "baseline": "each measure and baseline",
-    "all": "all measures together",
-}
-"""How a legend names the comparisons one correction runs over (``--family``)."""
 
 
 CORRECTION_HELP = ("multiple-comparison correction within each family: holm (default), "

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from irpref.stats.families import FAMILY_TEXT
+
 __all__ = ["TrustOptions", "trust_rows", "summary_rows", "topic_verdicts",
            "trust_section", "verdict_sentence"]
 
@@ -44,9 +46,6 @@ COLUMNS = ["measure", "run", "baseline", "n", "mean", "ci_low", "ci_high", "effe
 
 CORRECTION_TEXT = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
                    "by": "Benjamini-Yekutieli", "none": "no correction"}
-FAMILY_TEXT = {"measure": "each measure's runs x baselines",
-               "baseline": "each measure and baseline (its runs)",
-               "all": "all runs x baselines x measures together"}
 
 
 @dataclass(frozen=True)
@@ -206,12 +205,12 @@ def trust_section(sure: pd.DataFrame, results: pd.DataFrame, short, many: bool =
         "standardized mean difference (effect = mean / sd, noncentral-t interval) and "
         "Sakai's ES_E (es_anova = mean / sqrt(V_E), Laboratory Experiments in IR, 2018); p "
         f"of the paired t test and p_adjusted ({CORRECTION_TEXT[a['correction']]} over "
-        f"{FAMILY_TEXT[a['family']]}: family, family_size; significant below alpha = "
-        f"{a['alpha']:g}); and the topic-set-size verdict (Sakai, Topic set size design, "
-        f"Information Retrieval Journal, 2016): the smallest difference this collection's "
-        f"topics detect with power {1 - a['beta']:g}, and the power at each observed "
-        "difference (power). The numbers are those of irpref significance --baseline with "
-        "the same --correction, --family and --confidence.")
+        f"the runs x baselines of {FAMILY_TEXT[a['family']]}: family, family_size; "
+        f"significant below alpha = {a['alpha']:g}); and the topic-set-size verdict (Sakai, "
+        f"Topic set size design, Information Retrieval Journal, 2016): the smallest "
+        f"difference this collection's topics detect with power {1 - a['beta']:g}, and the "
+        "power at each observed difference (power). The numbers are those of irpref "
+        "significance --baseline with the same --correction, --family and --confidence.")
     table = sure.drop(columns=["significant"])
     return Section("how-sure", "How sure are we", sentence, [
         *texts,
