@@ -29,7 +29,6 @@ returns :func:`write` from ``run`` when :func:`wanted` (see
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TextIO
 
 import numpy as np
@@ -260,16 +259,12 @@ def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
         if legend:
             out.write(legend + "\n")
         return 0
-    if fmt == "json":
-        records = [{k: (None if (v is pd.NA or (isinstance(v, float) and np.isnan(v)))
-                        else v.item() if isinstance(v, np.generic) else v)
-                    for k, v in rec.items()} for rec in table.to_dict("records")]
-        json.dump(records, out, indent=1, ensure_ascii=False)
-        out.write("\n")
-        return 0
-    from irpref.report.records import write_tsv
+    from irpref.report.records import write_json, write_tsv
 
-    write_tsv(table, out, empty_nan=True)  # shortest round-trip text, as every irpref TSV
+    if fmt == "json":  # null for NaN, a missing count or an infinite value, as every irpref JSON
+        write_json(table, out)
+    else:
+        write_tsv(table, out, empty_nan=True)  # shortest round-trip text, as every irpref TSV
     return 0
 
 
