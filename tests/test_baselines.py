@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+from contextlib import redirect_stdout
 from dataclasses import replace
 from pathlib import Path
 
@@ -130,6 +131,96 @@ def test_one_implementation_with_significance(results):
         assert (ours.diff_low <= ours["diff"]).all() and (ours["diff"] <= ours.diff_high).all()
     other = against_baselines(results, BASES, ci="bootstrap", bootstrap=300, seed=6)
     assert not np.array_equal(other.diff_low.dropna(), ours.diff_low.dropna())
+
+
+def test_also_t_is_the_t_interval_beside_a_bootstrap_one(results):
+    """``also_t``: one call gives the bootstrap interval (diff_low/diff_high) and the
+    t interval (t_low/t_high) that ``ci="t"`` gives; every other column unchanged."""
+    both = against_baselines(results, BASES, ci="bootstrap", bootstrap=200, seed=3, also_t=True)
+    boot = against_baselines(results, BASES, ci="bootstrap", bootstrap=200, seed=3)
+    t = against_baselines(results, BASES, ci="t")
+    assert list(both.columns) == [*S.BASELINE_COLUMNS, "t_low", "t_high"]
+    pd.testing.assert_frame_equal(both[S.BASELINE_COLUMNS], boot)
+    np.testing.assert_array_equal(both.t_low, t.diff_low)
+    np.testing.assert_array_equal(both.t_high, t.diff_high)
+    assert both.t_low.notna().sum() == both.diff_low.notna().sum() > 0
+    assert not np.array_equal(both.t_low.dropna(), both.diff_low.dropna())
+
+
+def test_trust_rows_test_once(results, monkeypatch):
+    """The report's "How sure are we" rows: one significance call, with or without the
+    bootstrap interval."""
+    import irpref.stats.baselines as B
+    from irpref.report.trust import TrustOptions, trust_rows
+
+    calls = []
+    real = B.significance
+    monkeypatch.setattr(B, "significance", lambda *a, **k: calls.append(k["ci"]) or real(*a, **k))
+    trust_rows(results, BASES, 0.05)
+    trust_rows(results, BASES, 0.05, TrustOptions(bootstrap=50, seed=1))
+    assert calls == ["t", "bootstrap"]
+
+
+def test_one_table_names_the_families():
+    """evaluate's and significance's legends and the report read one FAMILY_TEXT."""
+    import irpref.cli.baseline_view as view
+    import irpref.cli.significance as sig
+    import irpref.report.trust as trust
+    from irpref.stats.families import FAMILIES, FAMILY_TEXT
+
+    assert set(FAMILY_TEXT) == set(FAMILIES)
+    assert view.FAMILY_TEXT is sig.FAMILY_TEXT is trust.FAMILY_TEXT is FAMILY_TEXT
+
+
+@pytest.fixture(scope="module")
+def disjoint(tmp_path_factory):
+    """A and B share no query (no test can be computed), B and C tie on every shared
+    query, A is below C on each of its queries: (qrels, run paths, AP results)."""
+    from helpers import write_trec
+
+    from irpref.errors import MissingQueries
+
+    qrels = {f"q{i}": {"d1": 1, "d2": 0, "d3": 2} for i in range(1, 7)}
+    runs = {"A": {f"q{i}": {"d1": 3, "d2": 2, "d3": 1} for i in range(1, 4)},
+            "B": {f"q{i}": {"d3": 3, "d1": 2} for i in range(4, 7)},
+            "C": {f"q{i}": {"d3": 3, "d1": 2, "d2": 1} for i in range(1, 7)}}
+    q, paths = write_trec(tmp_path_factory.mktemp("disjoint"), qrels, runs)
+    with pytest.warns(MissingQueries):
+        return q, paths, irpref.evaluate(str(q), [str(p) for p in paths], ["AP"])
+
+
+@pytest.mark.parametrize("test", ["t", "sign", "wilcoxon"])
+def test_untestable_comparison_has_nan_p_and_no_mark(disjoint, test):
+    """NaN p (no paired query) stays out of the family and never marks; all ties: p = 1."""
+    _, _, results = disjoint
+    sig = S.significance(results, test, ci="none").set_index(["run_a", "run_b"])
+    assert sig.loc[("A", "B"), "n"] == 0 and sig.loc[("A", "B"), ["statistic", "p",
+                                                                   "p_adjusted"]].isna().all()
+    assert sig.loc[("B", "C"), "p"] == 1.0 and (sig["family_size"] == 2).all()
+    table = against_baselines(results, "A", test=test, alpha=0.99).set_index("run")
+    assert table.loc["B", "paired"] == 0 and np.isnan(table.loc["B", "p"])
+    assert not table.loc["B", "significant"] and table.loc["B", "marker"] == ""
+    assert table.loc["C", "marker"] == "▲"  # a computed p below alpha does mark
+    marks = wide_marks(table.reset_index())
+    assert marks.loc["B", "AP"] == "" and marks.loc["C", "AP"] == "▲"
+
+
+def test_untestable_comparison_in_the_evaluate_views(disjoint):
+    from irpref.cli.main import main as cli_main
+
+    q, paths, _ = disjoint
+    for fmt in ("json", "table"):
+        out = io.StringIO()
+        with redirect_stdout(out):  # the CLI prints the missing-query warnings to stderr
+            assert cli_main(["evaluate", str(q), *map(str, paths), "-m", "AP", "--baseline",
+                             "A", "--test", "sign", "--alpha", "0.99", "--format", fmt]) == 0
+        if fmt == "json":
+            rows = {r["run"]: r for r in json.loads(out.getvalue())}
+            assert rows["B"]["p"] is None and rows["B"]["marker"] == ""
+            assert rows["C"]["marker"] == "▲"
+        else:
+            line = next(t for t in out.getvalue().splitlines() if t.split()[:1] == ["B"])
+            assert "▲" not in line and "▼" not in line and line.split()[-1] == "0/0/0"
 
 
 def test_single_baseline_view_is_the_same_numbers(results):

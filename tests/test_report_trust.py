@@ -265,7 +265,7 @@ def test_report_numbers_are_the_library_numbers(report, results):
     d_min = topic_verdicts(results).set_index("measure").loc["AP", "min_diff"]
     assert f"With 43 topics, differences below {d_min:.3g} in AP cannot be detected " \
            "reliably (power 0.8 at alpha 0.05" in md
-    assert "Holm over each measure's runs x baselines" in md
+    assert "Holm over the runs x baselines of each measure" in md
     assert "100 resamples, seed 3" in md
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -99,6 +101,51 @@ def test_wilcoxon_auto_is_exact_without_ties():
     _, p, _ = S.wilcoxon(d)
     assert p[0] == pytest.approx(sps.wilcoxon(d[0], method="exact").pvalue)
     assert S.wilcoxon(np.zeros((1, 5)))[1][0] == 1.0
+
+
+def test_no_paired_query_gives_nan_p_all_ties_give_one():
+    """No paired query: the test cannot be computed, p = NaN in every test (scipy: NaN
+    for an empty sample, binomtest refuses n = 0). Paired queries that all tie: p = 1
+    (scipy's exact Wilcoxon: 1); one query: the t test cannot estimate sd (NaN)."""
+    d = np.array([[np.nan] * 4, [0.0, 0.0, np.nan, 0.0], [0.0, np.nan, np.nan, np.nan]])
+    t, p_t, n = S.paired_t(d)
+    wins, losses, ties, p_s = S.sign_test(d)
+    assert np.isnan(p_t[0]) and np.isnan(p_s[0]) and (wins[0], losses[0], ties[0]) == (0, 0, 0)
+    assert p_t[1] == p_s[1] == 1.0 and np.isnan(p_t[2]) and p_s[2] == 1.0
+    for method in ("auto", "exact", "asymptotic"):
+        stat, p_w, n_w = S.wilcoxon(d, method)
+        assert np.isnan(p_w[0]) and np.isnan(stat[0]) and n_w[0] == 0
+        assert (p_w[1:] == 1.0).all() and (stat[1:] == 0).all()
+    with warnings.catch_warnings():  # scipy warns: the sample is too small
+        warnings.simplefilter("ignore")
+        assert np.isnan(sps.ttest_1samp([], 0.0).pvalue)
+        assert np.isnan(sps.wilcoxon([]).pvalue)
+    assert sps.wilcoxon([0.0, 0.0, 0.0], method="exact").pvalue == 1.0
+    with pytest.raises(ValueError):
+        sps.binomtest(0, 0)
+
+
+_VALUES = st.sampled_from([np.nan, 0.0, 1.0, -1.0, 0.5, -2.0, 3.0, -0.25])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_VALUES, min_size=6, max_size=6), min_size=1, max_size=5))
+def test_sign_and_exact_wilcoxon_equal_scipy_on_any_row(rows):
+    """Brute force per row against scipy on the row's values (NaN = query not paired):
+    binomtest on wins/losses (NaN without a value, 1 when all tie) and the exact
+    signed-rank test (scipy: NaN for an empty sample, 1 when every value is 0)."""
+    d = np.array(rows)
+    wins, losses, ties, p_s = S.sign_test(d)
+    stat, p_w, _ = S.wilcoxon(d, "exact")
+    for i, row in enumerate(d):
+        v = row[~np.isnan(row)]
+        w, lo = int((v > 0).sum()), int((v < 0).sum())
+        ref_s = np.nan if len(v) == 0 else 1.0 if w + lo == 0 else sps.binomtest(w, w + lo).pvalue
+        np.testing.assert_allclose(p_s[i], ref_s, rtol=1e-9)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = sps.wilcoxon(v, method="exact") if len(v) else sps.wilcoxon(v)
+        np.testing.assert_allclose([stat[i], p_w[i]], [ref.statistic, ref.pvalue], rtol=1e-9)
 
 
 # ------------------------------------------------------------------ corrections

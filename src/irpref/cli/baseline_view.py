@@ -29,7 +29,6 @@ returns :func:`write` from ``run`` when :func:`wanted` (see
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TextIO
 
 import numpy as np
@@ -40,16 +39,9 @@ from irpref.cli.common import checked, once
 from irpref.report.formats import PAPER_FORMATS
 from irpref.stats.baselines import BASELINE_TESTS
 from irpref.stats.corrections import CORRECTIONS
-from irpref.stats.families import FAMILIES
+from irpref.stats.families import FAMILIES, FAMILY_TEXT
 
 TESTS = BASELINE_TESTS
-
-FAMILY_TEXT = {
-    "measure": "each measure",
-    "baseline": "each measure and baseline",
-    "all": "all measures together",
-}
-"""How a legend names the comparisons one correction runs over (``--family``)."""
 
 
 CORRECTION_HELP = ("multiple-comparison correction within each family: holm (default), "
@@ -267,16 +259,12 @@ def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
         if legend:
             out.write(legend + "\n")
         return 0
-    if fmt == "json":
-        records = [{k: (None if (v is pd.NA or (isinstance(v, float) and np.isnan(v)))
-                        else v.item() if isinstance(v, np.generic) else v)
-                    for k, v in rec.items()} for rec in table.to_dict("records")]
-        json.dump(records, out, indent=1, ensure_ascii=False)
-        out.write("\n")
-        return 0
-    from irpref.report.records import write_tsv
+    from irpref.report.records import write_json, write_tsv
 
-    write_tsv(table, out, empty_nan=True)  # shortest round-trip text, as every irpref TSV
+    if fmt == "json":  # null for NaN, a missing count or an infinite value, as every irpref JSON
+        write_json(table, out)
+    else:
+        write_tsv(table, out, empty_nan=True)  # shortest round-trip text, as every irpref TSV
     return 0
 
 

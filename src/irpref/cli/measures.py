@@ -12,7 +12,6 @@ with a note that ``map`` is an alias).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 
@@ -185,9 +184,12 @@ def rows(names: list[str] | None = None) -> list[dict[str, str]]:
 def write(table: list[dict[str, str]], fmt: str, out=None) -> None:
     out = out or sys.stdout
     check_format(fmt, FORMATS)
-    if fmt == "json":
-        json.dump(table, out, indent=1)
-        out.write("\n")
+    if fmt == "json":  # the one JSON writer, columns in the TSV's order
+        import pandas as pd
+
+        from irpref.report.records import write_json
+
+        write_json(pd.DataFrame(table, columns=list(COLUMNS)), out)
     elif fmt == "tsv":
         out.write("\t".join(COLUMNS) + "\n")
         for row in table:

@@ -17,7 +17,6 @@ import io
 import json
 from typing import TextIO
 
-import numpy as np
 import pandas as pd
 
 from irpref import params
@@ -62,17 +61,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output(parser)
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
-    out = []
-    for rec in frame.to_dict("records"):
-        out.append(
-            {
-                k: (None if isinstance(v, float) and np.isnan(v) else v.item()
-                    if isinstance(v, np.generic) else v)
-                for k, v in rec.items()
-            }
-        )
-    return out
+def write_json_tables(tables: dict[str, pd.DataFrame], out: TextIO) -> None:
+    """One JSON object {name: [records]}: each table by the one JSON writer
+    (:func:`irpref.report.records.write_json`: null for NaN or an infinite value)."""
+    out.write("{")
+    for i, (name, frame) in enumerate(tables.items()):
+        text = io.StringIO()
+        write_json(frame, text)
+        out.write(("" if i == 0 else ",\n") + json.dumps(name) + ": " + text.getvalue().rstrip())
+    out.write("}\n")
 
 
 COVERAGE_CAPTION = ("Judged documents per run (Judged@k: share of the top k the qrels judge, "
@@ -130,18 +127,9 @@ def write_report(report: TiesReport, fmt: str, out: TextIO, per_query: bool = Fa
     if fmt == "tsv":
         write_table(report.tidy(), ["run", "measure", "statistic"], "tsv", out)
     elif fmt == "json":
-        json.dump(
-            {
-                "ties": _records(report.ties),
-                "effects": _records(report.effects),
-                "orderings": _records(report.orderings),
-                "swaps": _records(report.swaps),
-                "coverage": _records(report.coverage.per_run),
-            },
-            out,
-            indent=1,
-        )
-        out.write("\n")
+        write_json_tables({"ties": report.ties, "effects": report.effects,
+                           "orderings": report.orderings, "swaps": report.swaps,
+                           "coverage": report.coverage.per_run}, out)
     else:
         out.write("Tied scores among retrieved items (groups of size >= 2):\n")
         out.write(render_text(report.ties) + "\n\n")

@@ -208,7 +208,8 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
         "summary", "Summary against the baseline" + ("s" if several else ""),
         f"Mean of each measure per run; ▲/▼ marks a run significantly better/worse than "
         f"{whom} (paired t test over the queries both have, p adjusted by "
-        f"{CORRECTION_TEXT[trust.correction]} over {FAMILY_TEXT[trust.family]}, "
+        f"{CORRECTION_TEXT[trust.correction]} over the runs x baselines of "
+        f"{FAMILY_TEXT[trust.family]}, "
         f"alpha = {alpha:g}){_direction(measures)}, reported as Sakai "
         "recommends (Statistical reform in IR?, SIGIR Forum 2014).",
         [Block("table", caption, table=means.reset_index(drop=True)),

@@ -205,10 +205,11 @@ def _source(col: pd.Series, layout: _Layout):
         return "float", values
     if layout.json_values and (pd.api.types.is_integer_dtype(col.dtype)
                                or pd.api.types.is_bool_dtype(col.dtype)):
-        text = pc.cast(pa.array(col.to_numpy()), pa.string())
+        values = pa.Array.from_pandas(col)  # a nullable column's NA -> null, not "nan"
+        text = pc.cast(values, pa.string())
         if pd.api.types.is_bool_dtype(col.dtype):
             text = pc.utf8_lower(text)
-        return "text", text
+        return "text", pc.fill_null(text, layout.null) if values.null_count else text
     if isinstance(col.dtype, pd.CategoricalDtype):
         codes = col.cat.codes.to_numpy()
         uniques = list(col.cat.categories)

@@ -3,12 +3,13 @@ intervals, effect sizes, corrected p-values and the topic-set-size verdict.
 
 Every number comes from the library, never from a second implementation:
 
-- :func:`trust_rows`: the rows of :func:`irpref.stats.significance`
-  with ``baseline=`` (paired test: Student's t for metrics), so the table
-  equals ``irpref significance ... --baseline B --correction C --family F
-  --confidence L`` row for row: ``mean`` = run - baseline, its t interval
-  (``ci_low``, ``ci_high``), with ``bootstrap`` > 0 the seeded paired
-  bootstrap percentile interval of the same call with ``--ci bootstrap``
+- :func:`trust_rows`: the rows of one :func:`irpref.stats.against_baselines`
+  call (the tests of :func:`irpref.stats.significance` with ``baseline=``;
+  paired test: Student's t for metrics) without the baselines' own rows, so
+  the table equals ``irpref significance ... --baseline B --correction C
+  --family F --confidence L`` row for row: ``mean`` = run - baseline, its t
+  interval (``ci_low``, ``ci_high``), with ``bootstrap`` > 0 the seeded paired
+  bootstrap percentile interval of ``--ci bootstrap`` from the same call
   (``boot_low``, ``boot_high``), the paired standardized mean difference
   ``effect`` (mean / sd of the differences) with its noncentral-t interval,
   Sakai's ES_E (``es_anova`` = mean / sqrt(V_E)), ``p`` and ``p_adjusted``
@@ -21,8 +22,8 @@ Every number comes from the library, never from a second implementation:
   (the ``min-diff`` row of ``irpref design``), and per comparison the power
   the test has at the observed |mean| (``power``).
 
-Better or worse (``marker``: ▲ / ▼) follows each measure's record
-(:func:`irpref.report.orientation.sign_of`): a lower ASL is better.
+Better or worse (``marker``: ▲ / ▼, those of :func:`against_baselines`)
+follows each measure's record (its ``orientation``): a lower ASL is better.
 """
 
 from __future__ import annotations
@@ -34,8 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irpref.report.baseline import BETTER, WORSE
-from irpref.report.orientation import sign_of
+from irpref.stats.families import FAMILY_TEXT
 
 __all__ = ["TrustOptions", "trust_rows", "summary_rows", "topic_verdicts",
            "trust_section", "verdict_sentence"]
@@ -46,9 +46,6 @@ COLUMNS = ["measure", "run", "baseline", "n", "mean", "ci_low", "ci_high", "effe
 
 CORRECTION_TEXT = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
                    "by": "Benjamini-Yekutieli", "none": "no correction"}
-FAMILY_TEXT = {"measure": "each measure's runs x baselines",
-               "baseline": "each measure and baseline (its runs)",
-               "all": "all runs x baselines x measures together"}
 
 
 @dataclass(frozen=True)
@@ -63,34 +60,32 @@ class TrustOptions:
     beta: float = 0.20  # the design's power is 1 - beta
 
 
+_RENAMED = {"paired": "n", "diff": "mean", "diff_low": "ci_low", "diff_high": "ci_high"}
+""":func:`irpref.stats.against_baselines` column -> this table's (``irpref significance``'s:
+n = paired queries, mean = run - baseline; the run's own n and mean are dropped)."""
+
+
 def trust_rows(results: pd.DataFrame, baselines: Sequence[str], alpha: float = 0.05,
-                      options: TrustOptions = TrustOptions()) -> pd.DataFrame:
+               options: TrustOptions = TrustOptions()) -> pd.DataFrame:
     """One row per (measure, run, baseline), the run never its own baseline: the columns
     of :data:`COLUMNS` (plus ``boot_low``, ``boot_high`` with ``options.bootstrap``).
 
     ``results``: the tidy per-query table of :func:`irpref.evaluate`.
     ``significant`` is p_adjusted < ``alpha``; ``power``: see the module doc.
     """
-    from irpref.stats import significance
+    from irpref.stats import against_baselines
 
-    common = dict(correction=options.correction, family=options.family,
-                  confidence=options.confidence, baseline=list(baselines), seed=options.seed)
-    sig = significance(results, "paired", ci="t", bootstrap=0, **common)
-    out = sig.rename(columns={"run_a": "run", "run_b": "baseline"})
-    if options.bootstrap:
-        boot = significance(results, "paired", ci="bootstrap", bootstrap=options.bootstrap,
-                            **common)
-        same = (boot["run_a"].to_numpy() == sig["run_a"].to_numpy()).all() and (
-            boot["measure"].to_numpy() == sig["measure"].to_numpy()).all()
-        if not same:  # one call, one row order: a mismatch would misplace intervals
-            raise AssertionError("bootstrap rows differ from the t rows")
-        out["boot_low"] = boot["ci_low"].to_numpy()
-        out["boot_high"] = boot["ci_high"].to_numpy()
-    out["significant"] = (out["p_adjusted"] < alpha).to_numpy()
-    sign = out["measure"].astype(str).map(sign_of).to_numpy()
-    direction = sign * np.sign(out["mean"].to_numpy(np.float64))
-    out["marker"] = np.where(out["significant"] & (direction > 0), BETTER,
-                             np.where(out["significant"] & (direction < 0), WORSE, ""))
+    table = against_baselines(
+        results, list(baselines), test="paired", correction=options.correction,
+        family=options.family, alpha=alpha, ci="bootstrap" if options.bootstrap else "t",
+        confidence=options.confidence, bootstrap=options.bootstrap, seed=options.seed,
+        also_t=bool(options.bootstrap))
+    out = table[table["run"] != table["baseline"]].drop(columns=["n", "mean"])
+    out = out.rename(columns=_RENAMED).reset_index(drop=True)
+    if options.bootstrap:  # diff_low/diff_high hold the bootstrap interval, t_* the t one
+        out = out.rename(columns={"ci_low": "boot_low", "ci_high": "boot_high",
+                                  "t_low": "ci_low", "t_high": "ci_high"})
+    out = out.astype({"n": np.int64, "family_size": np.int64})
     out["power"] = np.nan
     verdicts = topic_verdicts(results, alpha, options.beta)
     for rec in verdicts.itertuples(index=False):
@@ -100,9 +95,10 @@ def trust_rows(results: pd.DataFrame, baselines: Sequence[str], alpha: float = 0
     cols = [*COLUMNS[:7], *(["boot_low", "boot_high"] if options.bootstrap else []),
             *COLUMNS[7:]]
     out = out[cols].reset_index(drop=True)
-    out.attrs.update(correction=options.correction, family=options.family,
-                     confidence=options.confidence, bootstrap=options.bootstrap,
-                     seed=options.seed, alpha=alpha, beta=options.beta)
+    out.attrs = dict(correction=options.correction, baseline=list(baselines),
+                     family=options.family, confidence=options.confidence,
+                     bootstrap=options.bootstrap, seed=options.seed, alpha=alpha,
+                     beta=options.beta)
     return out
 
 
@@ -209,12 +205,12 @@ def trust_section(sure: pd.DataFrame, results: pd.DataFrame, short, many: bool =
         "standardized mean difference (effect = mean / sd, noncentral-t interval) and "
         "Sakai's ES_E (es_anova = mean / sqrt(V_E), Laboratory Experiments in IR, 2018); p "
         f"of the paired t test and p_adjusted ({CORRECTION_TEXT[a['correction']]} over "
-        f"{FAMILY_TEXT[a['family']]}: family, family_size; significant below alpha = "
-        f"{a['alpha']:g}); and the topic-set-size verdict (Sakai, Topic set size design, "
-        f"Information Retrieval Journal, 2016): the smallest difference this collection's "
-        f"topics detect with power {1 - a['beta']:g}, and the power at each observed "
-        "difference (power). The numbers are those of irpref significance --baseline with "
-        "the same --correction, --family and --confidence.")
+        f"the runs x baselines of {FAMILY_TEXT[a['family']]}: family, family_size; "
+        f"significant below alpha = {a['alpha']:g}); and the topic-set-size verdict (Sakai, "
+        f"Topic set size design, Information Retrieval Journal, 2016): the smallest "
+        f"difference this collection's topics detect with power {1 - a['beta']:g}, and the "
+        "power at each observed difference (power). The numbers are those of irpref "
+        "significance --baseline with the same --correction, --family and --confidence.")
     table = sure.drop(columns=["significant"])
     return Section("how-sure", "How sure are we", sentence, [
         *texts,

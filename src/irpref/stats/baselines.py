@@ -19,6 +19,8 @@ measure's record, :attr:`irpref.stats.Pairwise.orientation`):
   interval by ``ci`` (``t``: diff +- t_{(1+c)/2, n-1} sd / sqrt(n); ``bootstrap``
   / ``bca``: seeded paired bootstrap percentile / BCa, the same draws as
   ``irpref significance`` for the same seed); ``ci`` names the method;
+  with ``also_t`` the t interval as well, in ``t_low``/``t_high`` (last
+  columns; the same numbers as ``ci="t"``), so one call gives both;
 - ``effect`` = diff / sd(d), the paired standardized mean difference (sign
   test: the win share wins / (wins + losses)) with ``effect_low``/``effect_high``
   (noncentral t; Clopper-Pearson for the win share); ``es_anova`` = Sakai's
@@ -43,8 +45,9 @@ import pandas as pd
 
 from irpref.errors import UsageError
 from irpref.measures.base import ORIENTATION_SIGNS
-from irpref.stats.families import baseline_list, check_baselines, check_family
-from irpref.stats.pairwise import as_pairwise
+from irpref.stats.families import baseline_list, baseline_pairs, check_baselines, check_family
+from irpref.stats.intervals import t_interval
+from irpref.stats.pairwise import Pairwise, as_pairwise
 from irpref.stats.table import check_ci, significance
 
 __all__ = ["BASELINE_COLUMNS", "BASELINE_TESTS", "BETTER", "WORSE", "against_baselines"]
@@ -84,6 +87,7 @@ def against_baselines(
     confidence: float = 0.95,
     bootstrap: int = 1000,
     seed: int = 0,
+    also_t: bool = False,
 ) -> pd.DataFrame:
     """Every run against every baseline under every measure; see the module doc.
 
@@ -96,6 +100,8 @@ def against_baselines(
                 ``family`` (``measure``, ``baseline``, ``all``).
     ci:         interval of ``diff``: ``t``, ``bootstrap``, ``bca`` or ``none``,
                 at ``confidence``; ``bootstrap`` resamples drawn from ``seed``.
+    also_t:     add ``t_low``/``t_high``, the t interval of ``diff`` at ``confidence``
+                (what ``ci="t"`` puts in ``diff_low``/``diff_high``).
 
     Rows: per measure (input order), per baseline (given order), every run
     (input order), the baseline's own row included.
@@ -119,6 +125,9 @@ def against_baselines(
     tests = significance(pairwise, test, correction=correction, family=family, baseline=names,
                          ci=ci, bootstrap=bootstrap, confidence=confidence, seed=seed)
     tests = tests.rename(columns=_RENAMED)
+    if also_t:
+        tests = tests.merge(_t_intervals(pairwise, names, confidence),
+                            on=["measure", "run", "baseline"], how="left", sort=False)
     grid = []
     for pw in pairwise:  # one block per measure: every run against every baseline
         runs = np.asarray(pw.runs, dtype=object)
@@ -140,7 +149,21 @@ def against_baselines(
     out["marker"] = _markers(out)
     out.attrs.update(baselines=names, test=test, correction=correction, family=family,
                      alpha=alpha, ci=ci, confidence=confidence, bootstrap=bootstrap, seed=seed)
-    return out[BASELINE_COLUMNS]
+    return out[BASELINE_COLUMNS + (["t_low", "t_high"] if also_t else [])]
+
+
+def _t_intervals(pairwise: Sequence[Pairwise], names: Sequence[str], confidence: float
+                 ) -> pd.DataFrame:
+    """measure, run, baseline, t_low, t_high: the t interval of run - baseline over the
+    paired queries (:func:`irpref.stats.intervals.t_interval` on the differences
+    :func:`irpref.stats.significance` tests), one block per measure."""
+    parts = []
+    for pw in pairwise:
+        a, b = baseline_pairs(pw, names)
+        low, high, _ = t_interval(pw.pair_values(a, b), confidence)
+        parts.append(pd.DataFrame({"measure": pw.measure, "run": pw.runs[a],
+                                   "baseline": pw.runs[b], "t_low": low, "t_high": high}))
+    return pd.concat(parts, ignore_index=True)
 
 
 def _markers(table: pd.DataFrame) -> np.ndarray:

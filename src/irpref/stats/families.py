@@ -24,10 +24,19 @@ from irpref.errors import UsageError
 from irpref.stats.corrections import CORRECTIONS, adjust_pvalues
 from irpref.stats.pairwise import Pairwise
 
-__all__ = ["FAMILIES", "against_baseline", "assign_families", "baseline_list", "baseline_pairs",
-           "check_baselines", "check_family"]
+__all__ = ["FAMILIES", "FAMILY_TEXT", "against_baseline", "assign_families", "baseline_list",
+           "baseline_pairs", "check_baselines", "check_family"]
 
 FAMILIES = ("measure", "baseline", "all")
+
+FAMILY_TEXT = {
+    "measure": "each measure",
+    "baseline": "each measure and baseline",
+    "all": "all measures together",
+}
+"""How a legend or report names the comparisons one correction runs over, after the
+comparisons' own words: "holm correction over the runs x baselines of each measure"
+(``irpref evaluate``, ``significance`` and ``report`` read this one table)."""
 
 FAMILY_WISE = ("hsd", "tukey")
 """Tests whose p-values are already family-wise over all run pairs of a measure."""

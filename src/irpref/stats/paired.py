@@ -8,6 +8,15 @@
   losses, ties dropped. Lexiprecision Sec. 4.2; lexirecall (Diaz, Mitra et
   al. 2023), Sec. 6 (discriminative power).
 - Wilcoxon signed-rank test (zeros dropped, average ranks for ties).
+
+A test that cannot be computed gives p = NaN, never a number: no paired query
+at all (every test; ``scipy.stats.ttest_1samp`` and ``wilcoxon`` of an empty
+sample give NaN, ``binomtest(0, 0)`` refuses), or fewer than 2 for the t test.
+Paired queries that all tie (every difference 0; two of them for the t test)
+give p = 1 in every test: the runs agree on every query, the only outcome of
+the exact sign and signed-rank tests once ties are dropped
+(``scipy.stats.wilcoxon``: 1; ``ttest_1samp``: NaN for 0 / 0). NaN p stays
+out of a correction's family and is never significant.
 """
 
 from __future__ import annotations
@@ -55,7 +64,8 @@ def sign_test(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     """Exact two-sided binomial sign test along the last axis: wins vs losses, ties dropped.
 
     p = min(1, 2 P(X <= min(w, l))), X ~ Binomial(w + l, 1/2), as
-    ``scipy.stats.binomtest(w, w + l)``; p = 1 when w + l = 0.
+    ``scipy.stats.binomtest(w, w + l)``; p = 1 when every value ties (w + l = 0,
+    ties > 0), NaN when there is no value (w + l + ties = 0: nothing to test).
     Returns (wins, losses, ties, p).
     """
     d = np.asarray(d, dtype=np.float64)
@@ -64,7 +74,7 @@ def sign_test(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     ties = (d == 0).sum(-1)
     n = wins + losses
     p = np.minimum(1.0, 2.0 * _sps().binom.cdf(np.minimum(wins, losses), n, 0.5))
-    p = np.where(n == 0, 1.0, p)
+    p = np.where(n == 0, np.where(ties > 0, 1.0, np.nan), p)
     return wins, losses, ties, p
 
 
@@ -78,7 +88,8 @@ def wilcoxon(d: np.ndarray, method: str = "auto") -> tuple[np.ndarray, np.ndarra
     no continuity correction; ``auto``: exact for a pair with n <= 50 and no
     zeros or ties, else asymptotic (scipy decides once per call and uses a
     random permutation test for small tied samples). Returns
-    (min(W+, W-), p, n); n = 0 gives p = 1.
+    (min(W+, W-), p, n), n the nonzero values; every value 0 gives (0, 1, 0), as
+    scipy; no value at all gives (NaN, NaN, 0), as scipy for an empty sample.
     """
     if method not in ("auto", "exact", "asymptotic"):
         raise ValueError(f"method must be auto, exact or asymptotic, not {method!r}")
@@ -106,8 +117,9 @@ def wilcoxon(d: np.ndarray, method: str = "auto") -> tuple[np.ndarray, np.ndarra
         exact = np.zeros(len(n), bool)
     if exact.any():
         p[exact] = _wilcoxon_exact_p(r_plus[exact], n[exact])
-    p = np.where(n == 0, 1.0, np.minimum(p, 1.0))
-    stat = np.minimum(r_plus, r_minus)
+    empty = ~(~np.isnan(d)).any(-1)  # no value: the test cannot be computed
+    p = np.where(empty, np.nan, np.where(n == 0, 1.0, np.minimum(p, 1.0)))
+    stat = np.where(empty, np.nan, np.minimum(r_plus, r_minus))
     return stat.reshape(shape), p.reshape(shape), n.reshape(shape)
 
 

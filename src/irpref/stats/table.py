@@ -156,7 +156,7 @@ def _pair_rows(
     if test == "t":
         statistic, p, _ = paired_t(d)
     elif test == "sign":
-        statistic, p = wins.astype(np.float64), p_sign
+        statistic, p = np.where(np.isnan(p_sign), np.nan, wins), p_sign  # NaN: no query
         with np.errstate(invalid="ignore", divide="ignore"):
             effect = wins / (wins + losses)
         effect_low, effect_high = win_share_interval(wins, losses, confidence)
