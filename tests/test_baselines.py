@@ -399,3 +399,17 @@ def test_effects_and_family_need_a_baseline():
     with pytest.raises(UsageError, match="--family all needs --baseline"):
         wanted(Namespace(**{**base, "family": "all"}))
     assert wanted(Namespace(**{**base, "baseline": [["a"]], "effects": True}))
+
+
+def test_untestable_pair_is_called_untested_not_ns(disjoint):
+    """irpref significance's verdict for a pair no test could score is
+    'untested' (a tested pair that is not significant stays 'n.s.')."""
+    from irpref.cli.significance import verdicts
+
+    _, _, results = disjoint
+    sig = S.significance(results, "sign", ci="none")
+    sig["significant"] = sig["p_adjusted"] < 0.05
+    sig["verdict"] = verdicts(sig)
+    by_pair = sig.set_index(["run_a", "run_b"])["verdict"]
+    assert by_pair[("A", "B")] == "untested"
+    assert by_pair[("B", "C")] == "n.s."

@@ -228,7 +228,8 @@ def _metrics_only(tables) -> None:
 
 def verdicts(results: pd.DataFrame) -> np.ndarray:
     """Per row: ``better`` / ``worse`` (run_a against run_b, by the measure's orientation),
-    ``differs`` (significant, but the measure has no better or worse), ``n.s.``.
+    ``differs`` (significant, but the measure has no better or worse), ``n.s.``, or
+    ``untested`` (no p-value: the two runs share no query the test can use).
 
     The direction is that of the mean for metrics and preferences, of wins - losses
     (already oriented) for the sign test.
@@ -242,7 +243,8 @@ def verdicts(results: pd.DataFrame) -> np.ndarray:
     significant = results["significant"].to_numpy(bool)
     out = np.where(direction > 0, "better", np.where(direction < 0, "worse", "n.s."))
     out = np.where(orient == 0, "differs", out)
-    return np.where(significant, out, "n.s.").astype(object)
+    untested = np.isnan(results["p"].to_numpy(np.float64, na_value=np.nan))
+    return np.where(significant, out, np.where(untested, "untested", "n.s.")).astype(object)
 
 
 def compact_view(results: pd.DataFrame) -> pd.DataFrame:
