@@ -91,8 +91,7 @@ def condense(judged: JudgedRankings) -> JudgedRankings:
     if listed is not None:
         kept, starts = listed.index, listed.offsets
     else:
-        mask = vars(judged).get("judged")  # the cached JudgedRankings.judged, if read
-        kept = np.flatnonzero(judged.grade >= 0 if mask is None else mask)
+        kept = _judged_items(judged)
         starts = np.searchsorted(kept, judged.offsets).astype(np.int64)  # (S+1,)
     fields = {f.name: getattr(judged, f.name) for f in dataclasses.fields(judged)
               if f.name not in _Condensed.LAZY}
@@ -109,6 +108,31 @@ def condense(judged: JudgedRankings) -> JudgedRankings:
     copy = object.__new__(_Condensed)
     vars(copy).update(fields, _source=source)
     return _itself(copy)
+
+
+def _judged_items(judged: JudgedRankings) -> np.ndarray:
+    """``flatnonzero(grade >= 0)``, ascending item indices of the judged items.
+
+    NumPy's ``nonzero`` on a boolean array takes a ``memchr`` loop when at most
+    a tenth of it is true (numpy gh-4370), one call per true item: slow when
+    about a tenth is (deep runs over shallow pools, 90% unjudged: 2x the
+    branch-free loop it takes above a tenth). Between 2% and 10% judged, the
+    mask is built with n / 8 + 1 trues appended so that the branch-free loop
+    runs, and they are cut off the result.
+    """
+    n = len(judged.grade)
+    pad = n // 8 + 1
+    keep = np.empty(n + pad, bool)
+    cached = vars(judged).get("judged")  # JudgedRankings.judged, if it was read
+    if cached is None:
+        np.greater_equal(judged.grade, 0, out=keep[:n])
+    else:
+        keep[:n] = cached
+    count = np.count_nonzero(keep[:n])
+    if not 0.02 * n < count <= 0.1 * n:
+        return np.flatnonzero(keep[:n])
+    keep[n:] = True
+    return np.flatnonzero(keep)[:count]
 
 
 class _Condensed(JudgedRankings):
