@@ -20,8 +20,8 @@ timed alternately within each repeat, so load on the machine hits both):
 - ``total x``: (judge + judged_only) / (judge + plain), the cost of an
   evaluation from the runs.
 
-``--parts`` adds, per shape, the parts of condensing (the mask ``grade >= 0``,
-its ``flatnonzero``, the grades taken at the kept items, the new offsets) and
+``--parts`` adds, per shape, the parts of condensing (the judged items, i.e.
+``flatnonzero(grade >= 0)``, the grades taken at them, the new offsets) and
 the first measure on the condensed lists, each over the plain measure: what a
 judged-only measure costs beyond the plain one.
 
@@ -48,7 +48,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from irpref.condense import condense
+from irpref.condense import _judged_items, condense
 from irpref.evaluate import judge_inputs
 from irpref.measures import parse_measure
 from irpref.measures.base import with_params
@@ -106,12 +106,10 @@ def parts(judged, measure, repeats: int) -> str:
     """The steps of :func:`irpref.condense.condense` and the measure on the
     condensed lists, each as a multiple of the plain measure's time."""
     grade = judged.grade
-    keep = grade >= 0
-    kept = np.flatnonzero(keep)
+    kept = _judged_items(judged)
     condensed_lists = fresh(condense(judged))  # every field set: no cached view
     steps = {
-        "mask": lambda _: grade >= 0,
-        "flatnonzero": lambda _: np.flatnonzero(keep),
+        "judged items": lambda j: _judged_items(j),
         "take grade": lambda _: grade.take(kept),
         "offsets": lambda _: np.searchsorted(kept, judged.offsets),
         "on condensed": lambda c: measure.compute(c),
