@@ -51,7 +51,7 @@ import pandas as pd
 from irpref.condense import _judged_items, condense
 from irpref.evaluate import judge_inputs
 from irpref.measures import parse_measure
-from irpref.measures.base import with_params
+from irpref.measures.base import reads_compact, with_params
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "Bpref"]
 SHAPES = [  # (queries, depth, share of retrieved documents unjudged)
@@ -142,6 +142,12 @@ def main(argv: list[str] | None = None) -> None:
                         help="also time the parts of condensing, over the plain measure")
     args = parser.parse_args(argv)
     plain = [parse_measure(m) for m in args.measures]
+    if args.layout == "compact":  # only the measures that read it
+        skipped = [m for m in plain if not reads_compact(m, args.ties)]
+        plain = [m for m in plain if reads_compact(m, args.ties)]
+        if skipped:
+            print(f"(not on the compact layout under ties={args.ties}: "
+                  f"{' '.join(map(str, skipped))})")
     only = [with_params(m, judged_only=True) for m in plain]
     print(f"{args.runs} runs; measures {' '.join(map(str, plain))}; ids {args.ids}; scores "
           f"rounded to {args.decimals or 'no'} decimals; ties {args.ties}; layout "

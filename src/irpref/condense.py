@@ -98,7 +98,8 @@ def condense(judged: JudgedRankings) -> JudgedRankings:
     fields.update(offsets=starts, grade=judged.grade.take(kept),
                   doc_ids=_judged_documents(judged.doc_ids, judged.qrels_doc_key))
     source = {"kept": kept, "doc_key": judged.doc_key, "score": judged.score,
-              "tie_first": judged.tie_first, "distinct_docs": judged.distinct_docs}
+              "tie_first": judged.tie_first, "tie_size": judged.tie_size,
+              "distinct_docs": judged.distinct_docs}
     if judged.layout != "full":
         fields["score"] = judged.score  # the compact layout keeps no scores per item
         counts = np.diff(starts)
@@ -167,19 +168,33 @@ class _Condensed(JudgedRankings):
 
     @cached_property
     def _tie_groups(self) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
-        """(tie_first, tie_size) of the compact layout under ``ties="expected"``:
-        a group is (segment, old first rank); its judged members are
-        consecutive among the kept items."""
+        """(tie_first, tie_size) of the compact layout under ``ties="expected"``.
+
+        An item alone in its old group stays alone (its rank, size 1). The
+        others: a group is (segment, old first rank) and its judged members are
+        consecutive among the kept items, so a new group starts where the old
+        first rank changes or a segment starts; each member gets its group's
+        first new rank and size.
+        """
         if self._source["tie_first"] is None:
             return None, None
-        first_old = self._take("tie_first")
-        seg = self.segment
-        new = np.ones(len(first_old), bool)
-        new[1:] = (seg[1:] != seg[:-1]) | (first_old[1:] != first_old[:-1])
-        group_starts = np.flatnonzero(new)
-        group = np.cumsum(new) - 1
-        sizes = np.diff(np.append(group_starts, len(first_old)))
-        return self.item_rank[group_starts][group], sizes[group].astype(np.int64)
+        kept = self._source["kept"]
+        tied = np.flatnonzero(self._source["tie_size"].take(kept) > 1)
+        first, size = self.item_rank.copy(), np.ones(len(kept), np.int64)
+        if len(tied):
+            first_old = self._source["tie_first"].take(kept.take(tied))
+            new = np.ones(len(tied), bool)
+            # tied items that follow each other in the item arrays and share
+            # their old first rank and their segment
+            np.not_equal(first_old[1:], first_old[:-1], out=new[1:])
+            new[1:] |= tied[1:] != tied[:-1] + 1
+            starts = np.searchsorted(tied, self.offsets[:-1])
+            new[starts[starts < len(tied)]] = True
+            group_starts = np.flatnonzero(new)
+            sizes = np.diff(group_starts, append=len(tied))
+            first[tied] = np.repeat(self.item_rank.take(tied.take(group_starts)), sizes)
+            size[tied] = np.repeat(sizes, sizes)
+        return first, size
 
     @cached_property
     def tie_first(self) -> np.ndarray | None:  # type: ignore[override]
