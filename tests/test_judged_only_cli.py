@@ -133,3 +133,15 @@ def test_cli_report_judged_only_names_and_numbers_equal_evaluate(tmp_path, qrels
     assert not re.search(r"(\| |### |\*\*)(AP|sgnLP|RPP)(?!\()", text)
     orderings = [r for r in text.splitlines() if r.startswith(f"| {name} | {len(THREE)} |")]
     assert orderings  # the agreement section's system orderings under A and B
+
+
+@pytest.mark.parametrize("command", ["agree", "report"])
+def test_help_offers_judged_only(command):
+    import argparse
+    import importlib
+
+    parser = argparse.ArgumentParser(prog=f"irpref {command}")
+    importlib.import_module(f"irpref.cli.{command}").add_arguments(parser)
+    text = " ".join(parser.format_help().split())
+    assert "--judged-only evaluate the condensed lists: unjudged documents removed" in text
+    assert "labels read NAME(judged_only=true)" in text
