@@ -226,3 +226,62 @@ def test_custom_gains_compact_equals_full(coll, ties):
         m = parse_measure(text)
         assert reads_compact(m, ties)
         np.testing.assert_array_equal(m.compute(compact), m.compute(full), strict=True)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections(), st.sampled_from(["docid", "expected"]), st.sampled_from(["full", "compact"]))
+def test_condensing_reuses_what_the_judged_rankings_listed(coll, ties, layout):
+    """The judged items already listed (items_with_grade(0), the judged mask) give the
+    same condensed lists, and a dataclasses.replace copy (every field read from the
+    lazy ones) equals them field by field."""
+    import dataclasses
+
+    qrels, runs = coll
+    plain = condense(_judge(qrels, runs, ties, layout))
+    for warm in (lambda j: j.items_with_grade(0), lambda j: j.judged):
+        judged = _judge(qrels, runs, ties, layout)
+        warm(judged)
+        got = condense(judged)
+        copy = dataclasses.replace(got)
+        for f in dataclasses.fields(got):
+            for other in (plain, copy):
+                a, b = getattr(got, f.name), getattr(other, f.name)
+                if isinstance(a, np.ndarray) or a is None:
+                    assert (a is None and b is None) or np.array_equal(a, b), f.name
+        assert got.n_docs == plain.n_docs
+
+
+def test_the_cache_does_not_keep_judged_rankings_alive():
+    """condensed() holds judged rankings weakly: their condensed copy refers to arrays,
+    never to them, so dropping the judged rankings frees the cache entry."""
+    import gc
+
+    from irpref.condense import _CONDENSED, condensed
+
+    qrels = pd.DataFrame([("q", "r", 1), ("q", "n", 0)], columns=["query_id", "doc_id",
+                                                                 "relevance"])
+    run = pd.DataFrame([("q", "u", 3.0), ("q", "r", 2.0), ("q", "n", 1.0)],
+                       columns=["query_id", "doc_id", "score"])
+    judged = _judge(qrels, {"run": run}, "docid", "full")
+    copy = condensed(judged)
+    assert copy.score.tolist() == [2.0, 1.0] and copy.rank.tolist() == [0, 1]
+    before = len(_CONDENSED)
+    del judged, copy
+    gc.collect()
+    assert len(_CONDENSED) == before - 1
+
+
+@pytest.mark.parametrize("share", [0.0, 0.01, 0.05, 0.1, 0.3, 1.0])
+def test_judged_items_equal_flatnonzero_at_every_share(share):
+    """The padded branch-free path (2% to 10% judged) and NumPy's own give the same
+    indices, from the grades and from the cached judged mask."""
+    from types import SimpleNamespace
+
+    from irpref.condense import _judged_items
+
+    rng = np.random.default_rng(7)
+    grade = np.where(rng.random(20_000) < share, rng.integers(0, 3, 20_000),
+                     np.where(rng.random(20_000) < 0.5, NONPOOL, -1)).astype(np.int32)
+    want = np.flatnonzero(grade >= 0)
+    assert np.array_equal(_judged_items(SimpleNamespace(grade=grade)), want)
+    assert np.array_equal(_judged_items(SimpleNamespace(grade=grade, judged=grade >= 0)), want)

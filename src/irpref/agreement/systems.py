@@ -26,6 +26,7 @@ from irpref.compare import compare
 from irpref.errors import UsageError
 from irpref.evaluate import evaluate, judge_inputs, layout_for, summarize
 from irpref.measures import parse_measure
+from irpref.measures.base import with_params
 from irpref.preferences import parse_preference
 from irpref.stats import Pairwise, pair_tests
 
@@ -36,23 +37,26 @@ SIDES = ("a", "b")
 
 
 def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(metrics, preferences) of ``names``; refuses a measure with no better direction."""
+    """(metrics, preferences) of ``names`` by their canonical names (``map`` ->
+    ``AP``; with the modifiers applied, e.g. ``--judged-only``:
+    ``AP(judged_only=true)``), the names every table is matched by and prints;
+    refuses a measure with no better direction."""
     metrics, prefs = [], []
     for name in names:
         try:
             m = parse_measure(name)
         except UsageError as exc:
             try:
-                parse_preference(name)
+                p = parse_preference(name)
             except ValueError:
                 raise exc from None
-            prefs.append(name)
+            prefs.append(str(p))
             continue
         if m.sign == 0:
             raise UsageError(f"{name}: its record says neither higher nor lower is better "
                              f"(orientation {m.orientation!r}), so it orders no systems")
-        metrics.append(name)
-    return metrics, prefs
+        metrics.append(str(m))
+    return list(dict.fromkeys(metrics)), list(dict.fromkeys(prefs))
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,9 +97,11 @@ def evaluate_both(qrels_a, qrels_b, runs, measures: Sequence[str], *, rel: int =
                   ) -> tuple[list[Scored], dict[str, pd.DataFrame]]:
     """Every measure and preference of ``measures`` under ``qrels_a`` and ``qrels_b``,
     each qrels judged once; ``extra`` metrics are evaluated on the same judged
-    rankings and returned per side as tidy tables (run, query, measure, value)."""
+    rankings and returned per side as tidy tables (run, query, measure, value),
+    named as given and never judged-only (they describe the judging itself)."""
     metrics, prefs = split_measures(measures)
-    every = list(dict.fromkeys([*metrics, *extra]))
+    plain = [with_params(parse_measure(e), judged_only=False) for e in extra]
+    every = list(dict.fromkeys([*metrics, *plain]))
     tables, extras = {}, {}
     for side, qrels in zip(SIDES, (qrels_a, qrels_b)):
         layout, count_docs = layout_for(every, prefs, ties=ties)
@@ -107,7 +113,9 @@ def evaluate_both(qrels_a, qrels_b, runs, measures: Sequence[str], *, rel: int =
             compare(None, None, prefs, ties=ties, judged=judged) if prefs else None,
         )
         if extra:
-            extras[side] = results[results["measure"].isin(list(extra))]
+            got = results[results["measure"].isin([str(m) for m in plain])]
+            extras[side] = got.assign(measure=got["measure"].map(
+                {str(m): e for m, e in zip(plain, extra)}))
         names = list(judged.run_names)
     out = []
     for name in metrics:

@@ -14,6 +14,7 @@ from irpref import params
 from irpref.cli.common import (
     add_depth,
     add_format,
+    add_measures,
     add_missing,
     add_output,
     add_rel,
@@ -22,6 +23,7 @@ from irpref.cli.common import (
     open_output,
 )
 from irpref.errors import UsageError
+from irpref.measures.base import split_names
 from irpref.report.tables import write_frame
 
 COUNTS = {"pairs", "pairs_only_a", "pairs_only_b", "pairs_unjudged_a", "pairs_unjudged_b",
@@ -43,10 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="runs to evaluate under both qrels (system orderings, swaps)")
     parser.add_argument("--tag-names", action="store_true",
                         help="name runs by their tag column instead of their file names")
-    parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
-                        metavar="MEASURE",
-                        help="measures and preferences evaluated under both qrels (with RUN; "
-                             "default: nDCG@10 AP)")
+    add_measures(parser, "measures and preferences evaluated under both qrels (with RUN; "
+                         "default: nDCG@10 AP)")
     parser.add_argument("--thresholds", nargs="+", type=str, default=None, metavar="T",
                         action="extend",
                         help="binarization thresholds, grade >= T relevant, T >= 1 (default: "
@@ -77,7 +77,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--judged-at", **checked(params.check_positive_int), default=None,
                       metavar="K",
                       help="print Judged@K (share of each ranking's top K judged) per run "
-                           "under A and under B (with RUN; tsv/json: per query too)")
+                           "under A and under B (with RUN; tsv/json: per query too; never "
+                           "judged-only)")
     view.add_argument("--scores", action="store_true",
                       help="print every run's value and rank under A and under B (with RUN)")
     add_format(parser)
@@ -101,7 +102,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag} needs RUN files")
     if args.measures and not args.runs:
         raise UsageError("-m/--measure needs RUN files (QRELS_A QRELS_B RUN... -m MEASURE)")
-    measures = [t for m in args.measures or [] for t in m.split()] or None
+    if args.judged_only and not args.runs:
+        raise UsageError("--judged-only needs RUN files (QRELS_A QRELS_B RUN... "
+                         "--judged-only): the label statistics read no rankings")
+    measures = [t for m in args.measures or [] for t in split_names(m)] or None
     if args.runs and measures:
         as_usage(lambda: split_measures(measures))  # refused before reading (exit 2)
     result = agree(args.qrels_a, args.qrels_b, args.runs or None, measures,
@@ -111,8 +115,9 @@ def run(args: argparse.Namespace) -> int:
     only_a, only_b = len(result.labels.only_a), len(result.labels.only_b)
     if (only_a or only_b) and not getattr(args, "quiet", False):
         print(f"irpref: note: {only_a} pairs judged only by QRELS_A, {only_b} only by "
-              "QRELS_B: unjudged under the other side, which most measures score as "
-              "non-relevant", file=sys.stderr)
+              "QRELS_B: unjudged under the other side, which "
+              + ("--judged-only removes from the rankings" if args.judged_only
+                 else "most measures score as non-relevant"), file=sys.stderr)
     text = io.StringIO()  # the whole output is built before a line is printed
     fmt = args.format
     if args.confusion or args.confusion_at is not None:

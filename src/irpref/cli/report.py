@@ -20,6 +20,7 @@ from irpref import params
 from irpref.cli.baseline_view import add_family_options, baselines, run_list
 from irpref.cli.common import (
     add_inputs,
+    add_measures,
     add_missing,
     add_rel,
     checked,
@@ -31,9 +32,8 @@ from irpref.errors import UsageError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs(parser)
-    parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
-                        metavar="MEASURE",
-                        help="measures (default: AP nDCG@10 P@10 RR)")
+    add_measures(parser, "measures (default: AP nDCG@10 P@10 RR); --judged-only: they and "
+                         "the preferences (sgnLP, RPP) on the condensed lists")
     parser.add_argument("--baseline", metavar="RUN", action="append", type=run_list,
                         default=None,
                         help="baseline run: its name or its file (default: the first run); "

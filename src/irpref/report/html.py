@@ -112,9 +112,14 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     runs named by their tag column.
     """
     import irpref.progress as progress
+    from irpref.measures import parse_measures
+    from irpref.preferences import parse_preferences
     from irpref.report.trust import TrustOptions
 
-    measures = list(measures or DEFAULT_MEASURES)
+    # canonical names, modifiers applied (--judged-only: AP(judged_only=true)): every
+    # table is labelled and matched by them
+    measures = [str(m) for m in parse_measures(measures or DEFAULT_MEASURES)]
+    preferences = [str(p) for p in parse_preferences(preferences)]
     if qrels_b is not None and judged is not None:
         from irpref.errors import UsageError
 
@@ -335,9 +340,12 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
              for r in changed])]))
     bar.update()
     if len(names) >= 2:
+        from irpref.measures.names import canonical_name
         from irpref.meta.experiments import degrade
 
-        curves = degrade(measures=["RR", "sgnLP"], fractions=DEGRADE_FRACTIONS,
+        # by canonical names: degrade matches its tables by the names it is given
+        curves = degrade(measures=[canonical_name("RR"), canonical_name("sgnLP", "preference")],
+                         fractions=DEGRADE_FRACTIONS,
                          samples=DEGRADE_SAMPLES, seed=0, judged=judged)
         sections.append(Section(
             "robustness", "Robustness to missing labels",
