@@ -7,12 +7,14 @@ documents, numeric or string document ids; collections written by
 on judged rankings in memory, then the same plus :func:`irpref.bounds.
 residual_bounds` (median of ``--repeats``); *process*: ``irpref evaluate`` with
 and without ``--bounds``, each a new process (plain evaluation judges the
-compact layout when it can, bounds always the full one). Prints the medians
+compact layout when it can, and so do bounds, completing it with the
+unjudged items, :func:`irpref.bounds.with_unjudged`). Prints the medians
 and the ratios bounds / plain.
 
 Usage::
 
     python benchmarks/bench_bounds.py [--repeats 5] [--runs 10] [--measures AP nDCG ...]
+        [--shapes q50-d1000-high-clueweb ...]
 """
 
 from __future__ import annotations
@@ -79,12 +81,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--measures", nargs="+", default=MEASURES)
     p.add_argument("--data", type=Path, default=HERE / "data" / "bounds")
     p.add_argument("--no-process", action="store_true", help="kernel timings only")
+    p.add_argument("--shapes", nargs="+", choices=[s[0] for s in SHAPES],
+                   help="only these shapes (default: all)")
     args = p.parse_args(argv)
     exe = str(Path(sys.executable).with_name("irpref"))
     print(f"measures: {' '.join(args.measures)}; {args.runs} runs; medians of {args.repeats}")
     print(f"{'shape':28} {'unjudged':>8} {'kernel':>8} {'+bounds':>8} {'ratio':>6}"
           f" {'process':>8} {'+bounds':>8} {'ratio':>6}")
     for name, queries, depth, pool, ids in SHAPES:
+        if args.shapes and name not in args.shapes:
+            continue
         out = args.data / name
         if not (out / "qrels.txt").exists():
             generate(out, seed=1, runs=args.runs, queries=queries, docs=depth, pool=pool,

@@ -21,16 +21,60 @@ import dataclasses
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judged import NONPOOL, JudgedRankings, LayoutError
 
-__all__ = ["assign", "enumerate_bounds", "residual_bounds", "top_grade", "unjudged_items"]
+__all__ = ["assign", "enumerate_bounds", "residual_bounds", "top_grade", "unjudged_items",
+           "with_unjudged"]
+
+_NEEDS = "residual bounds (the unjudged documents retrieved)"
+
+
+def _holds_every_item(judged: JudgedRankings) -> bool:
+    """Every retrieved item within the depth is an item: the full layout, or a
+    compact one with as many items as retrieved (:func:`with_unjudged`)."""
+    return not judged.compact or judged.n_items == int(judged.n_retrieved.sum())
 
 
 def unjudged_items(judged: JudgedRankings) -> np.ndarray:
     """Flat indices (ascending) of the retrieved items with a grade < 0, within
-    the depth (full layout: the compact one does not hold them)."""
-    judged._full_only("residual bounds (the unjudged documents retrieved)")
+    the depth (rankings holding every item: the full layout, or
+    :func:`with_unjudged`; a plain compact one does not hold them)."""
+    if not _holds_every_item(judged):
+        judged._full_only(_NEEDS)
     return np.flatnonzero(judged.grade < 0)
+
+
+def with_unjudged(judged: JudgedRankings) -> JudgedRankings:
+    """Compact rankings completed with their unjudged items (the full layout is
+    returned as it is).
+
+    The compact layout keeps every item the qrels mention with its rank and,
+    per segment, the number retrieved n_s; the other ranks ``0 .. n_s - 1`` are
+    exactly the retrieved documents absent from the qrels (grade
+    :data:`~irpref.judged.NONPOOL`). Placing the kept items at ``offsets[s] +
+    rank`` gives every item in rank order, as the full layout holds them, with
+    no run read again: what the rules need (grade and rank of each item), and
+    still a compact layout for the kernels (explicit ``item_rank``). The
+    unjudged items' documents are unknown (key 0; no kernel reads keys). Under
+    ``ties="expected"`` their tie groups are unknown too: a
+    :class:`~irpref.judged.LayoutError` (judge the full layout)."""
+    if _holds_every_item(judged):
+        return judged
+    if judged.ties == "expected":
+        raise LayoutError(f"{_NEEDS} under ties='expected' need the tie groups of the "
+                          "unjudged items: judge the full layout")
+    n = judged.n_retrieved.astype(np.int64)
+    offsets = np.zeros(len(n) + 1, np.int64)
+    np.cumsum(n, out=offsets[1:])
+    at = offsets[:-1][judged.segment] + judged.item_rank
+    grade = np.full(int(offsets[-1]), NONPOOL, np.int32)
+    grade[at] = judged.grade
+    doc_key = np.zeros(len(grade), np.uint64)
+    doc_key[at] = judged.doc_key
+    rank = np.arange(len(grade), dtype=np.int64)
+    rank -= np.repeat(offsets[:-1], n)
+    return dataclasses.replace(judged, offsets=offsets, grade=grade, doc_key=doc_key,
+                               item_rank=rank, tie_first=None, tie_size=None)
 
 
 def top_grade(judged: JudgedRankings) -> int:
@@ -152,8 +196,9 @@ def residual_bounds(judged: JudgedRankings, measures, values: dict | None = None
     one :func:`assign` shared by all such measures), a rule function -> its
     result (widened to hold the plain value when the rule says it does,
     ``holds_value``), ``None`` -> NaN both. ``values`` may hold the plain values
-    already computed (``{measure: (R, Q)}``)."""
-    judged._full_only("residual bounds (the unjudged documents retrieved)")
+    already computed (``{measure: (R, Q)}``). Compact rankings are completed
+    first (:func:`with_unjudged`: the same values, not under expected ties)."""
+    judged = with_unjudged(judged)
     values = {} if values is None else values
     shape = (judged.n_runs, judged.n_queries)
     assigned = None
