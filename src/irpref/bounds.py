@@ -18,6 +18,7 @@ every kernel then evaluates the assignment unchanged.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 
 import numpy as np
 
@@ -41,7 +42,13 @@ def unjudged_items(judged: JudgedRankings) -> np.ndarray:
     :func:`with_unjudged`; a plain compact one does not hold them)."""
     if not _holds_every_item(judged):
         judged._full_only(_NEEDS)
-    return np.flatnonzero(judged.grade < 0)
+    idx = _UNJUDGED.get(judged)
+    if idx is None:
+        idx = _UNJUDGED[judged] = np.flatnonzero(judged.grade < 0)
+    return idx
+
+
+_UNJUDGED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # judged -> indices
 
 
 def with_unjudged(judged: JudgedRankings) -> JudgedRankings:
@@ -101,13 +108,13 @@ def assign(judged: JudgedRankings, grades: int | np.ndarray) -> JudgedRankings:
     n_q, n_s = judged.n_queries, judged.n_segments
     grade = judged.grade.copy()
     grade[idx] = new_grade
+    added = np.diff(np.searchsorted(idx, judged.offsets))
     keep = np.flatnonzero(judged.qrels_grade >= 0)
     kept_per_query = np.bincount(judged.qrels_query[keep], minlength=n_q)
     kept_offsets = np.zeros(n_q + 1, np.int64)
     np.cumsum(kept_per_query, out=kept_offsets[1:])
     seg_query = np.arange(n_s, dtype=np.int64) % n_q
     base = kept_per_query[seg_query]
-    added = np.bincount(judged.segment[idx], minlength=n_s)
     offsets = np.zeros(n_s + 1, np.int64)
     np.cumsum(base + added, out=offsets[1:])
     # where each segment's base rows come from and go to
@@ -116,9 +123,8 @@ def assign(judged: JudgedRankings, grades: int | np.ndarray) -> JudgedRankings:
     source = keep[kept_offsets[:-1][seg_query][base_seg] + within]
     target = offsets[:-1][base_seg] + within
     # the assigned documents follow their segment's base rows, in rank order
-    add_seg = judged.segment[idx]
-    nth = np.arange(len(idx), dtype=np.int64) - (np.cumsum(added) - added)[add_seg]
-    add_target = offsets[:-1][add_seg] + base[add_seg] + nth
+    add_target = np.arange(len(idx), dtype=np.int64)
+    add_target += np.repeat(offsets[:-1] + base - (np.cumsum(added) - added), added)
     key = np.empty(int(offsets[-1]), np.uint64)
     g = np.empty(int(offsets[-1]), np.int32)
     key[target], g[target] = judged.qrels_doc_key[source], judged.qrels_grade[source]

@@ -25,6 +25,7 @@ all runs x queries at once.
 from __future__ import annotations
 
 import weakref
+from functools import cached_property
 
 import numpy as np
 
@@ -70,9 +71,17 @@ def unjudged_of(judged: JudgedRankings, level: int = 1) -> Unjudged:
 
 
 class Unjudged:
-    """The unjudged retrieved items of every segment in rank order, and the pairs
-    (segment s, j) for j = 0 .. u_s (u_s of them; none when no grade up to
-    ``T`` reaches ``level``, so no assignment changes a binary measure)."""
+    """The unjudged retrieved items of every segment in rank order (none when no
+    grade up to ``T`` reaches ``level``, so no assignment changes a binary
+    measure).
+
+    The scan over j = 0 .. u_s (u_s unjudged items in segment s) needs no
+    (segment, j) pairs: j = 0 is one value per segment, and j >= 1 is the
+    unjudged item ``nth = j - 1`` of the segment, so every per-j quantity is a
+    per-item array (:meth:`head`, :meth:`tail`, :attr:`item_j`) and the extremes
+    combine the two (:meth:`extreme`). The pair arrays (:attr:`pair_segment`,
+    :attr:`j`, :meth:`first`, :meth:`last`, :meth:`per_segment`) remain
+    for rules written over pairs."""
 
     def __init__(self, judged: JudgedRankings, level: int = 1) -> None:
         self.shape = (judged.n_runs, judged.n_queries)
@@ -81,36 +90,114 @@ class Unjudged:
         if self.top < level:
             idx = idx[:0]
         self.index = idx
-        self.segment = judged.segment[idx]
         self.offsets = np.searchsorted(idx, judged.offsets).astype(np.int64)
         self.count = np.diff(self.offsets)
-        n_pairs = self.count + 1
-        self.pair_offsets = np.zeros(judged.n_segments + 1, np.int64)
-        np.cumsum(n_pairs, out=self.pair_offsets[1:])
-        self.pair_segment = np.repeat(np.arange(judged.n_segments, dtype=np.int64), n_pairs)
-        self.j = np.arange(self.pair_offsets[-1], dtype=np.int64) - self.pair_offsets[:-1][
+        n_s = judged.n_segments
+        self.segment = np.repeat(np.arange(n_s, dtype=np.int64), self.count)
+        self.nth = np.arange(len(idx), dtype=np.int64)
+        self.nth -= self.offsets[:-1][self.segment]
+        self.rank = judged.rank_of(idx, self.segment)
+        self.nonempty = np.flatnonzero(self.count)
+
+    # ---- per item: the top j = nth + 1, the bottom j = u_s - nth ---------------
+    @cached_property
+    def item_j(self) -> np.ndarray:
+        """(items,) int64: the top j = nth + 1 items end at this one."""
+        return self.nth + 1
+
+    @cached_property
+    def item_j_bottom(self) -> np.ndarray:
+        """(items,) int64: the bottom j = u_s - nth items start at this one."""
+        out = np.repeat(self.count, self.count)
+        out -= self.nth
+        return out
+
+    @cached_property
+    def query(self) -> np.ndarray:
+        """(items,) query of each item's segment."""
+        return self.segment % self.shape[1]
+
+    def _prefix(self, w: np.ndarray) -> np.ndarray:
+        """Exclusive prefix sums of ``w`` over all items ((items + 1,), float64)."""
+        out = np.empty(len(w) + 1)
+        out[0] = 0.0
+        np.cumsum(w, out=out[1:])
+        return out
+
+    def _at_ends(self, c: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        return np.repeat(c[ends], self.count)
+
+    def head(self, w: np.ndarray, c: np.ndarray | None = None) -> np.ndarray:
+        """(items,) sum of ``w`` over the top :attr:`item_j` unjudged items of the
+        segment (a global cumulative sum less the segment's start: rounding of
+        the order of 1e-16 x the largest sum, which the kernel's value bounds)."""
+        c = self._prefix(w) if c is None else c
+        out = c[1:].copy()
+        out -= self._at_ends(c, self.offsets[:-1])
+        return out
+
+    def tail(self, w: np.ndarray, c: np.ndarray | None = None) -> np.ndarray:
+        """(items,) sum of ``w`` over the bottom :attr:`item_j_bottom` unjudged
+        items of the segment (from this item down)."""
+        c = self._prefix(w) if c is None else c
+        out = self._at_ends(c, self.offsets[1:])
+        out -= c[:-1]
+        return out
+
+    def below(self, w: np.ndarray, c: np.ndarray | None = None) -> np.ndarray:
+        """(items,) sum of ``w`` over the unjudged items below each one."""
+        c = self._prefix(w) if c is None else c
+        out = self._at_ends(c, self.offsets[1:])
+        out -= c[1:]
+        return out
+
+    def head_tail(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(:meth:`head`, :meth:`tail`) of ``w`` from one cumulative sum."""
+        c = self._prefix(w)
+        return self.head(w, c), self.tail(w, c)
+
+    def extreme(self, at0: np.ndarray, values: np.ndarray, how: str) -> np.ndarray:
+        """(R, Q) max or min over j of each segment: ``at0`` (S,) its value at
+        j = 0, ``values`` (items,) at j = nth + 1 (NaN propagates)."""
+        f = np.maximum if how == "max" else np.minimum
+        out = np.array(at0, np.float64).reshape(-1)
+        if len(values):
+            ne = self.nonempty
+            out[ne] = f(out[ne], f.reduceat(values, self.offsets[:-1][ne]))
+        return out.reshape(self.shape)
+
+    # ---- the (segment, j) pairs, j = 0 .. u_s ------------------------------------
+    @cached_property
+    def pair_offsets(self) -> np.ndarray:
+        out = np.zeros(len(self.count) + 1, np.int64)
+        np.cumsum(self.count + 1, out=out[1:])
+        return out
+
+    @cached_property
+    def pair_segment(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.count), dtype=np.int64), self.count + 1)
+
+    @cached_property
+    def j(self) -> np.ndarray:
+        """(pairs,) j of each pair."""
+        return np.arange(self.pair_offsets[-1], dtype=np.int64) - self.pair_offsets[:-1][
             self.pair_segment]
-        self.nth = np.arange(len(idx), dtype=np.int64) - self.offsets[:-1][self.segment]
 
     @property
     def pair_query(self) -> np.ndarray:
         return self.pair_segment % self.shape[1]
 
     def first(self, w: np.ndarray) -> np.ndarray:
-        """(pairs,) sum of ``w`` over the first j unjudged items of the segment (a
-        global cumulative sum less the segment's start: rounding of the order of
-        1e-16 x the largest sum, which the kernel's own value then bounds)."""
-        vals = np.zeros(len(self.j))
-        vals[self.pair_offsets[:-1][self.segment] + self.nth + 1] = w
-        total = np.cumsum(vals)
-        return total - total[self.pair_offsets[:-1]][self.pair_segment]
+        """(pairs,) sum of ``w`` over the first j unjudged items of the segment."""
+        c = self._prefix(w)
+        p = np.arange(self.pair_offsets[-1], dtype=np.int64) - self.pair_segment
+        return c[p] - c[self.offsets[:-1]][self.pair_segment]
 
     def last(self, w: np.ndarray) -> np.ndarray:
         """(pairs,) sum of ``w`` over the last j unjudged items of the segment."""
-        first = self.first(w)
-        u = self.count[self.pair_segment]
-        start = self.pair_offsets[:-1][self.pair_segment]
-        return first[start + u] - first[start + u - self.j]
+        c = self._prefix(w)
+        end = self.offsets[1:][self.pair_segment]
+        return c[end] - c[end - self.j]
 
     def per_segment(self, values: np.ndarray, how: str) -> np.ndarray:
         """(R, Q) max or min of pair ``values`` over each segment's pairs."""
@@ -126,16 +213,17 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def position_weights(judged: JudgedRankings, m: Measure, index: np.ndarray,
-                     table: np.ndarray) -> np.ndarray:
+                     table: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:
     """What a unit of relevance (gain 1) at each item of ``index`` adds:
     ``table[rank]`` within the cut-off, 0 beyond; under ``ties="expected"`` the
     mean of ``table`` over the positions of the item's tie group within the
     cut-off (each position holds the item with probability 1/size: McSherry &
-    Najork 2008, section 2.1). Non-increasing along a ranking when ``table`` is."""
+    Najork 2008, section 2.1). Non-increasing along a ranking when ``table`` is.
+    ``rank``: the items' ranks when known already (else read from ``judged``)."""
     k = m.cutoff
     if judged.ties != "expected":
-        rank = judged.rank[index]
-        w = table[rank].astype(np.float64)
+        rank = judged.rank[index] if rank is None else rank
+        w = table.astype(np.float64, copy=False)[rank]
         if k is not None:
             w[rank >= k] = 0.0
         return w
@@ -153,10 +241,9 @@ def _ones(judged: JudgedRankings) -> np.ndarray:
 
 def _relevant_retrieved(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """(S,) relevant items within the cut-off (expected number under expected ties)."""
-    level = m.rel(judged)
-    idx = judged.items_with_grade(level).index
-    w = position_weights(judged, m, idx, _ones(judged))
-    return np.bincount(judged.segment[idx], weights=w, minlength=judged.n_segments)
+    items = judged.items_with_grade(m.rel(judged))
+    w = position_weights(judged, m, items.index, _ones(judged), items.rank)
+    return np.bincount(items.segment, weights=w, minlength=judged.n_segments)
 
 
 @holds_value
@@ -173,7 +260,7 @@ def recall_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nd
     largest for the top j, smallest for the bottom j (exchange); every j is
     scanned. Exact (ties="expected": a_j is the expected count, linear in the
     group memberships)."""
-    return _linear_ratio(judged, m, lambda u: judged.num_rel(m.rel(judged))[u.pair_query] + u.j)
+    return _linear_ratio(judged, m, np.tile(judged.num_rel(m.rel(judged)), judged.n_runs))
 
 
 @holds_value
@@ -181,20 +268,29 @@ def f1_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     """F1@k = 2 (H + a_j) / (k + R0 + j) (k: the cut-off, or the number
     retrieved): for a fixed j the denominator is fixed, so top j / bottom j
     give the extremes (exchange) and every j is scanned. Exact."""
-    def den(u: Unjudged) -> np.ndarray:
-        k = judged.n_retrieved if m.cutoff is None else np.full(judged.n_segments, m.cutoff)
-        return k[u.pair_segment] + judged.num_rel(m.rel(judged))[u.pair_query] + u.j
-    lo, hi = _linear_ratio(judged, m, den)
+    k = judged.n_retrieved if m.cutoff is None else np.full(judged.n_segments, m.cutoff)
+    lo, hi = _linear_ratio(judged, m, k + np.tile(judged.num_rel(m.rel(judged)), judged.n_runs))
     return 2.0 * lo, 2.0 * hi
 
 
-def _linear_ratio(judged: JudgedRankings, m: Measure, den) -> tuple[np.ndarray, np.ndarray]:
+def _linear_ratio(judged: JudgedRankings, m: Measure, den0: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) of (H + a_j) / (den0 + j) over j: a_j the weights of the
+    bottom j / top j unjudged items (``den0``: (S,) the denominator at j = 0)."""
     u = unjudged_of(judged, m.rel(judged))
-    w = position_weights(judged, m, u.index, _ones(judged))
-    h = _relevant_retrieved(judged, m)[u.pair_segment]
-    d = den(u)
-    return (u.per_segment(_div(h + u.last(w), d), "min"),
-            u.per_segment(_div(h + u.first(w), d), "max"))
+    w = position_weights(judged, m, u.index, _ones(judged), u.rank)
+    h = _relevant_retrieved(judged, m)
+    at0 = _div(h, den0)
+    if not len(u.index):
+        return at0.reshape(u.shape), at0.reshape(u.shape)
+    h_i = np.repeat(h, u.count)
+    d0 = np.repeat(den0.astype(np.float64), u.count)
+    hi, lo = u.head_tail(w)
+    hi += h_i
+    hi /= d0 + u.item_j  # den0 + j >= 1
+    lo += h_i
+    lo /= d0 + u.item_j_bottom
+    return u.extreme(at0, lo, "min"), u.extreme(at0, hi, "max")
 
 
 @holds_value
@@ -213,30 +309,44 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     level = m.rel(judged)
     u = unjudged_of(judged, level)
     k = np.inf if m.cutoff is None else m.cutoff
-    rel = judged.grade >= level
-    rank = judged.rank
-    inv = np.where(rank < k, 1.0 / (rank + 1.0), 0.0)
-    hits = np.cumsum(rel) - np.repeat(np.concatenate(([0], np.cumsum(rel)))[judged.offsets[:-1]],
-                                      np.diff(judged.offsets))  # inclusive, within segment
-    s0 = judged.segment_sum(np.where(rel, hits * inv, 0.0)).ravel()
-    rel_inv = np.cumsum(np.where(rel, inv, 0.0))
-    rel_inv -= np.concatenate(([0.0], rel_inv))[judged.offsets[:-1]][judged.segment]
-    seg_total = np.zeros(judged.n_segments)
-    nonempty = np.diff(judged.offsets) > 0
-    seg_total[nonempty] = rel_inv[judged.offsets[1:][nonempty] - 1]
-    i = u.index
-    tail = seg_total[u.segment] - rel_inv[i]  # judged relevant below i, within k
-    above = hits[i]  # judged relevant above i (i itself is not relevant)
-    u_inv = inv[i]
-    deeper = u.last(u_inv)  # per pair; per item: the unjudged below it
-    start = u.pair_offsets[:-1][u.segment]
-    below = deeper[start + u.count[u.segment] - u.nth - 1]
-    add_top = u_inv * (above + u.nth + 1) + tail
-    add_bottom = u_inv * (above + 1) + tail + below
-    den = judged.num_rel(level)[u.pair_query] + u.j
-    base = s0[u.pair_segment]
-    return (u.per_segment(_div(base + u.last(add_bottom), den), "min"),
-            u.per_segment(_div(base + u.first(add_top), den), "max"))
+    # the judged relevant items alone (sparse): S0 and their 1/rank within k
+    rel = judged.items_with_grade(level)
+    inv_rel = np.zeros(len(rel.index))
+    np.divide(1.0, rel.rank + 1.0, out=inv_rel, where=rel.rank < k)
+    s0 = np.bincount(rel.segment, weights=(rel.nth + 1.0) * inv_rel,
+                     minlength=judged.n_segments)
+    r0 = np.tile(judged.num_rel(level), judged.n_runs)
+    at0 = _div(s0, r0)
+    if not len(u.index):
+        return at0.reshape(u.shape), at0.reshape(u.shape)
+    cum_rel = np.empty(len(inv_rel) + 1)
+    cum_rel[0] = 0.0
+    np.cumsum(inv_rel, out=cum_rel[1:])
+    # judged relevant items before each unjudged one (the two are disjoint)
+    at = np.searchsorted(u.index, rel.index)
+    before = np.cumsum(np.bincount(at, minlength=len(u.index) + 1)[:-1])
+    above = before - np.repeat(rel.offsets[:-1], u.count)  # J(p), same segment
+    tail = np.repeat(cum_rel[rel.offsets[1:]], u.count)  # relevant below, within k
+    tail -= cum_rel[before]
+    u_inv = np.zeros(len(u.index))
+    np.divide(1.0, u.rank + 1.0, out=u_inv, where=u.rank < k)
+    add_top = u.nth + 1.0
+    add_top += above
+    add_top *= u_inv
+    add_top += tail
+    add_bottom = above + 1.0
+    add_bottom *= u_inv
+    add_bottom += tail
+    add_bottom += u.below(u_inv)
+    base = np.repeat(s0, u.count)
+    r0_i = np.repeat(r0.astype(np.float64), u.count)
+    lo = u.tail(add_bottom)
+    lo += base
+    lo /= r0_i + u.item_j_bottom  # R0 + j >= 1
+    hi = u.head(add_top)
+    hi += base
+    hi /= r0_i + u.item_j
+    return u.extreme(at0, lo, "min"), u.extreme(at0, hi, "max")
 
 
 @holds_value
@@ -309,12 +419,16 @@ def _assign_all(judged: JudgedRankings, u: Unjudged, grades: np.ndarray) -> Judg
 
 
 # ---- graded gains over an ideal ranking (nDCG, NCG) ------------------------------
-def _ideal_with(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndarray,
-                gain_of, grade: int) -> np.ndarray:
-    """(pairs,) ideal score of each pair's query with j extra documents of
-    ``grade``: the judged grades >= 1 sorted descending, level by level, with
-    the ``grade`` block j longer and the lower blocks j further down; each level L
-    adds gain(L) x the table summed over its block within the cut-off."""
+def _ideal_table(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndarray,
+                 gain_of, grade: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ideal, start): ``ideal[start[q] + min(j, k)]`` is the ideal score of
+    query q with j extra documents of ``grade`` (j up to the most unjudged items
+    of a segment of q; k the cut-off, or no limit): the judged grades >= 1 sorted
+    descending, level by level, with the ``grade`` block j longer and the lower
+    blocks j further down; each level L adds gain(L) x the table summed over its
+    block within the cut-off. ``grade`` is the highest level or 1 (the only
+    uses), so its block ends at j or later: from j = k on the cut-off is full
+    and the ideal no longer changes (rows stop at k)."""
     qg = judged.qrels_grade
     keep = qg >= 1
     levels = np.unique(np.append(qg[keep], grade))[::-1]  # descending
@@ -325,8 +439,9 @@ def _ideal_with(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndarr
     start = np.cumsum(counts, axis=1) - counts
     # the ideal depends on (query, j) only: one row per query and j up to its largest u
     n_q = judged.n_queries
-    max_u = np.zeros(n_q, np.int64)
-    np.maximum.at(max_u, u.pair_query, u.j)
+    max_u = u.count.reshape(u.shape).max(axis=0, initial=0)
+    if m.cutoff is not None:
+        np.minimum(max_u, m.cutoff, out=max_u)
     q_off = np.concatenate(([0], np.cumsum(max_u + 1)))
     rq = np.repeat(np.arange(n_q), max_u + 1)
     rj = np.arange(q_off[-1]) - q_off[:-1][rq]
@@ -338,7 +453,20 @@ def _ideal_with(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndarr
     cum = np.concatenate(([0.0], np.cumsum(tab)))
     s, e = np.minimum(s, k), np.minimum(e, k)
     ideal = ((cum[e] - cum[s]) * gain_of(levels)[None, :]).sum(axis=1)
-    return ideal[q_off[:-1][u.pair_query] + u.j]
+    return ideal, q_off[:-1]
+
+
+def _capped(j: np.ndarray, m: Measure) -> np.ndarray:
+    """``j`` limited to the cut-off (:func:`_ideal_table` rows)."""
+    return j if m.cutoff is None else np.minimum(j, m.cutoff)
+
+
+def _ideal_with(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndarray,
+                gain_of, grade: int) -> np.ndarray:
+    """(pairs,) ideal score of each pair's query with j extra documents of
+    ``grade`` (:func:`_ideal_table`)."""
+    ideal, start = _ideal_table(judged, u, m, table, gain_of, grade)
+    return ideal[start[u.pair_query] + _capped(u.j, m)]
 
 
 @holds_value
@@ -378,19 +506,38 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
             return np.exp2(g) - 1.0 if m.get("gain") == "exp" else g
     u = unjudged_of(judged, 1)
     n_tab = table(int(judged.n_retrieved.max(initial=0)) + 1)
-    pos = judged.items_with_grade(1).index
-    w_pos = position_weights(judged, m, pos, n_tab) * gain_of(judged.grade[pos])
-    n0 = np.bincount(judged.segment[pos], weights=w_pos, minlength=judged.n_segments)
-    n0 = n0[u.pair_segment]
-    w = position_weights(judged, m, u.index, n_tab)
+    pos = judged.items_with_grade(1)
+    w_pos = position_weights(judged, m, pos.index, n_tab, pos.rank)
+    w_pos *= gain_of(judged.grade[pos.index])
+    n0 = np.bincount(pos.segment, weights=w_pos, minlength=judged.n_segments)
     g_top = float(gain_of(np.array([u.top]))[0]) if u.top >= 1 else 0.0
-    ideal_top = _ideal_with(judged, u, m, table, gain_of, max(u.top, 1))
-    lower = u.per_segment(_div(n0 + g_top * u.last(w), ideal_top), "min")
-    reach = n0 + g_top * u.first(w)
-    if m.name == "NCG" and judged.ties != "expected":
-        return lower, u.per_segment(_div(reach, ideal_top), "max")
-    ideal_one = _ideal_with(judged, u, m, table, gain_of, 1)
-    return lower, u.per_segment(np.minimum(1.0, _div(reach, ideal_one)), "max")
+    ideal, start = _ideal_table(judged, u, m, table, gain_of, max(u.top, 1))
+    seg_q = np.tile(start, judged.n_runs)  # (S,) row of each segment's query, j = 0
+    at0 = _div(n0, ideal[seg_q])
+    ncg = m.name == "NCG" and judged.ties != "expected"
+    if ncg:
+        ideal_one = ideal
+    else:
+        ideal_one, start_one = _ideal_table(judged, u, m, table, gain_of, 1)
+        seg_q_one = np.tile(start_one, judged.n_runs)
+    upper0 = at0 if ncg else np.minimum(1.0, _div(n0, ideal_one[seg_q_one]))
+    if not len(u.index):
+        return at0.reshape(u.shape), upper0.reshape(u.shape)
+    w = position_weights(judged, m, u.index, n_tab, u.rank)
+    w *= g_top
+    n0_i = np.repeat(n0, u.count)
+    row = np.repeat(seg_q, u.count)
+    reach, low = u.head_tail(w)
+    low += n0_i
+    lower = u.extreme(at0, _div(low, ideal[row + _capped(u.item_j_bottom, m)]), "min")
+    reach += n0_i
+    j_top = _capped(u.item_j, m)
+    if ncg:
+        return lower, u.extreme(at0, _div(reach, ideal[row + j_top]), "max")
+    row = np.repeat(seg_q_one, u.count)
+    upper = _div(reach, ideal_one[row + j_top])
+    np.minimum(upper, 1.0, out=upper)
+    return lower, u.extreme(upper0, upper, "max")
 
 
 @holds_value
