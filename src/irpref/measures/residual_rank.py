@@ -124,37 +124,67 @@ class Unjudged:
         np.cumsum(w, out=out[1:])
         return out
 
-    def _at_ends(self, c: np.ndarray, ends: np.ndarray) -> np.ndarray:
-        return np.repeat(c[ends], self.count)
+    def _at(self, c: np.ndarray, ends: np.ndarray, base, sign: float) -> np.ndarray:
+        at = c[ends]
+        if base is not None:
+            at += sign * base
+        return np.repeat(at, self.count)
 
-    def head(self, w: np.ndarray, c: np.ndarray | None = None) -> np.ndarray:
+    def head(self, w: np.ndarray, c: np.ndarray | None = None, base=None) -> np.ndarray:
         """(items,) sum of ``w`` over the top :attr:`item_j` unjudged items of the
-        segment (a global cumulative sum less the segment's start: rounding of
-        the order of 1e-16 x the largest sum, which the kernel's value bounds)."""
+        segment, plus ``base`` (S,) if given (a global cumulative sum less the
+        segment's start: rounding of the order of 1e-16 x the largest sum, which
+        the kernel's value bounds). ``c``: :meth:`_prefix` of ``w`` if known."""
         c = self._prefix(w) if c is None else c
         out = c[1:].copy()
-        out -= self._at_ends(c, self.offsets[:-1])
+        out -= self._at(c, self.offsets[:-1], base, -1.0)
         return out
 
-    def tail(self, w: np.ndarray, c: np.ndarray | None = None) -> np.ndarray:
+    def tail(self, w: np.ndarray, c: np.ndarray | None = None, base=None) -> np.ndarray:
         """(items,) sum of ``w`` over the bottom :attr:`item_j_bottom` unjudged
-        items of the segment (from this item down)."""
+        items of the segment (from this item down), plus ``base`` (S,) if given."""
         c = self._prefix(w) if c is None else c
-        out = self._at_ends(c, self.offsets[1:])
+        out = self._at(c, self.offsets[1:], base, 1.0)
         out -= c[:-1]
         return out
 
     def below(self, w: np.ndarray, c: np.ndarray | None = None) -> np.ndarray:
         """(items,) sum of ``w`` over the unjudged items below each one."""
         c = self._prefix(w) if c is None else c
-        out = self._at_ends(c, self.offsets[1:])
+        out = self._at(c, self.offsets[1:], None, 1.0)
         out -= c[1:]
         return out
 
-    def head_tail(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def head_tail(self, w: np.ndarray, base=None) -> tuple[np.ndarray, np.ndarray]:
         """(:meth:`head`, :meth:`tail`) of ``w`` from one cumulative sum."""
         c = self._prefix(w)
-        return self.head(w, c), self.tail(w, c)
+        return self.head(w, c, base), self.tail(w, c, base)
+
+    def leading(self, w: np.ndarray) -> tuple[Unjudged, np.ndarray]:
+        """The unjudged items of each segment down to its last one with a weight
+        ``w`` != 0 (a_s of them), and their weights. The others weigh nothing
+        (e.g. beyond a cut-off): a scan where more weightless documents made
+        relevant only add to a denominator reads the a_s items and, for the
+        bottom j, the value at j = u_s - a_s (:func:`_linear_ratio`,
+        :func:`gain_ratio_bounds`)."""
+        pos = np.flatnonzero(w)
+        if len(pos) == len(w):
+            return self, w
+        a = np.zeros(len(self.count), np.int64)
+        if len(pos):
+            seg = self.segment[pos]
+            last = np.flatnonzero(np.append(seg[1:] != seg[:-1], True))
+            a[seg[last]] = self.nth[pos[last]] + 1
+        sel = np.flatnonzero(self.nth < np.repeat(a, self.count))
+        sub = object.__new__(Unjudged)
+        sub.shape, sub.top = self.shape, self.top
+        sub.index, sub.segment = self.index[sel], self.segment[sel]
+        sub.nth, sub.rank = self.nth[sel], self.rank[sel]
+        sub.count = a
+        sub.offsets = np.zeros(len(a) + 1, np.int64)
+        np.cumsum(a, out=sub.offsets[1:])
+        sub.nonempty = np.flatnonzero(a)
+        return sub, w[sel]
 
     def extreme(self, at0: np.ndarray, values: np.ndarray, how: str) -> np.ndarray:
         """(R, Q) max or min over j of each segment: ``at0`` (S,) its value at
@@ -276,21 +306,23 @@ def f1_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
 def _linear_ratio(judged: JudgedRankings, m: Measure, den0: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) of (H + a_j) / (den0 + j) over j: a_j the weights of the
-    bottom j / top j unjudged items (``den0``: (S,) the denominator at j = 0)."""
+    bottom j / top j unjudged items (``den0``: (S,) the denominator at j = 0).
+    Items of weight 0 (beyond the cut-off) only raise the denominator: the top j
+    stop at the last item of weight > 0, the bottom j start with all the others
+    (:meth:`Unjudged.leading`)."""
     u = unjudged_of(judged, m.rel(judged))
     w = position_weights(judged, m, u.index, _ones(judged), u.rank)
     h = _relevant_retrieved(judged, m)
+    den0 = den0.astype(np.float64)
     at0 = _div(h, den0)
-    if not len(u.index):
-        return at0.reshape(u.shape), at0.reshape(u.shape)
-    h_i = np.repeat(h, u.count)
-    d0 = np.repeat(den0.astype(np.float64), u.count)
-    hi, lo = u.head_tail(w)
-    hi += h_i
-    hi /= d0 + u.item_j  # den0 + j >= 1
-    lo += h_i
-    lo /= d0 + u.item_j_bottom
-    return u.extreme(at0, lo, "min"), u.extreme(at0, hi, "max")
+    lead, w = u.leading(w)
+    low0 = np.minimum(at0, _div(h, den0 + (u.count - lead.count)))
+    if not len(lead.index):
+        return low0.reshape(u.shape), at0.reshape(u.shape)
+    hi, lo = lead.head_tail(w, h)
+    hi /= np.repeat(den0 + 1.0, lead.count) + lead.nth  # den0 + j >= 1
+    lo /= np.repeat(den0 + u.count, lead.count) - lead.nth  # den0 + u - nth
+    return lead.extreme(low0, lo, "min"), lead.extreme(at0, hi, "max")
 
 
 @holds_value
@@ -315,7 +347,7 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     np.divide(1.0, rel.rank + 1.0, out=inv_rel, where=rel.rank < k)
     s0 = np.bincount(rel.segment, weights=(rel.nth + 1.0) * inv_rel,
                      minlength=judged.n_segments)
-    r0 = np.tile(judged.num_rel(level), judged.n_runs)
+    r0 = np.tile(judged.num_rel(level), judged.n_runs).astype(np.float64)
     at0 = _div(s0, r0)
     if not len(u.index):
         return at0.reshape(u.shape), at0.reshape(u.shape)
@@ -323,29 +355,27 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     cum_rel[0] = 0.0
     np.cumsum(inv_rel, out=cum_rel[1:])
     # judged relevant items before each unjudged one (the two are disjoint)
-    at = np.searchsorted(u.index, rel.index)
-    before = np.cumsum(np.bincount(at, minlength=len(u.index) + 1)[:-1])
-    above = before - np.repeat(rel.offsets[:-1], u.count)  # J(p), same segment
+    before = np.bincount(np.searchsorted(u.index, rel.index), minlength=len(u.index) + 1)
+    before = np.cumsum(before[:-1])
     tail = np.repeat(cum_rel[rel.offsets[1:]], u.count)  # relevant below, within k
     tail -= cum_rel[before]
-    u_inv = np.zeros(len(u.index))
-    np.divide(1.0, u.rank + 1.0, out=u_inv, where=u.rank < k)
-    add_top = u.nth + 1.0
-    add_top += above
-    add_top *= u_inv
+    above = before
+    above -= np.repeat(rel.offsets[:-1], u.count)  # J(p), same segment
+    if m.cutoff is None:
+        u_inv = 1.0 / (u.rank + 1.0)
+    else:
+        u_inv = np.zeros(len(u.index))
+        np.divide(1.0, u.rank + 1.0, out=u_inv, where=u.rank < k)
+    add_top = np.multiply(above + u.item_j, u_inv)
     add_top += tail
-    add_bottom = above + 1.0
-    add_bottom *= u_inv
+    above += 1
+    add_bottom = np.multiply(above, u_inv)
     add_bottom += tail
     add_bottom += u.below(u_inv)
-    base = np.repeat(s0, u.count)
-    r0_i = np.repeat(r0.astype(np.float64), u.count)
-    lo = u.tail(add_bottom)
-    lo += base
-    lo /= r0_i + u.item_j_bottom  # R0 + j >= 1
-    hi = u.head(add_top)
-    hi += base
-    hi /= r0_i + u.item_j
+    lo = u.tail(add_bottom, base=s0)
+    lo /= np.repeat(r0 + u.count, u.count) - u.nth  # R0 + j >= 1
+    hi = u.head(add_top, base=s0)
+    hi /= np.repeat(r0 + 1.0, u.count) + u.nth
     return u.extreme(at0, lo, "min"), u.extreme(at0, hi, "max")
 
 
@@ -436,7 +466,7 @@ def _ideal_table(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndar
     q = judged.qrels_query[keep]
     li = np.searchsorted(-levels, -qg[keep])
     counts = np.bincount(q * n_lv + li, minlength=judged.n_queries * n_lv).reshape(-1, n_lv)
-    start = np.cumsum(counts, axis=1) - counts
+    ends = np.cumsum(counts, axis=1)  # (Q, levels) where each block ends, j = 0
     # the ideal depends on (query, j) only: one row per query and j up to its largest u
     n_q = judged.n_queries
     max_u = u.count.reshape(u.shape).max(axis=0, initial=0)
@@ -445,14 +475,20 @@ def _ideal_table(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndar
     q_off = np.concatenate(([0], np.cumsum(max_u + 1)))
     rq = np.repeat(np.arange(n_q), max_u + 1)
     rj = np.arange(q_off[-1]) - q_off[:-1][rq]
-    s = start[rq] + rj[:, None] * (levels < grade)[None, :]
-    e = start[rq] + counts[rq] + rj[:, None] * (levels <= grade)[None, :]
-    k = e.max(initial=0) if m.cutoff is None else m.cutoff
-    size = int(max(e.max(initial=0), 0)) + 1
-    tab = table(size)
-    cum = np.concatenate(([0.0], np.cumsum(tab)))
-    s, e = np.minimum(s, k), np.minimum(e, k)
-    ideal = ((cum[e] - cum[s]) * gain_of(levels)[None, :]).sum(axis=1)
+    longest = int(ends[:, -1].max(initial=0) + max_u.max(initial=0)) if n_q else 0
+    k = longest if m.cutoff is None else min(m.cutoff, longest)
+    cum = np.concatenate(([0.0], np.cumsum(table(longest + 1))))
+    # blocks are contiguous: sum_L gain(L) (cum[e_L] - cum[s_L]) telescopes to
+    # sum_L (gain(L) - gain(next lower L)) cum[e_L], each end capped at k
+    gains = gain_of(levels)
+    step = gains - np.append(gains[1:], 0.0)
+    ideal = np.zeros(len(rq))
+    for i in range(n_lv):
+        e = ends[:, i][rq]
+        if levels[i] <= grade:  # this block and every lower one end j further down
+            e += rj
+        np.minimum(e, k, out=e)
+        ideal += step[i] * cum[e]
     return ideal, q_off[:-1]
 
 
@@ -515,29 +551,29 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     seg_q = np.tile(start, judged.n_runs)  # (S,) row of each segment's query, j = 0
     at0 = _div(n0, ideal[seg_q])
     ncg = m.name == "NCG" and judged.ties != "expected"
-    if ncg:
-        ideal_one = ideal
-    else:
-        ideal_one, start_one = _ideal_table(judged, u, m, table, gain_of, 1)
-        seg_q_one = np.tile(start_one, judged.n_runs)
-    upper0 = at0 if ncg else np.minimum(1.0, _div(n0, ideal_one[seg_q_one]))
+    # (the rows of both tables start alike: they depend on u and the cut-off)
+    ideal_one = ideal if ncg else _ideal_table(judged, u, m, table, gain_of, 1)[0]
+    upper0 = at0 if ncg else np.minimum(1.0, _div(n0, ideal_one[seg_q]))
     if not len(u.index):
         return at0.reshape(u.shape), upper0.reshape(u.shape)
     w = position_weights(judged, m, u.index, n_tab, u.rank)
+    lead, w = u.leading(w)  # the others weigh nothing: they only raise the ideal
+    shift = u.count - lead.count
+    low0 = np.minimum(at0, _div(n0, ideal[seg_q + _capped(shift, m)]))
+    if not len(lead.index):
+        return low0.reshape(u.shape), upper0.reshape(u.shape)
     w *= g_top
-    n0_i = np.repeat(n0, u.count)
-    row = np.repeat(seg_q, u.count)
-    reach, low = u.head_tail(w)
-    low += n0_i
-    lower = u.extreme(at0, _div(low, ideal[row + _capped(u.item_j_bottom, m)]), "min")
-    reach += n0_i
-    j_top = _capped(u.item_j, m)
+    reach, low = lead.head_tail(w, n0)
+    row = np.repeat(seg_q, lead.count)
+    # the bottom j = u_s - nth of the segment start at the item
+    j_low = _capped(np.repeat(u.count, lead.count) - lead.nth, m)
+    lower = lead.extreme(low0, _div(low, ideal[row + j_low]), "min")
+    row += _capped(lead.item_j, m)
     if ncg:
-        return lower, u.extreme(at0, _div(reach, ideal[row + j_top]), "max")
-    row = np.repeat(seg_q_one, u.count)
-    upper = _div(reach, ideal_one[row + j_top])
+        return lower, lead.extreme(at0, _div(reach, ideal[row]), "max")
+    upper = _div(reach, ideal_one[row])
     np.minimum(upper, 1.0, out=upper)
-    return lower, u.extreme(upper0, upper, "max")
+    return lower, lead.extreme(upper0, upper, "max")
 
 
 @holds_value
