@@ -4,16 +4,17 @@ against the plain evaluation, kernel-only and as whole processes.
 For each shape (query count, depth 100/1000, a low or high share of unjudged
 documents, numeric or string document ids; collections written by
 ``generate.py`` with a seed, into ``--data``): *kernel*: the measures computed
-on judged rankings in memory, then the same plus :func:`irpref.bounds.
-residual_bounds` (median of ``--repeats``); *process*: ``irpref evaluate`` with
-and without ``--bounds``, each a new process (plain evaluation judges the
-compact layout when it can, and so do bounds, completing it with the
-unjudged items, :func:`irpref.bounds.with_unjudged`). Prints the medians
-and the ratios bounds / plain. Process runs are interleaved (plain, bounds,
-plain, ...) so load from other work on the machine falls on both alike;
-``--before SRC`` also times ``--bounds`` with another checkout's ``src``
-(e.g. ``git archive <commit> src | tar -x -C /tmp/before``, C extensions
-copied in) in the same rounds, and checks that both print the same numbers.
+on judged rankings in memory (the layout the process judges), then the same
+plus :func:`irpref.bounds.residual_bounds` (median of ``--repeats``);
+*process*: ``irpref evaluate`` with and without ``--bounds``, each a new
+process (plain evaluation judges the compact layout when it can, and so do
+bounds, completing it with the unjudged items,
+:func:`irpref.bounds.with_unjudged`). Prints the medians and the ratios
+bounds / plain. Process runs are interleaved (plain, bounds, plain, ...) so
+load from other work on the machine falls on both alike; ``--before SRC``
+also times ``--bounds`` with another checkout's ``src`` (e.g. ``git archive
+<commit> src | tar -x -C /tmp/before``, C extensions copied in) in the same
+rounds, and checks that both print the same numbers (to 1e-9).
 
 Usage::
 
@@ -57,15 +58,16 @@ def _median_time(fn, repeats: int) -> float:
 
 
 def kernel(qrels: Path, runs: list[Path], measures: list[str], repeats: int) -> tuple:
-    from irpref.bounds import residual_bounds
-    from irpref.evaluate import judge_inputs
+    from irpref.bounds import residual_bounds, with_unjudged
+    from irpref.evaluate import judge_inputs, layout_for
     from irpref.measures import parse_measure
 
+    ms = [parse_measure(m) for m in measures]
+    layout, count_docs = layout_for(ms)  # as the process judges (bounds complete it)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        judged = judge_inputs(qrels, runs)
-    ms = [parse_measure(m) for m in measures]
-    unjudged = float((judged.grade < 0).mean())
+        judged = judge_inputs(qrels, runs, layout=layout, count_docs=count_docs)
+    unjudged = float((with_unjudged(judged).grade < 0).mean())
 
     def plain():
         return {m: m.compute(judged) for m in ms}
@@ -74,8 +76,8 @@ def kernel(qrels: Path, runs: list[Path], measures: list[str], repeats: int) -> 
         values = plain()
         residual_bounds(judged, ms, values=values)
 
-    plain()
-    with_bounds()  # warm caches (tie groups, power tables) for both alike
+    plain()  # warm caches (tie groups, power tables); bounds start cold each time,
+    # as in a process: with_unjudged builds new rankings on every call
     return _median_time(plain, repeats), _median_time(with_bounds, repeats), unjudged
 
 

@@ -319,11 +319,14 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
         by_run = group.groupby("run", sort=False)["value"]
         means = by_run.agg(lambda v, f=aggregate: float(f(v.to_numpy())))
         frame = pd.DataFrame({"run": means.index, "measure": measure, "value": means.values})
-        for col in ("lower", "upper"):
-            if col in group:
-                agg = group.groupby("run", sort=False)[col].agg(
-                    lambda v, f=aggregate: float(f(v.to_numpy())))
-                frame[col] = agg.reindex(means.index).to_numpy(np.float64)
+        cols = [c for c in ("lower", "upper") if c in group]
+        if cols:  # the bounds by the same aggregate, run by run in row order
+            codes = pd.Index(means.index).get_indexer(group["run"])
+            order = np.argsort(codes, kind="stable")
+            cuts = np.searchsorted(codes[order], np.arange(1, len(means)))
+            for col in cols:
+                parts = np.split(group[col].to_numpy(np.float64)[order], cuts)
+                frame[col] = np.array([float(aggregate(v)) for v in parts], np.float64)
         if counts:
             frame["n"] = by_run.size().reindex(means.index).to_numpy(np.int64)
         out.append(frame)
