@@ -319,7 +319,11 @@ def _linear_ratio(judged: JudgedRankings, m: Measure, den0: np.ndarray
     low0 = np.minimum(at0, _div(h, den0 + (u.count - lead.count)))
     if not len(lead.index):
         return low0.reshape(u.shape), at0.reshape(u.shape)
-    hi, lo = lead.head_tail(w, h)
+    if judged.ties != "expected":  # weights 1 within the cut-off: a_j counts items
+        hi = np.repeat(h + 1.0, lead.count) + lead.nth
+        lo = np.repeat(h + lead.count, lead.count) - lead.nth
+    else:
+        hi, lo = lead.head_tail(w, h)
     hi /= np.repeat(den0 + 1.0, lead.count) + lead.nth  # den0 + j >= 1
     lo /= np.repeat(den0 + u.count, lead.count) - lead.nth  # den0 + u - nth
     return lead.extreme(low0, lo, "min"), lead.extreme(at0, hi, "max")
