@@ -273,7 +273,8 @@ def _relevant_retrieved(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """(S,) relevant items within the cut-off (expected number under expected ties)."""
     items = judged.items_with_grade(m.rel(judged))
     w = position_weights(judged, m, items.index, _ones(judged), items.rank)
-    return np.bincount(items.segment, weights=w, minlength=judged.n_segments)
+    return np.bincount(items.segment, weights=w, minlength=judged.n_segments).astype(
+        np.float64, copy=False)  # (an empty bincount is int64)
 
 
 @holds_value
