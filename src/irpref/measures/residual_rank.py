@@ -136,8 +136,8 @@ class Unjudged:
         segment's start: rounding of the order of 1e-16 x the largest sum, which
         the kernel's value bounds). ``c``: :meth:`_prefix` of ``w`` if known."""
         c = self._prefix(w) if c is None else c
-        out = c[1:].copy()
-        out -= self._at(c, self.offsets[:-1], base, -1.0)
+        out = self._at(c, self.offsets[:-1], base, -1.0)
+        np.subtract(c[1:], out, out=out)
         return out
 
     def tail(self, w: np.ndarray, c: np.ndarray | None = None, base=None) -> np.ndarray:
@@ -359,28 +359,34 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     cum_rel = np.empty(len(inv_rel) + 1)
     cum_rel[0] = 0.0
     np.cumsum(inv_rel, out=cum_rel[1:])
-    # judged relevant items before each unjudged one (the two are disjoint)
-    before = np.bincount(np.searchsorted(u.index, rel.index), minlength=len(u.index) + 1)
-    before = np.cumsum(before[:-1])
+    # judged relevant items before each unjudged one (the two are disjoint): the
+    # unjudged items between consecutive relevant ones share the count
+    gaps = np.diff(np.searchsorted(u.index, rel.index), prepend=0, append=len(u.index))
+    before = np.repeat(np.arange(len(rel.index) + 1, dtype=np.int64), gaps)
     tail = np.repeat(cum_rel[rel.offsets[1:]], u.count)  # relevant below, within k
     tail -= cum_rel[before]
     above = before
     above -= np.repeat(rel.offsets[:-1], u.count)  # J(p), same segment
     if m.cutoff is None:
-        u_inv = 1.0 / (u.rank + 1.0)
+        u_inv = u.rank + 1.0
+        np.reciprocal(u_inv, out=u_inv)
     else:
         u_inv = np.zeros(len(u.index))
         np.divide(1.0, u.rank + 1.0, out=u_inv, where=u.rank < k)
-    add_top = np.multiply(above + u.item_j, u_inv)
+    # the top t-th: u_inv (J + t) + tail, t = nth + 1
+    above += u.item_j
+    add_top = np.multiply(above, u_inv)
     add_top += tail
-    above += 1
-    add_bottom = np.multiply(above, u_inv)
-    add_bottom += tail
-    add_bottom += u.below(u_inv)
-    lo = u.tail(add_bottom, base=s0)
-    lo /= np.repeat(r0 + u.count, u.count) - u.nth  # R0 + j >= 1
+    del above, tail
     hi = u.head(add_top, base=s0)
     hi /= np.repeat(r0 + 1.0, u.count) + u.nth
+    # the bottom j from item t: each adds u_inv (J + 1) + tail + the deeper ones'
+    # u_inv; summed from t down that is add_top less nth_t x the u_inv from t down
+    lo = u.tail(add_top, base=s0)
+    deeper = u.tail(u_inv)
+    deeper *= u.nth
+    lo -= deeper
+    lo /= np.repeat(r0 + u.count, u.count) - u.nth  # R0 + j >= 1
     return u.extreme(at0, lo, "min"), u.extreme(at0, hi, "max")
 
 
