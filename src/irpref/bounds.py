@@ -111,24 +111,21 @@ def assign(judged: JudgedRankings, grades: int | np.ndarray) -> JudgedRankings:
     added = np.diff(np.searchsorted(idx, judged.offsets))
     keep = np.flatnonzero(judged.qrels_grade >= 0)
     kept_per_query = np.bincount(judged.qrels_query[keep], minlength=n_q)
-    kept_offsets = np.zeros(n_q + 1, np.int64)
-    np.cumsum(kept_per_query, out=kept_offsets[1:])
-    seg_query = np.arange(n_s, dtype=np.int64) % n_q
-    base = kept_per_query[seg_query]
+    base = np.tile(kept_per_query, judged.n_runs)  # (S,) kept rows of each segment's query
     offsets = np.zeros(n_s + 1, np.int64)
     np.cumsum(base + added, out=offsets[1:])
-    # where each segment's base rows come from and go to
-    base_seg = np.repeat(np.arange(n_s, dtype=np.int64), base)
-    within = np.arange(len(base_seg), dtype=np.int64) - np.repeat(np.cumsum(base) - base, base)
-    source = keep[kept_offsets[:-1][seg_query][base_seg] + within]
-    target = offsets[:-1][base_seg] + within
-    # the assigned documents follow their segment's base rows, in rank order
-    add_target = np.arange(len(idx), dtype=np.int64)
-    add_target += np.repeat(offsets[:-1] + base - (np.cumsum(added) - added), added)
     key = np.empty(int(offsets[-1]), np.uint64)
     g = np.empty(int(offsets[-1]), np.int32)
-    key[target], g[target] = judged.qrels_doc_key[source], judged.qrels_grade[source]
-    key[add_target], g[add_target] = judged.doc_key[idx], new_grade
+    # run by run the segments' base rows are the kept rows in query order (a tile),
+    # each shifted by the assigned documents of the segments before it
+    at = np.arange(judged.n_runs * len(keep), dtype=np.int64)
+    at += np.repeat(np.cumsum(added) - added, base)
+    key[at] = np.tile(judged.qrels_doc_key[keep], judged.n_runs)
+    g[at] = np.tile(judged.qrels_grade[keep], judged.n_runs)
+    # the assigned documents follow their segment's base rows, in rank order
+    at = np.arange(len(idx), dtype=np.int64)
+    at += np.repeat(np.cumsum(base), added)
+    key[at], g[at] = judged.doc_key[idx], new_grade
     return dataclasses.replace(
         judged,
         run_names=["assigned"],
