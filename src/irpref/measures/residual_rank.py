@@ -175,6 +175,22 @@ class Unjudged:
             seg = self.segment[pos]
             last = np.flatnonzero(np.append(seg[1:] != seg[:-1], True))
             a[seg[last]] = self.nth[pos[last]] + 1
+        sub, sel = self._first(a)
+        return sub, w[sel]
+
+    def ranked_before(self, k: int | None) -> Unjudged:
+        """The unjudged items of rank < ``k`` (all when ``k`` is None): the
+        items weighing anything at cut-off k, ties docid/input (:meth:`leading`)."""
+        if k is None:
+            return self
+        inside = self.rank < k
+        if inside.all():
+            return self
+        a = np.bincount(self.segment[inside], minlength=len(self.count))
+        return self._first(a)[0]
+
+    def _first(self, a: np.ndarray) -> tuple[Unjudged, np.ndarray]:
+        """The first ``a[s]`` unjudged items of every segment, and their positions."""
         sel = np.flatnonzero(self.nth < np.repeat(a, self.count))
         sub = object.__new__(Unjudged)
         sub.shape, sub.top = self.shape, self.top
@@ -184,7 +200,7 @@ class Unjudged:
         sub.offsets = np.zeros(len(a) + 1, np.int64)
         np.cumsum(a, out=sub.offsets[1:])
         sub.nonempty = np.flatnonzero(a)
-        return sub, w[sel]
+        return sub, sel
 
     def extreme(self, at0: np.ndarray, values: np.ndarray, how: str) -> np.ndarray:
         """(R, Q) max or min over j of each segment: ``at0`` (S,) its value at
@@ -312,11 +328,13 @@ def _linear_ratio(judged: JudgedRankings, m: Measure, den0: np.ndarray
     stop at the last item of weight > 0, the bottom j start with all the others
     (:meth:`Unjudged.leading`)."""
     u = unjudged_of(judged, m.rel(judged))
-    w = position_weights(judged, m, u.index, _ones(judged), u.rank)
     h = _relevant_retrieved(judged, m)
     den0 = den0.astype(np.float64)
     at0 = _div(h, den0)
-    lead, w = u.leading(w)
+    if judged.ties != "expected":  # weight 1 before the cut-off, 0 from it
+        lead = u.ranked_before(m.cutoff)
+    else:
+        lead, w = u.leading(position_weights(judged, m, u.index, _ones(judged), u.rank))
     low0 = np.minimum(at0, _div(h, den0 + (u.count - lead.count)))
     if not len(lead.index):
         return low0.reshape(u.shape), at0.reshape(u.shape)
@@ -567,8 +585,11 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     upper0 = at0 if ncg else np.minimum(1.0, _div(n0, ideal_one[seg_q]))
     if not len(u.index):
         return at0.reshape(u.shape), upper0.reshape(u.shape)
-    w = position_weights(judged, m, u.index, n_tab, u.rank)
-    lead, w = u.leading(w)  # the others weigh nothing: they only raise the ideal
+    if judged.ties != "expected":  # the others weigh nothing: they only raise the ideal
+        lead = u.ranked_before(m.cutoff)
+        w = position_weights(judged, m, lead.index, n_tab, lead.rank)
+    else:
+        lead, w = u.leading(position_weights(judged, m, u.index, n_tab, u.rank))
     shift = u.count - lead.count
     low0 = np.minimum(at0, _div(n0, ideal[seg_q + _capped(shift, m)]))
     if not len(lead.index):
