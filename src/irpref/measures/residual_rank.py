@@ -98,6 +98,7 @@ class Unjudged:
         self.nth -= self.offsets[:-1][self.segment]
         self.rank = judged.rank_of(idx, self.segment)
         self.nonempty = np.flatnonzero(self.count)
+        self.longest = int(judged.n_retrieved.max(initial=0))  # no rank reaches it
 
     # ---- per item: the top j = nth + 1, the bottom j = u_s - nth ---------------
     @cached_property
@@ -181,19 +182,20 @@ class Unjudged:
     def ranked_before(self, k: int | None) -> Unjudged:
         """The unjudged items of rank < ``k`` (all when ``k`` is None): the
         items weighing anything at cut-off k, ties docid/input (:meth:`leading`)."""
-        if k is None:
-            return self
-        inside = self.rank < k
-        if inside.all():
-            return self
-        a = np.bincount(self.segment[inside], minlength=len(self.count))
-        return self._first(a)[0]
+        a = self.count_before(k)
+        return self if a is self.count or np.array_equal(a, self.count) else self._first(a)[0]
+
+    def count_before(self, k: int | None) -> np.ndarray:
+        """(S,) unjudged items of rank < ``k`` in each segment (all: ``k`` None)."""
+        if k is None or k >= self.longest:
+            return self.count
+        return np.bincount(self.segment[self.rank < k], minlength=len(self.count))
 
     def _first(self, a: np.ndarray) -> tuple[Unjudged, np.ndarray]:
         """The first ``a[s]`` unjudged items of every segment, and their positions."""
         sel = np.flatnonzero(self.nth < np.repeat(a, self.count))
         sub = object.__new__(Unjudged)
-        sub.shape, sub.top = self.shape, self.top
+        sub.shape, sub.top, sub.longest = self.shape, self.top, self.longest
         sub.index, sub.segment = self.index[sel], self.segment[sel]
         sub.nth, sub.rank = self.nth[sel], self.rank[sel]
         sub.count = a
@@ -323,26 +325,31 @@ def f1_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
 def _linear_ratio(judged: JudgedRankings, m: Measure, den0: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) of (H + a_j) / (den0 + j) over j: a_j the weights of the
-    bottom j / top j unjudged items (``den0``: (S,) the denominator at j = 0).
-    Items of weight 0 (beyond the cut-off) only raise the denominator: the top j
-    stop at the last item of weight > 0, the bottom j start with all the others
-    (:meth:`Unjudged.leading`)."""
+    bottom j / top j unjudged items (``den0``: (S,) the denominator at j = 0,
+    H <= den0). Items of weight 0 (beyond the cut-off) only raise the
+    denominator: the top j stop at the last item of weight > 0 (a of the u),
+    the bottom j start with all the others (:meth:`Unjudged.leading`).
+
+    Under ties docid/input every weight is 1 before the cut-off, so a_j = j for
+    the top j <= a: (H + j) / (den0 + j) never falls as j grows (H <= den0), the
+    upper bound is at j = a. The bottom j give H / (den0 + j) for j <= u - a,
+    least at j = u - a, then (c + j) / (den0 + j) with c = H - (u - a) <= den0,
+    which never falls, and its first value (H + 1) / (den0 + u - a + 1) is not
+    below H / (den0 + u - a): the lower bound is at j = u - a (or 0). Under
+    expected ties (fractional weights) every j is scanned."""
     u = unjudged_of(judged, m.rel(judged))
     h = _relevant_retrieved(judged, m)
     den0 = den0.astype(np.float64)
     at0 = _div(h, den0)
-    if judged.ties != "expected":  # weight 1 before the cut-off, 0 from it
-        lead = u.ranked_before(m.cutoff)
-    else:
-        lead, w = u.leading(position_weights(judged, m, u.index, _ones(judged), u.rank))
+    if judged.ties != "expected":
+        a = u.count_before(m.cutoff)
+        low = np.minimum(at0, _div(h, den0 + (u.count - a)))
+        return low.reshape(u.shape), np.where(a > 0, _div(h + a, den0 + a), at0).reshape(u.shape)
+    lead, w = u.leading(position_weights(judged, m, u.index, _ones(judged), u.rank))
     low0 = np.minimum(at0, _div(h, den0 + (u.count - lead.count)))
     if not len(lead.index):
         return low0.reshape(u.shape), at0.reshape(u.shape)
-    if judged.ties != "expected":  # weights 1 within the cut-off: a_j counts items
-        hi = np.repeat(h + 1.0, lead.count) + lead.nth
-        lo = np.repeat(h + lead.count, lead.count) - lead.nth
-    else:
-        hi, lo = lead.head_tail(w, h)
+    hi, lo = lead.head_tail(w, h)
     hi /= np.repeat(den0 + 1.0, lead.count) + lead.nth  # den0 + j >= 1
     lo /= np.repeat(den0 + u.count, lead.count) - lead.nth  # den0 + u - nth
     return lead.extreme(low0, lo, "min"), lead.extreme(at0, hi, "max")
