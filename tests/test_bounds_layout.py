@@ -75,7 +75,7 @@ def test_compact_bounds_equal_full_bounds(data, ties, depth, rel):
 @given(data=collections(), ties=st.sampled_from(["docid", "expected"]),
        w=st.lists(st.floats(0, 4), min_size=60, max_size=60), k=st.integers(0, 5))
 def test_per_item_scan_equals_pair_scan(data, ties, w, k):
-    """head/tail/below/extreme/leading against the (segment, j) pair scan."""
+    """head/tail/extreme/leading against the (segment, j) pair scan."""
     u = unjudged_of(_judge(data, ties, None, 1, "full"), 1)
     n = len(u.index)
     w = np.resize(np.asarray(w), n) * (u.rank < k)  # zero beyond a cut-off
@@ -83,8 +83,6 @@ def test_per_item_scan_equals_pair_scan(data, ties, w, k):
     start = u.pair_offsets[:-1][u.segment]
     np.testing.assert_allclose(u.head(w), first[start + u.item_j], atol=1e-12)
     np.testing.assert_allclose(u.tail(w), last[start + u.item_j_bottom], atol=1e-12)
-    below = [w[i + 1: u.offsets[s + 1]].sum() for i, s in enumerate(u.segment)]
-    np.testing.assert_allclose(u.below(w), below, atol=1e-12)
     at0 = np.arange(len(u.count), dtype=np.float64)
     for how in ("max", "min"):
         pairs = first.copy()

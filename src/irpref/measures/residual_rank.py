@@ -17,9 +17,9 @@ higher one never lowers the measure (for AP, R@k, F1, Rprec, DCG, BinG; under
 ``ties="expected"`` the value depends on how many members of a tie group are
 relevant, and a higher group precedes a lower one in every ordering). So for
 each j the top j unjudged documents give the largest value and the bottom j
-the smallest; a vectorised scan over the (segment, j) pairs, j = 0 .. u (u
-unjudged documents in the segment), takes the extremes. Every rule runs on
-all runs x queries at once.
+the smallest; a vectorised scan over j = 0 .. u (u unjudged documents in the
+segment; j >= 1 read off the j-th unjudged item, :class:`Unjudged`) takes the
+extremes. Every rule runs on all runs x queries at once.
 """
 
 from __future__ import annotations
@@ -113,11 +113,6 @@ class Unjudged:
         out -= self.nth
         return out
 
-    @cached_property
-    def query(self) -> np.ndarray:
-        """(items,) query of each item's segment."""
-        return self.segment % self.shape[1]
-
     def _prefix(self, w: np.ndarray) -> np.ndarray:
         """Exclusive prefix sums of ``w`` over all items ((items + 1,), float64)."""
         out = np.empty(len(w) + 1)
@@ -147,13 +142,6 @@ class Unjudged:
         c = self._prefix(w) if c is None else c
         out = self._at(c, self.offsets[1:], base, 1.0)
         out -= c[:-1]
-        return out
-
-    def below(self, w: np.ndarray, c: np.ndarray | None = None) -> np.ndarray:
-        """(items,) sum of ``w`` over the unjudged items below each one."""
-        c = self._prefix(w) if c is None else c
-        out = self._at(c, self.offsets[1:], None, 1.0)
-        out -= c[1:]
         return out
 
     def head_tail(self, w: np.ndarray, base=None) -> tuple[np.ndarray, np.ndarray]:
@@ -306,9 +294,9 @@ def unchanged(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
 def recall_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray]:
     """R@k = (H + a_j) / (R0 + j): with j unjudged documents made relevant, a_j of
     them within the cut-off. For a fixed j the denominator is fixed and a_j is
-    largest for the top j, smallest for the bottom j (exchange); every j is
-    scanned. Exact (ties="expected": a_j is the expected count, linear in the
-    group memberships)."""
+    largest for the top j, smallest for the bottom j (exchange); the extremes
+    over j are in closed form (:func:`_linear_ratio`). Exact (ties="expected":
+    a_j is the expected count, linear in the group memberships: every j scanned)."""
     return _linear_ratio(judged, m, np.tile(judged.num_rel(m.rel(judged)), judged.n_runs))
 
 
@@ -531,14 +519,6 @@ def _ideal_table(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndar
 def _capped(j: np.ndarray, m: Measure) -> np.ndarray:
     """``j`` limited to the cut-off (:func:`_ideal_table` rows)."""
     return j if m.cutoff is None else np.minimum(j, m.cutoff)
-
-
-def _ideal_with(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndarray,
-                gain_of, grade: int) -> np.ndarray:
-    """(pairs,) ideal score of each pair's query with j extra documents of
-    ``grade`` (:func:`_ideal_table`)."""
-    ideal, start = _ideal_table(judged, u, m, table, gain_of, grade)
-    return ideal[start[u.pair_query] + _capped(u.j, m)]
 
 
 @holds_value
