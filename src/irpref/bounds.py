@@ -18,19 +18,70 @@ every kernel then evaluates the assignment unchanged.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judged import NONPOOL, JudgedRankings, LayoutError
 
-__all__ = ["assign", "enumerate_bounds", "residual_bounds", "top_grade", "unjudged_items"]
+__all__ = ["assign", "enumerate_bounds", "residual_bounds", "top_grade", "unjudged_items",
+           "with_unjudged"]
+
+_NEEDS = "residual bounds (the unjudged documents retrieved)"
+
+
+def _holds_every_item(judged: JudgedRankings) -> bool:
+    """Every retrieved item within the depth is an item: the full layout, or a
+    compact one with as many items as retrieved (:func:`with_unjudged`)."""
+    return not judged.compact or judged.n_items == int(judged.n_retrieved.sum())
 
 
 def unjudged_items(judged: JudgedRankings) -> np.ndarray:
     """Flat indices (ascending) of the retrieved items with a grade < 0, within
-    the depth (full layout: the compact one does not hold them)."""
-    judged._full_only("residual bounds (the unjudged documents retrieved)")
-    return np.flatnonzero(judged.grade < 0)
+    the depth (rankings holding every item: the full layout, or
+    :func:`with_unjudged`; a plain compact one does not hold them)."""
+    if not _holds_every_item(judged):
+        judged._full_only(_NEEDS)
+    idx = _UNJUDGED.get(judged)
+    if idx is None:
+        idx = _UNJUDGED[judged] = np.flatnonzero(judged.grade < 0)
+    return idx
+
+
+_UNJUDGED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # judged -> indices
+
+
+def with_unjudged(judged: JudgedRankings) -> JudgedRankings:
+    """Compact rankings completed with their unjudged items (the full layout is
+    returned as it is).
+
+    The compact layout keeps every item the qrels mention with its rank and,
+    per segment, the number retrieved n_s; the other ranks ``0 .. n_s - 1`` are
+    exactly the retrieved documents absent from the qrels (grade
+    :data:`~irpref.judged.NONPOOL`). Placing the kept items at ``offsets[s] +
+    rank`` gives every item in rank order, as the full layout holds them, with
+    no run read again: what the rules need (grade and rank of each item), and
+    still a compact layout for the kernels (explicit ``item_rank``). The
+    unjudged items' documents are unknown (key 0; no kernel reads keys). Under
+    ``ties="expected"`` their tie groups are unknown too: a
+    :class:`~irpref.judged.LayoutError` (judge the full layout)."""
+    if _holds_every_item(judged):
+        return judged
+    if judged.ties == "expected":
+        raise LayoutError(f"{_NEEDS} under ties='expected' need the tie groups of the "
+                          "unjudged items: judge the full layout")
+    n = judged.n_retrieved.astype(np.int64)
+    offsets = np.zeros(len(n) + 1, np.int64)
+    np.cumsum(n, out=offsets[1:])
+    at = offsets[:-1][judged.segment] + judged.item_rank
+    grade = np.full(int(offsets[-1]), NONPOOL, np.int32)
+    grade[at] = judged.grade
+    doc_key = np.zeros(len(grade), np.uint64)
+    doc_key[at] = judged.doc_key
+    rank = np.arange(len(grade), dtype=np.int64)
+    rank -= np.repeat(offsets[:-1], n)
+    return dataclasses.replace(judged, offsets=offsets, grade=grade, doc_key=doc_key,
+                               item_rank=rank, tie_first=None, tie_size=None)
 
 
 def top_grade(judged: JudgedRankings) -> int:
@@ -57,28 +108,24 @@ def assign(judged: JudgedRankings, grades: int | np.ndarray) -> JudgedRankings:
     n_q, n_s = judged.n_queries, judged.n_segments
     grade = judged.grade.copy()
     grade[idx] = new_grade
+    added = np.diff(np.searchsorted(idx, judged.offsets))
     keep = np.flatnonzero(judged.qrels_grade >= 0)
     kept_per_query = np.bincount(judged.qrels_query[keep], minlength=n_q)
-    kept_offsets = np.zeros(n_q + 1, np.int64)
-    np.cumsum(kept_per_query, out=kept_offsets[1:])
-    seg_query = np.arange(n_s, dtype=np.int64) % n_q
-    base = kept_per_query[seg_query]
-    added = np.bincount(judged.segment[idx], minlength=n_s)
+    base = np.tile(kept_per_query, judged.n_runs)  # (S,) kept rows of each segment's query
     offsets = np.zeros(n_s + 1, np.int64)
     np.cumsum(base + added, out=offsets[1:])
-    # where each segment's base rows come from and go to
-    base_seg = np.repeat(np.arange(n_s, dtype=np.int64), base)
-    within = np.arange(len(base_seg), dtype=np.int64) - np.repeat(np.cumsum(base) - base, base)
-    source = keep[kept_offsets[:-1][seg_query][base_seg] + within]
-    target = offsets[:-1][base_seg] + within
-    # the assigned documents follow their segment's base rows, in rank order
-    add_seg = judged.segment[idx]
-    nth = np.arange(len(idx), dtype=np.int64) - (np.cumsum(added) - added)[add_seg]
-    add_target = offsets[:-1][add_seg] + base[add_seg] + nth
     key = np.empty(int(offsets[-1]), np.uint64)
     g = np.empty(int(offsets[-1]), np.int32)
-    key[target], g[target] = judged.qrels_doc_key[source], judged.qrels_grade[source]
-    key[add_target], g[add_target] = judged.doc_key[idx], new_grade
+    # run by run the segments' base rows are the kept rows in query order (a tile),
+    # each shifted by the assigned documents of the segments before it
+    at = np.arange(judged.n_runs * len(keep), dtype=np.int64)
+    at += np.repeat(np.cumsum(added) - added, base)
+    key[at] = np.tile(judged.qrels_doc_key[keep], judged.n_runs)
+    g[at] = np.tile(judged.qrels_grade[keep], judged.n_runs)
+    # the assigned documents follow their segment's base rows, in rank order
+    at = np.arange(len(idx), dtype=np.int64)
+    at += np.repeat(np.cumsum(base), added)
+    key[at], g[at] = judged.doc_key[idx], new_grade
     return dataclasses.replace(
         judged,
         run_names=["assigned"],
@@ -152,8 +199,9 @@ def residual_bounds(judged: JudgedRankings, measures, values: dict | None = None
     one :func:`assign` shared by all such measures), a rule function -> its
     result (widened to hold the plain value when the rule says it does,
     ``holds_value``), ``None`` -> NaN both. ``values`` may hold the plain values
-    already computed (``{measure: (R, Q)}``)."""
-    judged._full_only("residual bounds (the unjudged documents retrieved)")
+    already computed (``{measure: (R, Q)}``). Compact rankings are completed
+    first (:func:`with_unjudged`: the same values, not under expected ties)."""
+    judged = with_unjudged(judged)
     values = {} if values is None else values
     shape = (judged.n_runs, judged.n_queries)
     assigned = None

@@ -255,8 +255,10 @@ def evaluate(
     bounds:      add columns ``lower`` and ``upper``: the residual interval of each
                  value over every grade (0 .. the highest in the qrels) the unjudged
                  documents retrieved could have (:func:`irpref.bounds.residual_bounds`;
-                 NaN where the measure's record defines none). Judges the full layout
-                 (``judged`` must be full).
+                 NaN where the measure's record defines none). Compact rankings are
+                 completed with their unjudged items (:func:`irpref.bounds.with_unjudged`);
+                 under ``ties="expected"`` the full layout is judged (a compact
+                 ``judged`` is refused).
     """
     # every name checked before reading (ir_measures objects through the converter
     # irpref.interop.ir_measures registers with the resolver)
@@ -272,7 +274,7 @@ def evaluate(
         layout, count_docs = layout_for(
             [m for _, m in labelled], ties=ties, corpus_size=corpus_size, subtopics=sub
         )
-        if bounds:  # the unjudged documents retrieved are only in the full layout
+        if bounds and ties == "expected":  # the unjudged items' tie groups: full only
             layout, count_docs = "full", False
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties,
                               corpus_size=corpus_size, layout=layout, count_docs=count_docs)
@@ -317,11 +319,14 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
         by_run = group.groupby("run", sort=False)["value"]
         means = by_run.agg(lambda v, f=aggregate: float(f(v.to_numpy())))
         frame = pd.DataFrame({"run": means.index, "measure": measure, "value": means.values})
-        for col in ("lower", "upper"):
-            if col in group:
-                agg = group.groupby("run", sort=False)[col].agg(
-                    lambda v, f=aggregate: float(f(v.to_numpy())))
-                frame[col] = agg.reindex(means.index).to_numpy(np.float64)
+        cols = [c for c in ("lower", "upper") if c in group]
+        if cols:  # the bounds by the same aggregate, run by run in row order
+            codes = pd.Index(means.index).get_indexer(group["run"])
+            order = np.argsort(codes, kind="stable")
+            cuts = np.searchsorted(codes[order], np.arange(1, len(means)))
+            for col in cols:
+                parts = np.split(group[col].to_numpy(np.float64)[order], cuts)
+                frame[col] = np.array([float(aggregate(v)) for v in parts], np.float64)
         if counts:
             frame["n"] = by_run.size().reindex(means.index).to_numpy(np.int64)
         out.append(frame)

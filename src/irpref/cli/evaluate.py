@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         args.qrels, sub = use_subtopics(args.qrels, args.subtopics)
         judged = judge_args(args, measures=measures, subtopics=sub,
-                            layout="full" if args.bounds else None)
+                            layout="full" if args.bounds and args.ties == "expected" else None)
         results = evaluate(
             None, None, measures, missing=args.missing, judged=judged, subtopics=sub,
             bounds=args.bounds,

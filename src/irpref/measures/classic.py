@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import irpref.measures.residual_ideal as residual_ideal
 import irpref.measures.residual_rank as residual_rank
 from irpref.judged import JudgedRankings
 from irpref.measures.base import (
@@ -343,7 +344,7 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") 
 
 @register(
     "nDCG",
-    bounds=residual_rank.gain_ratio_bounds,
+    bounds=residual_ideal.gain_ratio_bounds,
     bounds_note="exact (the upper bound by grade layers and Dinkelbach's method); no bound "
     "with gains= (custom gains need not grow with the grade)",
     compact=True,

@@ -1,5 +1,6 @@
-"""The exact largest value of a gain ratio (graded nDCG@k, NCG@k) over every
-assignment of grades to the unjudged documents.
+"""Residual bounds of the gain ratios over an ideal ranking (nDCG@k, NCG@k),
+exact: :func:`gain_ratio_bounds`, whose largest value over every assignment of
+grades to the unjudged documents comes from :func:`largest_ratio`.
 
 Write an assignment as its grades a_1 >= a_2 >= ... on the unjudged documents
 in the order of their weights w_1 >= w_2 >= ... (the discount of each one's
@@ -26,7 +27,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["largest_ratio"]
+from irpref.judged import JudgedRankings
+from irpref.measures.base import Measure
+from irpref.measures.residual_rank import (
+    Unjudged,
+    _div,
+    holds_value,
+    position_weights,
+    unjudged_of,
+)
+
+__all__ = ["gain_ratio_bounds", "largest_ratio"]
 
 
 def largest_ratio(w: np.ndarray, count: np.ndarray, seg_query: np.ndarray, n0: np.ndarray,
@@ -107,3 +118,138 @@ def largest_ratio(w: np.ndarray, count: np.ndarray, seg_query: np.ndarray, n0: n
         c, big_w = c[keep], big_w[keep]
         ideal = [x[keep] for x in ideal]
     return best
+
+
+# ---- graded gains over an ideal ranking (nDCG, NCG) ------------------------------
+def _ideal_table(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndarray,
+                 gain_of, grade: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ideal, start): ``ideal[start[q] + min(j, k)]`` is the ideal score of
+    query q with j extra documents of ``grade`` (j up to the most unjudged items
+    of a segment of q; k the cut-off, or no limit): the judged grades >= 1 sorted
+    descending, level by level, with the ``grade`` block j longer and the lower
+    blocks j further down; each level L adds gain(L) x the table summed over its
+    block within the cut-off. ``grade`` is the highest level or 1 (the only
+    uses), so its block ends at j or later: from j = k on the cut-off is full
+    and the ideal no longer changes (rows stop at k)."""
+    qg = judged.qrels_grade
+    keep = qg >= 1
+    levels = np.unique(np.append(qg[keep], grade))[::-1]  # descending
+    n_lv = len(levels)
+    q = judged.qrels_query[keep]
+    li = np.searchsorted(-levels, -qg[keep])
+    counts = np.bincount(q * n_lv + li, minlength=judged.n_queries * n_lv).reshape(-1, n_lv)
+    ends = np.cumsum(counts, axis=1)  # (Q, levels) where each block ends, j = 0
+    # the ideal depends on (query, j) only: one row per query and j up to its largest u
+    n_q = judged.n_queries
+    max_u = u.count.reshape(u.shape).max(axis=0, initial=0)
+    if m.cutoff is not None:
+        np.minimum(max_u, m.cutoff, out=max_u)
+    q_off = np.concatenate(([0], np.cumsum(max_u + 1)))
+    rq = np.repeat(np.arange(n_q), max_u + 1)
+    rj = np.arange(q_off[-1]) - q_off[:-1][rq]
+    longest = int(ends[:, -1].max(initial=0) + max_u.max(initial=0)) if n_q else 0
+    k = longest if m.cutoff is None else min(m.cutoff, longest)
+    cum = np.concatenate(([0.0], np.cumsum(table(longest + 1))))
+    # blocks are contiguous: sum_L gain(L) (cum[e_L] - cum[s_L]) telescopes to
+    # sum_L (gain(L) - gain(next lower L)) cum[e_L], each end capped at k
+    gains = gain_of(levels)
+    step = gains - np.append(gains[1:], 0.0)
+    ideal = np.zeros(len(rq))
+    for i in range(n_lv):
+        e = ends[:, i][rq]
+        if levels[i] <= grade:  # this block and every lower one end j further down
+            e += rj
+        np.minimum(e, k, out=e)
+        ideal += step[i] * cum[e]
+    return ideal, q_off[:-1]
+
+
+def _capped(j: np.ndarray, m: Measure) -> np.ndarray:
+    """``j`` limited to the cut-off (:func:`_ideal_table` rows)."""
+    return j if m.cutoff is None else np.minimum(j, m.cutoff)
+
+
+@holds_value
+def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray]:
+    """nDCG@k and NCG@k: (N0 + assigned gain x weight) / ideal(assignment).
+
+    Lower, exact: as a function of one document's gain x (others fixed) the value
+    is linear / convex (the ideal is a maximum over orderings of linear functions
+    of x), so it is quasi-concave and its minimum over [0, gain(T)] is at an end:
+    some minimizing assignment uses grades {0, T} only. With j documents at T the
+    ideal is fixed and the bottom j give the least gain x weight (weights
+    non-increasing down the ranking): a scan over j of bottom-j at T.
+
+    Upper, exact: the largest ratio over every assignment (:func:`largest_ratio`,
+    by grade layers and Dinkelbach's method, started from the best top j at T).
+    NCG under ties docid/input reaches it with every unjudged document within
+    the cut-off at T ((a + x) / I(x) with I' <= 1 and I >= a + x only grows;
+    one beyond the cut-off only raises the ideal). Custom gains (``gains=``): no
+    bound (NaN): they need not grow with the grade."""
+    shape = (judged.n_runs, judged.n_queries)
+    if "gains" in m.family.params and m.get("gains") is not None:
+        nan = np.full(shape, np.nan)
+        return nan, nan
+    if m.name == "NCG":
+        def table(n: int) -> np.ndarray:
+            return np.ones(n)
+
+        def gain_of(g: np.ndarray) -> np.ndarray:
+            return np.asarray(g, np.float64)
+    else:
+        def table(n: int) -> np.ndarray:
+            return 1.0 / np.log2(np.arange(n) + 2.0)
+
+        def gain_of(g: np.ndarray) -> np.ndarray:
+            g = np.asarray(g, np.float64)
+            return np.exp2(g) - 1.0 if m.get("gain") == "exp" else g
+    u = unjudged_of(judged, 1)
+    n_tab = table(int(judged.n_retrieved.max(initial=0)) + 1)
+    pos = judged.items_with_grade(1)
+    w_pos = position_weights(judged, m, pos.index, n_tab, pos.rank)
+    w_pos *= gain_of(judged.grade[pos.index])
+    n0 = np.bincount(pos.segment, weights=w_pos, minlength=judged.n_segments)
+    g_top = float(gain_of(np.array([u.top]))[0]) if u.top >= 1 else 0.0
+    ideal, start = _ideal_table(judged, u, m, table, gain_of, max(u.top, 1))
+    seg_q = np.tile(start, judged.n_runs)  # (S,) row of each segment's query, j = 0
+    at0 = _div(n0, ideal[seg_q])
+    ncg = m.name == "NCG" and judged.ties != "expected"
+    if not len(u.index):
+        return at0.reshape(u.shape), at0.reshape(u.shape)
+    if judged.ties != "expected":  # the others weigh nothing: they only raise the ideal
+        lead = u.ranked_before(m.cutoff)
+        w = position_weights(judged, m, lead.index, n_tab, lead.rank)
+    else:
+        lead, w = u.leading(position_weights(judged, m, u.index, n_tab, u.rank))
+    shift = u.count - lead.count
+    low0 = np.minimum(at0, _div(n0, ideal[seg_q + _capped(shift, m)]))
+    if not len(lead.index):
+        return low0.reshape(u.shape), at0.reshape(u.shape)
+    reach, low = lead.head_tail(w * g_top, n0)
+    row = np.repeat(seg_q, lead.count)
+    # the bottom j = u_s - nth of the segment start at the item
+    j_low = _capped(np.repeat(u.count, lead.count) - lead.nth, m)
+    lower = lead.extreme(low0, _div(low, ideal[row + j_low]), "min")
+    row += _capped(lead.item_j, m)
+    top_j = lead.extreme(at0, _div(reach, ideal[row]), "max")  # the best top j at T
+    if ncg:
+        return lower, top_j
+    return lower, _largest(judged, m, lead, w, n0, table, gain_of, top_j.ravel())
+
+
+def _largest(judged: JudgedRankings, m: Measure, lead: Unjudged, w: np.ndarray,
+             n0: np.ndarray, table, gain_of, start: np.ndarray) -> np.ndarray:
+    """(R, Q) the exact largest gain ratio (:func:`largest_ratio`) over the
+    weighted unjudged documents ``lead`` (``w``: their weights, in rank order)."""
+    top = max(lead.top, 1)
+    layer_gain = np.diff(gain_of(np.arange(top + 1)))
+    qg, qq = judged.qrels_grade, judged.qrels_query
+    at_least = np.stack([np.bincount(qq[qg >= h], minlength=judged.n_queries)
+                         for h in range(1, top + 1)], axis=1)
+    d = table(int(at_least.max(initial=0)) + int(lead.count.max(initial=0)) + 1)
+    if m.cutoff is not None:
+        d[m.cutoff:] = 0.0
+    dcum = np.concatenate(([0.0], np.cumsum(d)))
+    seg_query = np.arange(judged.n_segments) % judged.n_queries
+    return largest_ratio(w, lead.count, seg_query, n0, layer_gain, at_least, dcum,
+                         start).reshape(judged.n_runs, judged.n_queries)

@@ -17,28 +17,27 @@ higher one never lowers the measure (for AP, R@k, F1, Rprec, DCG, BinG; under
 ``ties="expected"`` the value depends on how many members of a tie group are
 relevant, and a higher group precedes a lower one in every ordering). So for
 each j the top j unjudged documents give the largest value and the bottom j
-the smallest; a vectorised scan over the (segment, j) pairs, j = 0 .. u (u
-unjudged documents in the segment), takes the extremes. Every rule runs on
-all runs x queries at once.
+the smallest; a vectorised scan over j = 0 .. u (u unjudged documents in the
+segment; j >= 1 read off the j-th unjudged item, :class:`Unjudged`) takes the
+extremes. Every rule runs on all runs x queries at once.
 """
 
 from __future__ import annotations
 
 import weakref
+from functools import cached_property
 
 import numpy as np
 
 from irpref.bounds import assign, top_grade, unjudged_items
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Measure
-from irpref.measures.residual_ideal import largest_ratio
 
 __all__ = [
     "Unjudged",
     "ap_bounds",
     "binary_scan",
     "f1_bounds",
-    "gain_ratio_bounds",
     "graded_rbp_bounds",
     "holds_value",
     "unjudged_of",
@@ -71,9 +70,17 @@ def unjudged_of(judged: JudgedRankings, level: int = 1) -> Unjudged:
 
 
 class Unjudged:
-    """The unjudged retrieved items of every segment in rank order, and the pairs
-    (segment s, j) for j = 0 .. u_s (u_s of them; none when no grade up to
-    ``T`` reaches ``level``, so no assignment changes a binary measure)."""
+    """The unjudged retrieved items of every segment in rank order (none when no
+    grade up to ``T`` reaches ``level``, so no assignment changes a binary
+    measure).
+
+    The scan over j = 0 .. u_s (u_s unjudged items in segment s) needs no
+    (segment, j) pairs: j = 0 is one value per segment, and j >= 1 is the
+    unjudged item ``nth = j - 1`` of the segment, so every per-j quantity is a
+    per-item array (:meth:`head`, :meth:`tail`, :attr:`item_j`) and the extremes
+    combine the two (:meth:`extreme`). The pair arrays (:attr:`pair_segment`,
+    :attr:`j`, :meth:`first`, :meth:`last`, :meth:`per_segment`) remain
+    for rules written over pairs."""
 
     def __init__(self, judged: JudgedRankings, level: int = 1) -> None:
         self.shape = (judged.n_runs, judged.n_queries)
@@ -82,36 +89,150 @@ class Unjudged:
         if self.top < level:
             idx = idx[:0]
         self.index = idx
-        self.segment = judged.segment[idx]
         self.offsets = np.searchsorted(idx, judged.offsets).astype(np.int64)
         self.count = np.diff(self.offsets)
-        n_pairs = self.count + 1
-        self.pair_offsets = np.zeros(judged.n_segments + 1, np.int64)
-        np.cumsum(n_pairs, out=self.pair_offsets[1:])
-        self.pair_segment = np.repeat(np.arange(judged.n_segments, dtype=np.int64), n_pairs)
-        self.j = np.arange(self.pair_offsets[-1], dtype=np.int64) - self.pair_offsets[:-1][
+        n_s = judged.n_segments
+        self.segment = np.repeat(np.arange(n_s, dtype=np.int64), self.count)
+        self.nth = np.arange(len(idx), dtype=np.int64)
+        self.nth -= self.offsets[:-1][self.segment]
+        self.rank = judged.rank_of(idx, self.segment)
+        self.nonempty = np.flatnonzero(self.count)
+        self.longest = int(judged.n_retrieved.max(initial=0))  # no rank reaches it
+
+    # ---- per item: the top j = nth + 1, the bottom j = u_s - nth ---------------
+    @cached_property
+    def item_j(self) -> np.ndarray:
+        """(items,) int64: the top j = nth + 1 items end at this one."""
+        return self.nth + 1
+
+    @cached_property
+    def item_j_bottom(self) -> np.ndarray:
+        """(items,) int64: the bottom j = u_s - nth items start at this one."""
+        out = np.repeat(self.count, self.count)
+        out -= self.nth
+        return out
+
+    def _prefix(self, w: np.ndarray) -> np.ndarray:
+        """Exclusive prefix sums of ``w`` over all items ((items + 1,), float64)."""
+        out = np.empty(len(w) + 1)
+        out[0] = 0.0
+        np.cumsum(w, out=out[1:])
+        return out
+
+    def _at(self, c: np.ndarray, ends: np.ndarray, base, sign: float) -> np.ndarray:
+        at = c[ends]
+        if base is not None:
+            at += sign * base
+        return np.repeat(at, self.count)
+
+    def head(self, w: np.ndarray, c: np.ndarray | None = None, base=None) -> np.ndarray:
+        """(items,) sum of ``w`` over the top :attr:`item_j` unjudged items of the
+        segment, plus ``base`` (S,) if given (a global cumulative sum less the
+        segment's start: rounding of the order of 1e-16 x the largest sum, which
+        the kernel's value bounds). ``c``: :meth:`_prefix` of ``w`` if known."""
+        c = self._prefix(w) if c is None else c
+        out = self._at(c, self.offsets[:-1], base, -1.0)
+        np.subtract(c[1:], out, out=out)
+        return out
+
+    def tail(self, w: np.ndarray, c: np.ndarray | None = None, base=None) -> np.ndarray:
+        """(items,) sum of ``w`` over the bottom :attr:`item_j_bottom` unjudged
+        items of the segment (from this item down), plus ``base`` (S,) if given."""
+        c = self._prefix(w) if c is None else c
+        out = self._at(c, self.offsets[1:], base, 1.0)
+        out -= c[:-1]
+        return out
+
+    def head_tail(self, w: np.ndarray, base=None) -> tuple[np.ndarray, np.ndarray]:
+        """(:meth:`head`, :meth:`tail`) of ``w`` from one cumulative sum."""
+        c = self._prefix(w)
+        return self.head(w, c, base), self.tail(w, c, base)
+
+    def leading(self, w: np.ndarray) -> tuple[Unjudged, np.ndarray]:
+        """The unjudged items of each segment down to its last one with a weight
+        ``w`` != 0 (a_s of them), and their weights. The others weigh nothing
+        (e.g. beyond a cut-off): a scan where more weightless documents made
+        relevant only add to a denominator reads the a_s items and, for the
+        bottom j, the value at j = u_s - a_s (:func:`_linear_ratio`,
+        :func:`irpref.measures.residual_ideal.gain_ratio_bounds`)."""
+        pos = np.flatnonzero(w)
+        if len(pos) == len(w):
+            return self, w
+        a = np.zeros(len(self.count), np.int64)
+        if len(pos):
+            seg = self.segment[pos]
+            last = np.flatnonzero(np.append(seg[1:] != seg[:-1], True))
+            a[seg[last]] = self.nth[pos[last]] + 1
+        sub, sel = self._first(a)
+        return sub, w[sel]
+
+    def ranked_before(self, k: int | None) -> Unjudged:
+        """The unjudged items of rank < ``k`` (all when ``k`` is None): the
+        items weighing anything at cut-off k, ties docid/input (:meth:`leading`)."""
+        a = self.count_before(k)
+        return self if a is self.count or np.array_equal(a, self.count) else self._first(a)[0]
+
+    def count_before(self, k: int | None) -> np.ndarray:
+        """(S,) unjudged items of rank < ``k`` in each segment (all: ``k`` None)."""
+        if k is None or k >= self.longest:
+            return self.count
+        return np.bincount(self.segment[self.rank < k], minlength=len(self.count))
+
+    def _first(self, a: np.ndarray) -> tuple[Unjudged, np.ndarray]:
+        """The first ``a[s]`` unjudged items of every segment, and their positions."""
+        sel = np.flatnonzero(self.nth < np.repeat(a, self.count))
+        sub = object.__new__(Unjudged)
+        sub.shape, sub.top, sub.longest = self.shape, self.top, self.longest
+        sub.index, sub.segment = self.index[sel], self.segment[sel]
+        sub.nth, sub.rank = self.nth[sel], self.rank[sel]
+        sub.count = a
+        sub.offsets = np.zeros(len(a) + 1, np.int64)
+        np.cumsum(a, out=sub.offsets[1:])
+        sub.nonempty = np.flatnonzero(a)
+        return sub, sel
+
+    def extreme(self, at0: np.ndarray, values: np.ndarray, how: str) -> np.ndarray:
+        """(R, Q) max or min over j of each segment: ``at0`` (S,) its value at
+        j = 0, ``values`` (items,) at j = nth + 1 (NaN propagates)."""
+        f = np.maximum if how == "max" else np.minimum
+        out = np.array(at0, np.float64).reshape(-1)
+        if len(values):
+            ne = self.nonempty
+            out[ne] = f(out[ne], f.reduceat(values, self.offsets[:-1][ne]))
+        return out.reshape(self.shape)
+
+    # ---- the (segment, j) pairs, j = 0 .. u_s ------------------------------------
+    @cached_property
+    def pair_offsets(self) -> np.ndarray:
+        out = np.zeros(len(self.count) + 1, np.int64)
+        np.cumsum(self.count + 1, out=out[1:])
+        return out
+
+    @cached_property
+    def pair_segment(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.count), dtype=np.int64), self.count + 1)
+
+    @cached_property
+    def j(self) -> np.ndarray:
+        """(pairs,) j of each pair."""
+        return np.arange(self.pair_offsets[-1], dtype=np.int64) - self.pair_offsets[:-1][
             self.pair_segment]
-        self.nth = np.arange(len(idx), dtype=np.int64) - self.offsets[:-1][self.segment]
 
     @property
     def pair_query(self) -> np.ndarray:
         return self.pair_segment % self.shape[1]
 
     def first(self, w: np.ndarray) -> np.ndarray:
-        """(pairs,) sum of ``w`` over the first j unjudged items of the segment (a
-        global cumulative sum less the segment's start: rounding of the order of
-        1e-16 x the largest sum, which the kernel's own value then bounds)."""
-        vals = np.zeros(len(self.j))
-        vals[self.pair_offsets[:-1][self.segment] + self.nth + 1] = w
-        total = np.cumsum(vals)
-        return total - total[self.pair_offsets[:-1]][self.pair_segment]
+        """(pairs,) sum of ``w`` over the first j unjudged items of the segment."""
+        c = self._prefix(w)
+        p = np.arange(self.pair_offsets[-1], dtype=np.int64) - self.pair_segment
+        return c[p] - c[self.offsets[:-1]][self.pair_segment]
 
     def last(self, w: np.ndarray) -> np.ndarray:
         """(pairs,) sum of ``w`` over the last j unjudged items of the segment."""
-        first = self.first(w)
-        u = self.count[self.pair_segment]
-        start = self.pair_offsets[:-1][self.pair_segment]
-        return first[start + u] - first[start + u - self.j]
+        c = self._prefix(w)
+        end = self.offsets[1:][self.pair_segment]
+        return c[end] - c[end - self.j]
 
     def per_segment(self, values: np.ndarray, how: str) -> np.ndarray:
         """(R, Q) max or min of pair ``values`` over each segment's pairs."""
@@ -127,16 +248,17 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def position_weights(judged: JudgedRankings, m: Measure, index: np.ndarray,
-                     table: np.ndarray) -> np.ndarray:
+                     table: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:
     """What a unit of relevance (gain 1) at each item of ``index`` adds:
     ``table[rank]`` within the cut-off, 0 beyond; under ``ties="expected"`` the
     mean of ``table`` over the positions of the item's tie group within the
     cut-off (each position holds the item with probability 1/size: McSherry &
-    Najork 2008, section 2.1). Non-increasing along a ranking when ``table`` is."""
+    Najork 2008, section 2.1). Non-increasing along a ranking when ``table`` is.
+    ``rank``: the items' ranks when known already (else read from ``judged``)."""
     k = m.cutoff
     if judged.ties != "expected":
-        rank = judged.rank[index]
-        w = table[rank].astype(np.float64)
+        rank = judged.rank[index] if rank is None else rank
+        w = table.astype(np.float64, copy=False)[rank]
         if k is not None:
             w[rank >= k] = 0.0
         return w
@@ -154,10 +276,10 @@ def _ones(judged: JudgedRankings) -> np.ndarray:
 
 def _relevant_retrieved(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """(S,) relevant items within the cut-off (expected number under expected ties)."""
-    level = m.rel(judged)
-    idx = judged.items_with_grade(level).index
-    w = position_weights(judged, m, idx, _ones(judged))
-    return np.bincount(judged.segment[idx], weights=w, minlength=judged.n_segments)
+    items = judged.items_with_grade(m.rel(judged))
+    w = position_weights(judged, m, items.index, _ones(judged), items.rank)
+    return np.bincount(items.segment, weights=w, minlength=judged.n_segments).astype(
+        np.float64, copy=False)  # (an empty bincount is int64)
 
 
 @holds_value
@@ -171,10 +293,10 @@ def unchanged(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
 def recall_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray]:
     """R@k = (H + a_j) / (R0 + j): with j unjudged documents made relevant, a_j of
     them within the cut-off. For a fixed j the denominator is fixed and a_j is
-    largest for the top j, smallest for the bottom j (exchange); every j is
-    scanned. Exact (ties="expected": a_j is the expected count, linear in the
-    group memberships)."""
-    return _linear_ratio(judged, m, lambda u: judged.num_rel(m.rel(judged))[u.pair_query] + u.j)
+    largest for the top j, smallest for the bottom j (exchange); the extremes
+    over j are in closed form (:func:`_linear_ratio`). Exact (ties="expected":
+    a_j is the expected count, linear in the group memberships: every j scanned)."""
+    return _linear_ratio(judged, m, np.tile(judged.num_rel(m.rel(judged)), judged.n_runs))
 
 
 @holds_value
@@ -182,20 +304,42 @@ def f1_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     """F1@k = 2 (H + a_j) / (k + R0 + j) (k: the cut-off, or the number
     retrieved): for a fixed j the denominator is fixed, so top j / bottom j
     give the extremes (exchange) and every j is scanned. Exact."""
-    def den(u: Unjudged) -> np.ndarray:
-        k = judged.n_retrieved if m.cutoff is None else np.full(judged.n_segments, m.cutoff)
-        return k[u.pair_segment] + judged.num_rel(m.rel(judged))[u.pair_query] + u.j
-    lo, hi = _linear_ratio(judged, m, den)
+    k = judged.n_retrieved if m.cutoff is None else np.full(judged.n_segments, m.cutoff)
+    lo, hi = _linear_ratio(judged, m, k + np.tile(judged.num_rel(m.rel(judged)), judged.n_runs))
     return 2.0 * lo, 2.0 * hi
 
 
-def _linear_ratio(judged: JudgedRankings, m: Measure, den) -> tuple[np.ndarray, np.ndarray]:
+def _linear_ratio(judged: JudgedRankings, m: Measure, den0: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) of (H + a_j) / (den0 + j) over j: a_j the weights of the
+    bottom j / top j unjudged items (``den0``: (S,) the denominator at j = 0,
+    H <= den0). Items of weight 0 (beyond the cut-off) only raise the
+    denominator: the top j stop at the last item of weight > 0 (a of the u),
+    the bottom j start with all the others (:meth:`Unjudged.leading`).
+
+    Under ties docid/input every weight is 1 before the cut-off, so a_j = j for
+    the top j <= a: (H + j) / (den0 + j) never falls as j grows (H <= den0), the
+    upper bound is at j = a. The bottom j give H / (den0 + j) for j <= u - a,
+    least at j = u - a, then (c + j) / (den0 + j) with c = H - (u - a) <= den0,
+    which never falls, and its first value (H + 1) / (den0 + u - a + 1) is not
+    below H / (den0 + u - a): the lower bound is at j = u - a (or 0). Under
+    expected ties (fractional weights) every j is scanned."""
     u = unjudged_of(judged, m.rel(judged))
-    w = position_weights(judged, m, u.index, _ones(judged))
-    h = _relevant_retrieved(judged, m)[u.pair_segment]
-    d = den(u)
-    return (u.per_segment(_div(h + u.last(w), d), "min"),
-            u.per_segment(_div(h + u.first(w), d), "max"))
+    h = _relevant_retrieved(judged, m)
+    den0 = den0.astype(np.float64)
+    at0 = _div(h, den0)
+    if judged.ties != "expected":
+        a = u.count_before(m.cutoff)
+        low = np.minimum(at0, _div(h, den0 + (u.count - a)))
+        return low.reshape(u.shape), np.where(a > 0, _div(h + a, den0 + a), at0).reshape(u.shape)
+    lead, w = u.leading(position_weights(judged, m, u.index, _ones(judged), u.rank))
+    low0 = np.minimum(at0, _div(h, den0 + (u.count - lead.count)))
+    if not len(lead.index):
+        return low0.reshape(u.shape), at0.reshape(u.shape)
+    hi, lo = lead.head_tail(w, h)
+    hi /= np.repeat(den0 + 1.0, lead.count) + lead.nth  # den0 + j >= 1
+    lo /= np.repeat(den0 + u.count, lead.count) - lead.nth  # den0 + u - nth
+    return lead.extreme(low0, lo, "min"), lead.extreme(at0, hi, "max")
 
 
 @holds_value
@@ -214,30 +358,48 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     level = m.rel(judged)
     u = unjudged_of(judged, level)
     k = np.inf if m.cutoff is None else m.cutoff
-    rel = judged.grade >= level
-    rank = judged.rank
-    inv = np.where(rank < k, 1.0 / (rank + 1.0), 0.0)
-    hits = np.cumsum(rel) - np.repeat(np.concatenate(([0], np.cumsum(rel)))[judged.offsets[:-1]],
-                                      np.diff(judged.offsets))  # inclusive, within segment
-    s0 = judged.segment_sum(np.where(rel, hits * inv, 0.0)).ravel()
-    rel_inv = np.cumsum(np.where(rel, inv, 0.0))
-    rel_inv -= np.concatenate(([0.0], rel_inv))[judged.offsets[:-1]][judged.segment]
-    seg_total = np.zeros(judged.n_segments)
-    nonempty = np.diff(judged.offsets) > 0
-    seg_total[nonempty] = rel_inv[judged.offsets[1:][nonempty] - 1]
-    i = u.index
-    tail = seg_total[u.segment] - rel_inv[i]  # judged relevant below i, within k
-    above = hits[i]  # judged relevant above i (i itself is not relevant)
-    u_inv = inv[i]
-    deeper = u.last(u_inv)  # per pair; per item: the unjudged below it
-    start = u.pair_offsets[:-1][u.segment]
-    below = deeper[start + u.count[u.segment] - u.nth - 1]
-    add_top = u_inv * (above + u.nth + 1) + tail
-    add_bottom = u_inv * (above + 1) + tail + below
-    den = judged.num_rel(level)[u.pair_query] + u.j
-    base = s0[u.pair_segment]
-    return (u.per_segment(_div(base + u.last(add_bottom), den), "min"),
-            u.per_segment(_div(base + u.first(add_top), den), "max"))
+    # the judged relevant items alone (sparse): S0 and their 1/rank within k
+    rel = judged.items_with_grade(level)
+    inv_rel = np.zeros(len(rel.index))
+    np.divide(1.0, rel.rank + 1.0, out=inv_rel, where=rel.rank < k)
+    s0 = np.bincount(rel.segment, weights=(rel.nth + 1.0) * inv_rel,
+                     minlength=judged.n_segments)
+    r0 = np.tile(judged.num_rel(level), judged.n_runs).astype(np.float64)
+    at0 = _div(s0, r0)
+    if not len(u.index):
+        return at0.reshape(u.shape), at0.reshape(u.shape)
+    cum_rel = np.empty(len(inv_rel) + 1)
+    cum_rel[0] = 0.0
+    np.cumsum(inv_rel, out=cum_rel[1:])
+    # judged relevant items before each unjudged one (the two are disjoint): the
+    # unjudged items between consecutive relevant ones share the count
+    gaps = np.diff(np.searchsorted(u.index, rel.index), prepend=0, append=len(u.index))
+    before = np.repeat(np.arange(len(rel.index) + 1, dtype=np.int64), gaps)
+    tail = np.repeat(cum_rel[rel.offsets[1:]], u.count)  # relevant below, within k
+    tail -= cum_rel[before]
+    above = before
+    above -= np.repeat(rel.offsets[:-1], u.count)  # J(p), same segment
+    if m.cutoff is None:
+        u_inv = u.rank + 1.0
+        np.reciprocal(u_inv, out=u_inv)
+    else:
+        u_inv = np.zeros(len(u.index))
+        np.divide(1.0, u.rank + 1.0, out=u_inv, where=u.rank < k)
+    # the top t-th: u_inv (J + t) + tail, t = nth + 1
+    above += u.item_j
+    add_top = np.multiply(above, u_inv)
+    add_top += tail
+    del above, tail
+    hi = u.head(add_top, base=s0)
+    hi /= np.repeat(r0 + 1.0, u.count) + u.nth
+    # the bottom j from item t: each adds u_inv (J + 1) + tail + the deeper ones'
+    # u_inv; summed from t down that is add_top less nth_t x the u_inv from t down
+    lo = u.tail(add_top, base=s0)
+    deeper = u.tail(u_inv)
+    deeper *= u.nth
+    lo -= deeper
+    lo /= np.repeat(r0 + u.count, u.count) - u.nth  # R0 + j >= 1
+    return u.extreme(at0, lo, "min"), u.extreme(at0, hi, "max")
 
 
 @holds_value
@@ -307,111 +469,6 @@ def _assign_all(judged: JudgedRankings, u: Unjudged, grades: np.ndarray) -> Judg
     full = np.zeros(len(idx), np.int32)
     full[np.searchsorted(idx, u.index)] = grades
     return assign(judged, full)
-
-
-# ---- graded gains over an ideal ranking (nDCG, NCG) ------------------------------
-def _ideal_with(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndarray,
-                gain_of, grade: int) -> np.ndarray:
-    """(pairs,) ideal score of each pair's query with j extra documents of
-    ``grade``: the judged grades >= 1 sorted descending, level by level, with
-    the ``grade`` block j longer and the lower blocks j further down; each level L
-    adds gain(L) x the table summed over its block within the cut-off."""
-    qg = judged.qrels_grade
-    keep = qg >= 1
-    levels = np.unique(np.append(qg[keep], grade))[::-1]  # descending
-    n_lv = len(levels)
-    q = judged.qrels_query[keep]
-    li = np.searchsorted(-levels, -qg[keep])
-    counts = np.bincount(q * n_lv + li, minlength=judged.n_queries * n_lv).reshape(-1, n_lv)
-    start = np.cumsum(counts, axis=1) - counts
-    # the ideal depends on (query, j) only: one row per query and j up to its largest u
-    n_q = judged.n_queries
-    max_u = np.zeros(n_q, np.int64)
-    np.maximum.at(max_u, u.pair_query, u.j)
-    q_off = np.concatenate(([0], np.cumsum(max_u + 1)))
-    rq = np.repeat(np.arange(n_q), max_u + 1)
-    rj = np.arange(q_off[-1]) - q_off[:-1][rq]
-    s = start[rq] + rj[:, None] * (levels < grade)[None, :]
-    e = start[rq] + counts[rq] + rj[:, None] * (levels <= grade)[None, :]
-    k = e.max(initial=0) if m.cutoff is None else m.cutoff
-    size = int(max(e.max(initial=0), 0)) + 1
-    tab = table(size)
-    cum = np.concatenate(([0.0], np.cumsum(tab)))
-    s, e = np.minimum(s, k), np.minimum(e, k)
-    ideal = ((cum[e] - cum[s]) * gain_of(levels)[None, :]).sum(axis=1)
-    return ideal[q_off[:-1][u.pair_query] + u.j]
-
-
-@holds_value
-def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray]:
-    """nDCG@k and NCG@k: (N0 + assigned gain x weight) / ideal(assignment).
-
-    Lower, exact: as a function of one document's gain x (others fixed) the value
-    is linear / convex (the ideal is a maximum over orderings of linear functions
-    of x), so it is quasi-concave and its minimum over [0, gain(T)] is at an end:
-    some minimizing assignment uses grades {0, T} only. With j documents at T the
-    ideal is fixed and the bottom j give the least gain x weight (weights
-    non-increasing down the ranking): a scan over j of bottom-j at T.
-
-    Upper, exact: the largest ratio over every assignment, by grade layers and
-    Dinkelbach's method (:func:`irpref.measures.residual_ideal.largest_ratio`;
-    the weights of the unjudged documents do not increase down the ranking).
-    NCG under ties docid/input reaches it with every unjudged document within
-    the cut-off at T ((a + x) / I(x) with I' <= 1 and I >= a + x only grows).
-    Custom gains (``gains=``): no bound (NaN): they need not grow with the
-    grade."""
-    shape = (judged.n_runs, judged.n_queries)
-    if "gains" in m.family.params and m.get("gains") is not None:
-        nan = np.full(shape, np.nan)
-        return nan, nan
-    if m.name == "NCG":
-        def table(n: int) -> np.ndarray:
-            return np.ones(n)
-
-        def gain_of(g: np.ndarray) -> np.ndarray:
-            return np.asarray(g, np.float64)
-    else:
-        def table(n: int) -> np.ndarray:
-            return 1.0 / np.log2(np.arange(n) + 2.0)
-
-        def gain_of(g: np.ndarray) -> np.ndarray:
-            g = np.asarray(g, np.float64)
-            return np.exp2(g) - 1.0 if m.get("gain") == "exp" else g
-    u = unjudged_of(judged, 1)
-    n_tab = table(int(judged.n_retrieved.max(initial=0)) + 1)
-    pos = judged.items_with_grade(1).index
-    w_pos = position_weights(judged, m, pos, n_tab) * gain_of(judged.grade[pos])
-    n0_seg = np.bincount(judged.segment[pos], weights=w_pos, minlength=judged.n_segments)
-    n0 = n0_seg[u.pair_segment]
-    w = position_weights(judged, m, u.index, n_tab)
-    g_top = float(gain_of(np.array([u.top]))[0]) if u.top >= 1 else 0.0
-    ideal_top = _ideal_with(judged, u, m, table, gain_of, max(u.top, 1))
-    lower = u.per_segment(_div(n0 + g_top * u.last(w), ideal_top), "min")
-    reach = n0 + g_top * u.first(w)
-    if m.name == "NCG" and judged.ties != "expected":
-        return lower, u.per_segment(_div(reach, ideal_top), "max")
-    start = u.per_segment(_div(reach, ideal_top), "max").ravel()  # top j at T: reached
-    return lower, _largest(judged, m, u, w, n0_seg, table, gain_of, start)
-
-
-def _largest(judged: JudgedRankings, m: Measure, u: Unjudged, w: np.ndarray, n0: np.ndarray,
-             table, gain_of, start: np.ndarray) -> np.ndarray:
-    """(R, Q) the exact largest gain ratio (:func:`irpref.measures.residual_ideal.
-    largest_ratio`, by grade layers and Dinkelbach's method)."""
-    top = max(u.top, 1)
-    levels = np.arange(top + 1)
-    layer_gain = np.diff(gain_of(levels))
-    qg, qq = judged.qrels_grade, judged.qrels_query
-    at_least = np.stack([np.bincount(qq[qg >= h], minlength=judged.n_queries)
-                         for h in range(1, top + 1)], axis=1)
-    n = int(at_least.max(initial=0)) + int(u.count.max(initial=0)) + 1
-    d = table(n)
-    if m.cutoff is not None:
-        d[m.cutoff:] = 0.0
-    dcum = np.concatenate(([0.0], np.cumsum(d)))
-    seg_query = np.arange(judged.n_segments) % judged.n_queries
-    return largest_ratio(w, u.count, seg_query, n0, layer_gain, at_least, dcum,
-                         start).reshape(judged.n_runs, judged.n_queries)
 
 
 @holds_value

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import irpref.measures.residual_ideal as residual_ideal
 import irpref.measures.residual_rank as residual_rank
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Alias, Measure, attach_kernel, register
@@ -112,7 +113,7 @@ def ideal_cg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
 
 @register(
     "NCG",
-    bounds=residual_rank.gain_ratio_bounds,
+    bounds=residual_ideal.gain_ratio_bounds,
     bounds_note="exact (the upper bound by grade layers and Dinkelbach's method)",
     compact=True,  # ranks and grades of the positive items only
     compact_expected=True,  # TieGroups: either layout
