@@ -1,5 +1,6 @@
 /*
- * irpref._kernels: the inner loops of the randomized Tukey HSD (irpref.stats).
+ * irpref._kernels: the inner loops of the randomized Tukey HSD (irpref.stats)
+ * and of the exact largest gain ratio (irpref.measures.residual_ideal).
  *
  * Optional: irpref.stats uses these functions when this module is importable
  * (and IRPREF_KERNELS is not "numpy"), else its NumPy kernels, which give the
@@ -32,6 +33,37 @@
  *     m_i = (sum_q x[q, p_bq[i]]) / Q, the sum over q = 0..Q-1 taken the way
  *     the NumPy kernel's x[q, perm].mean(1) takes it: the gathered array
  *     keeps queries contiguous, so NumPy sums them pairwise (see pairwise_sum).
+ *
+ * largest_ratio(w, count, seg_query, n0, layer_gain, at_least, dcum, start, out)
+ *     The exact largest nDCG / NCG over every assignment of grades to the
+ *     unjudged documents (irpref.measures.residual_ideal.largest_ratio, whose
+ *     NumPy code gives the same values to rounding): per segment s, Dinkelbach's
+ *     method from start[s] over c_h = 0 .. (positive weights of s), one scan
+ *     per grade layer h and round of W(c) - lambda D(J_h + c), the largest
+ *     maximiser kept. w float64 (items, segment by segment, count[s] each, not
+ *     increasing); count, seg_query int64 (S); n0, start, out float64 (S);
+ *     layer_gain float64 (T); at_least int64 (Q, T); dcum float64, long
+ *     enough for every J_h + count.
+ *
+ * ap_bounds(rel_rank, rel_offsets, unj_rank, unj_offsets, r0, cutoff, lower, upper)
+ *     Residual bounds of AP@k (irpref.measures.residual_rank.ap_bounds, whose
+ *     NumPy code gives the same values to rounding): per segment, the judged
+ *     relevant items' and the unjudged items' 0-based ranks (int64, ascending
+ *     within each segment; offsets int64, S + 1), R0 (float64, S) and the
+ *     cut-off (-1: none); lower / upper (float64, S) receive the least and the
+ *     largest (S0 + the sum of the top j / bottom j unjudged items' additions)
+ *     / (R0 + j) over j = 0 .. u, in one forward and one backward pass.
+ *
+ * gain_ratio_bounds(w, lead, count, seg_query, n0, layer_gain, at_least, dcum,
+ *                   top_gain, lower, upper)
+ *     Both residual bounds of nDCG@k / NCG@k per segment
+ *     (irpref.measures.residual_ideal.gain_ratio_bounds, whose NumPy code gives
+ *     the same values to rounding): w float64, the weights of the first lead[s]
+ *     unjudged items of each segment (the others weigh 0), count[s] unjudged
+ *     items in all; the ideal with j more documents of grade >= h is read as
+ *     sum_h layer_gain[h] dcum[J_h + j]. lower: the least over j of the bottom
+ *     j at the top grade; upper: Dinkelbach's method over the grade layers,
+ *     from the best top j at the top grade (largest_ratio).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -585,6 +617,403 @@ k_metric_maxima(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------- residual bounds */
+
+static PyObject *
+k_largest_ratio(PyObject *self, PyObject *args)
+{
+    PyObject *o[9];
+    Py_buffer b[9];
+    char code;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO:largest_ratio", &o[0], &o[1], &o[2], &o[3], &o[4],
+                          &o[5], &o[6], &o[7], &o[8])) {
+        return NULL;
+    }
+    /* sizes: S from count, T from layer_gain, Q from at_least / T */
+    Py_buffer probe;
+    if (PyObject_GetBuffer(o[1], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        return NULL;
+    }
+    Py_ssize_t n_s = probe.len / (probe.itemsize ? probe.itemsize : 1);
+    PyBuffer_Release(&probe);
+    if (PyObject_GetBuffer(o[4], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        return NULL;
+    }
+    Py_ssize_t n_t = probe.len / (probe.itemsize ? probe.itemsize : 1);
+    PyBuffer_Release(&probe);
+    if (PyObject_GetBuffer(o[5], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        return NULL;
+    }
+    Py_ssize_t n_at = probe.len / (probe.itemsize ? probe.itemsize : 1);
+    PyBuffer_Release(&probe);
+    if (PyObject_GetBuffer(o[0], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        return NULL;
+    }
+    Py_ssize_t n_w = probe.len / (probe.itemsize ? probe.itemsize : 1);
+    PyBuffer_Release(&probe);
+    if (PyObject_GetBuffer(o[6], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        return NULL;
+    }
+    Py_ssize_t n_d = probe.len / (probe.itemsize ? probe.itemsize : 1);
+    PyBuffer_Release(&probe);
+    if (n_t < 1 || n_at % n_t != 0 || n_d < 1) {
+        PyErr_SetString(PyExc_ValueError, "largest_ratio: bad layer or table sizes");
+        return NULL;
+    }
+    const char *types[9] = {"d", "q", "q", "d", "d", "q", "d", "d", "d"};
+    const char *names[9] = {"w", "count", "seg_query", "n0", "layer_gain", "at_least", "dcum",
+                            "start", "out"};
+    Py_ssize_t sizes[9] = {n_w, n_s, n_s, n_s, n_t, n_at, n_d, n_s, n_s};
+    int got = 0;
+    for (; got < 9; got++) {
+        if (get_buffer(o[got], &b[got], got == 8, names[got], types[got], sizes[got],
+                       &code) < 0) {
+            break;
+        }
+    }
+    if (got < 9) {
+        for (int i = 0; i < got; i++) {
+            PyBuffer_Release(&b[i]);
+        }
+        return NULL;
+    }
+    const double *w = b[0].buf, *n0 = b[3].buf, *gain = b[4].buf, *dcum = b[6].buf;
+    const double *start = b[7].buf;
+    const int64_t *count = b[1].buf, *seg_q = b[2].buf, *at_least = b[5].buf;
+    double *out = b[8].buf;
+    Py_ssize_t n_q = n_at / n_t;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t off = 0;
+    for (Py_ssize_t s = 0; s < n_s && !bad; s++) {
+        Py_ssize_t n = count[s], reach = 0;
+        if (n < 0 || off + n > n_w || seg_q[s] < 0 || seg_q[s] >= n_q) {
+            bad = 1;
+            break;
+        }
+        while (reach < n && w[off + reach] > 0.) {
+            reach++;
+        }
+        const int64_t *j = at_least + seg_q[s] * n_t;
+        for (Py_ssize_t h = 0; h < n_t; h++) {
+            if (j[h] < 0 || j[h] + reach >= n_d) {
+                bad = 1;
+            }
+        }
+        double lam = start[s];
+        for (int round = 0; round < 100 && !bad; round++) {
+            double num = n0[s], den = 0.;
+            for (Py_ssize_t h = 0; h < n_t; h++) {
+                const double *d = dcum + j[h];
+                double big_w = 0., best = -lam * d[0], best_w = 0., best_d = d[0];
+                for (Py_ssize_t c = 1; c <= reach; c++) {
+                    big_w += w[off + c - 1];
+                    double phi = big_w - lam * d[c];
+                    if (phi >= best) { /* the largest maximiser */
+                        best = phi;
+                        best_w = big_w;
+                        best_d = d[c];
+                    }
+                }
+                num += gain[h] * best_w;
+                den += gain[h] * best_d;
+            }
+            double ratio = den > 0. ? num / den : 0.;
+            if (!(ratio > lam)) {
+                break;
+            }
+            lam = ratio;
+        }
+        out[s] = lam;
+        off += n;
+    }
+    Py_END_ALLOW_THREADS
+    for (int i = 0; i < 9; i++) {
+        PyBuffer_Release(&b[i]);
+    }
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "largest_ratio: inconsistent sizes or indices");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+k_ap_bounds(PyObject *self, PyObject *args)
+{
+    PyObject *o[8];
+    Py_buffer b[8];
+    Py_ssize_t cutoff;
+    char code;
+    if (!PyArg_ParseTuple(args, "OOOOOnOO:ap_bounds", &o[0], &o[1], &o[2], &o[3], &o[4],
+                          &cutoff, &o[6], &o[7])) {
+        return NULL;
+    }
+    o[5] = NULL;
+    Py_ssize_t sizes[8];
+    for (int i = 0; i < 8; i++) {
+        Py_buffer probe;
+        if (i == 5) {
+            continue;
+        }
+        if (PyObject_GetBuffer(o[i], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            return NULL;
+        }
+        sizes[i] = probe.len / (probe.itemsize ? probe.itemsize : 1);
+        PyBuffer_Release(&probe);
+    }
+    Py_ssize_t n_s = sizes[4];
+    if (sizes[1] != n_s + 1 || sizes[3] != n_s + 1 || sizes[6] != n_s || sizes[7] != n_s) {
+        PyErr_SetString(PyExc_ValueError, "ap_bounds: inconsistent sizes");
+        return NULL;
+    }
+    const char *types[8] = {"q", "q", "q", "q", "d", "", "d", "d"};
+    const char *names[8] = {"rel_rank", "rel_offsets", "unj_rank", "unj_offsets", "r0", "",
+                            "lower", "upper"};
+    int got = 0;
+    for (; got < 8; got++) {
+        if (got == 5) {
+            continue;
+        }
+        if (get_buffer(o[got], &b[got], got >= 6, names[got], types[got], sizes[got],
+                       &code) < 0) {
+            break;
+        }
+    }
+    if (got < 8) {
+        for (int i = 0; i < got; i++) {
+            if (i != 5) {
+                PyBuffer_Release(&b[i]);
+            }
+        }
+        return NULL;
+    }
+    const int64_t *rr = b[0].buf, *ro = b[1].buf, *ur = b[2].buf, *uo = b[3].buf;
+    const double *r0 = b[4].buf;
+    double *lower = b[6].buf, *upper = b[7].buf;
+    double k = cutoff < 0 ? INFINITY : (double)cutoff;
+    int bad = ro[0] != 0 || uo[0] != 0 || ro[n_s] != sizes[0] || uo[n_s] != sizes[2];
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < n_s && !bad; s++) {
+        Py_ssize_t r_a = ro[s], r_b = ro[s + 1], u_a = uo[s], u_b = uo[s + 1];
+        if (r_b < r_a || u_b < u_a) {
+            bad = 1;
+            break;
+        }
+        /* S0 and the total 1/rank of the relevant items within k */
+        double s0 = 0., rel_inv = 0.;
+        for (Py_ssize_t i = r_a; i < r_b; i++) {
+            if ((double)rr[i] < k) {
+                double inv = 1. / ((double)rr[i] + 1.);
+                s0 += (double)(i - r_a + 1) * inv;
+                rel_inv += inv;
+            }
+        }
+        double at0 = r0[s] > 0. ? s0 / r0[s] : 0.;
+        double hi = at0, lo = at0;
+        /* forward: the top j; add_top_t = inv_t (J_t + t) + tail_t */
+        Py_ssize_t p = r_a;
+        double seen_inv = 0., sum_top = 0.;
+        for (Py_ssize_t t = u_a; t < u_b; t++) {
+            while (p < r_b && rr[p] < ur[t]) {
+                if ((double)rr[p] < k) {
+                    seen_inv += 1. / ((double)rr[p] + 1.);
+                }
+                p++;
+            }
+            double inv = (double)ur[t] < k ? 1. / ((double)ur[t] + 1.) : 0.;
+            double j = (double)(t - u_a + 1);
+            sum_top += inv * ((double)(p - r_a) + j) + (rel_inv - seen_inv);
+            double v = (s0 + sum_top) / (r0[s] + j);
+            if (v > hi) {
+                hi = v;
+            }
+        }
+        /* backward: the bottom j; add_bottom_t = inv_t (J_t + 1) + tail_t + below_t */
+        p = r_b;
+        double later_inv = 0., below = 0., sum_bottom = 0.;
+        for (Py_ssize_t t = u_b - 1; t >= u_a; t--) {
+            while (p > r_a && rr[p - 1] > ur[t]) {
+                p--;
+                if ((double)rr[p] < k) {
+                    later_inv += 1. / ((double)rr[p] + 1.);
+                }
+            }
+            double inv = (double)ur[t] < k ? 1. / ((double)ur[t] + 1.) : 0.;
+            sum_bottom += inv * ((double)(p - r_a) + 1.) + later_inv + below;
+            below += inv;
+            double v = (s0 + sum_bottom) / (r0[s] + (double)(u_b - t));
+            if (v < lo) {
+                lo = v;
+            }
+        }
+        lower[s] = lo;
+        upper[s] = hi;
+    }
+    Py_END_ALLOW_THREADS
+    for (int i = 0; i < 8; i++) {
+        if (i != 5) {
+            PyBuffer_Release(&b[i]);
+        }
+    }
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "ap_bounds: inconsistent offsets");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* The ideal of segment query `jq` (at_least row) with j more documents of every grade. */
+static inline double
+ideal_with(const double *gain, const double *dcum, const int64_t *jq, Py_ssize_t n_t,
+           Py_ssize_t j)
+{
+    double out = 0.;
+    for (Py_ssize_t h = 0; h < n_t; h++) {
+        out += gain[h] * dcum[jq[h] + j];
+    }
+    return out;
+}
+
+static PyObject *
+k_gain_ratio_bounds(PyObject *self, PyObject *args)
+{
+    PyObject *o[11];
+    Py_buffer b[11];
+    double top_gain;
+    char code;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOdOO:gain_ratio_bounds", &o[0], &o[1], &o[2], &o[3],
+                          &o[4], &o[5], &o[6], &o[7], &top_gain, &o[9], &o[10])) {
+        return NULL;
+    }
+    Py_ssize_t sizes[11];
+    for (int i = 0; i < 11; i++) {
+        Py_buffer probe;
+        if (i == 8) {
+            continue;
+        }
+        if (PyObject_GetBuffer(o[i], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            return NULL;
+        }
+        sizes[i] = probe.len / (probe.itemsize ? probe.itemsize : 1);
+        PyBuffer_Release(&probe);
+    }
+    Py_ssize_t n_s = sizes[1], n_t = sizes[5], n_d = sizes[7];
+    if (sizes[2] != n_s || sizes[3] != n_s || sizes[4] != n_s || sizes[9] != n_s ||
+        sizes[10] != n_s || n_t < 1 || sizes[6] % n_t != 0 || n_d < 1) {
+        PyErr_SetString(PyExc_ValueError, "gain_ratio_bounds: inconsistent sizes");
+        return NULL;
+    }
+    const char *types[11] = {"d", "q", "q", "q", "d", "d", "q", "d", "", "d", "d"};
+    const char *names[11] = {"w", "lead", "count", "seg_query", "n0", "layer_gain",
+                             "at_least", "dcum", "", "lower", "upper"};
+    int got = 0;
+    for (; got < 11; got++) {
+        if (got == 8) {
+            continue;
+        }
+        if (get_buffer(o[got], &b[got], got >= 9, names[got], types[got], sizes[got],
+                       &code) < 0) {
+            break;
+        }
+    }
+    if (got < 11) {
+        for (int i = 0; i < got; i++) {
+            if (i != 8) {
+                PyBuffer_Release(&b[i]);
+            }
+        }
+        return NULL;
+    }
+    const double *w = b[0].buf, *n0 = b[4].buf, *gain = b[5].buf, *dcum = b[7].buf;
+    const int64_t *lead = b[1].buf, *count = b[2].buf, *seg_q = b[3].buf, *at_least = b[6].buf;
+    double *lower = b[9].buf, *upper = b[10].buf;
+    Py_ssize_t n_w = sizes[0], n_q = sizes[6] / n_t;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t off = 0;
+    for (Py_ssize_t s = 0; s < n_s && !bad; s++) {
+        Py_ssize_t nl = lead[s], u = count[s], reach = 0;
+        if (nl < 0 || u < nl || off + nl > n_w || seg_q[s] < 0 || seg_q[s] >= n_q) {
+            bad = 1;
+            break;
+        }
+        const int64_t *jq = at_least + seg_q[s] * n_t;
+        for (Py_ssize_t h = 0; h < n_t; h++) {
+            if (jq[h] < 0 || jq[h] + u >= n_d) {
+                bad = 1;
+            }
+        }
+        if (bad) {
+            break;
+        }
+        while (reach < nl && w[off + reach] > 0.) {
+            reach++;
+        }
+        double w_all = 0.;
+        for (Py_ssize_t c = 0; c < reach; c++) {
+            w_all += w[off + c];
+        }
+        /* lower: the bottom j = u - c at the top grade (c = 0 .. u); top j: c = j */
+        double lo = INFINITY, lam = 0., big_w = 0.;
+        for (Py_ssize_t c = 0; c <= u; c++) {
+            if (c > 0 && c <= reach) {
+                big_w += w[off + c - 1];
+            }
+            double den = ideal_with(gain, dcum, jq, n_t, u - c);
+            double v = den > 0. ? (n0[s] + top_gain * (w_all - big_w)) / den : 0.;
+            if (v < lo) {
+                lo = v;
+            }
+            if (c <= reach) {
+                double d2 = ideal_with(gain, dcum, jq, n_t, c);
+                double t = d2 > 0. ? (n0[s] + top_gain * big_w) / d2 : 0.;
+                if (t > lam) {
+                    lam = t;
+                }
+            }
+        }
+        /* upper: Dinkelbach's method over the grade layers (largest_ratio) */
+        for (int round = 0; round < 100; round++) {
+            double num = n0[s], den = 0.;
+            for (Py_ssize_t h = 0; h < n_t; h++) {
+                const double *d = dcum + jq[h];
+                double acc = 0., best = -lam * d[0], best_w = 0., best_d = d[0];
+                for (Py_ssize_t c = 1; c <= reach; c++) {
+                    acc += w[off + c - 1];
+                    double phi = acc - lam * d[c];
+                    if (phi >= best) {
+                        best = phi;
+                        best_w = acc;
+                        best_d = d[c];
+                    }
+                }
+                num += gain[h] * best_w;
+                den += gain[h] * best_d;
+            }
+            double ratio = den > 0. ? num / den : 0.;
+            if (!(ratio > lam)) {
+                break;
+            }
+            lam = ratio;
+        }
+        lower[s] = lo;
+        upper[s] = lam;
+        off += nl;
+    }
+    Py_END_ALLOW_THREADS
+    for (int i = 0; i < 11; i++) {
+        if (i != 8) {
+            PyBuffer_Release(&b[i]);
+        }
+    }
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "gain_ratio_bounds: inconsistent sizes or indices");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------------ module */
 
 static PyMethodDef methods[] = {
@@ -596,6 +1025,15 @@ static PyMethodDef methods[] = {
      "order_maxima(keys, perm, n_queries, n_runs, out): max |sum of signs of key differences|."},
     {"metric_maxima", k_metric_maxima, METH_VARARGS,
      "metric_maxima(x, perm, n_queries, n_runs, out): range of the permuted run means."},
+    {"largest_ratio", k_largest_ratio, METH_VARARGS,
+     "largest_ratio(w, count, seg_query, n0, layer_gain, at_least, dcum, start, out): "
+     "the exact largest gain ratio per segment (Dinkelbach over grade layers)."},
+    {"ap_bounds", k_ap_bounds, METH_VARARGS,
+     "ap_bounds(rel_rank, rel_offsets, unj_rank, unj_offsets, r0, cutoff, lower, upper): "
+     "AP's residual bounds per segment (top j / bottom j scans)."},
+    {"gain_ratio_bounds", k_gain_ratio_bounds, METH_VARARGS,
+     "gain_ratio_bounds(w, lead, count, seg_query, n0, layer_gain, at_least, dcum, top_gain, "
+     "lower, upper): nDCG / NCG residual bounds per segment."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
+from irpref.kernels import c_kernels
 from irpref.measures.base import Measure
 from irpref.measures.residual_rank import (
     Unjudged,
@@ -53,7 +54,27 @@ def largest_ratio(w: np.ndarray, count: np.ndarray, seg_query: np.ndarray, n0: n
     some assignment (Dinkelbach starts there; 0 by default).
 
     Only c up to the number of positive weights is scanned: beyond, W stops
-    growing while D does not fall, so no larger c does better."""
+    growing while D does not fall, so no larger c does better. The C kernel
+    (``irpref._kernels.largest_ratio``, when built) runs the same rounds
+    segment by segment without temporaries; the values agree to rounding."""
+    kernels = c_kernels()
+    if kernels is not None:
+        out = np.zeros(len(count))
+        start = np.zeros(len(count)) if start is None else start
+        kernels.largest_ratio(
+            np.ascontiguousarray(w, np.float64), np.ascontiguousarray(count, np.int64),
+            np.ascontiguousarray(seg_query, np.int64), np.ascontiguousarray(n0, np.float64),
+            np.ascontiguousarray(layer_gain, np.float64),
+            np.ascontiguousarray(judged_at_least, np.int64), np.ascontiguousarray(dcum, np.float64),
+            np.ascontiguousarray(start, np.float64), out)
+        return out
+    return _largest_numpy(w, count, seg_query, n0, layer_gain, judged_at_least, dcum, start,
+                          rounds)
+
+
+def _largest_numpy(w, count, seg_query, n0, layer_gain, judged_at_least, dcum, start,
+                   rounds) -> np.ndarray:
+    """:func:`largest_ratio` in NumPy: every segment's rounds at once."""
     n_s = len(count)
     item_seg = np.repeat(np.arange(n_s), count)
     within = np.arange(len(w)) - np.repeat(np.cumsum(count) - count, count)
@@ -210,17 +231,25 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     w_pos *= gain_of(judged.grade[pos.index])
     n0 = np.bincount(pos.segment, weights=w_pos, minlength=judged.n_segments)
     g_top = float(gain_of(np.array([u.top]))[0]) if u.top >= 1 else 0.0
+    kernels = c_kernels()
+    if kernels is not None:  # both bounds, one pass per segment in C
+        lead, w = _weighted(judged, m, u, n_tab)
+        layer_gain, at_least, dcum = _layers(judged, m, u, table, gain_of)
+        lower, upper = np.empty(judged.n_segments), np.empty(judged.n_segments)
+        kernels.gain_ratio_bounds(
+            np.ascontiguousarray(w, np.float64), np.ascontiguousarray(lead.count, np.int64),
+            np.ascontiguousarray(u.count, np.int64),
+            np.arange(judged.n_segments, dtype=np.int64) % judged.n_queries,
+            np.ascontiguousarray(n0, np.float64), layer_gain,
+            at_least, dcum, g_top, lower, upper)
+        return lower.reshape(shape), upper.reshape(shape)
     ideal, start = _ideal_table(judged, u, m, table, gain_of, max(u.top, 1))
     seg_q = np.tile(start, judged.n_runs)  # (S,) row of each segment's query, j = 0
     at0 = _div(n0, ideal[seg_q])
     ncg = m.name == "NCG" and judged.ties != "expected"
     if not len(u.index):
         return at0.reshape(u.shape), at0.reshape(u.shape)
-    if judged.ties != "expected":  # the others weigh nothing: they only raise the ideal
-        lead = u.ranked_before(m.cutoff)
-        w = position_weights(judged, m, lead.index, n_tab, lead.rank)
-    else:
-        lead, w = u.leading(position_weights(judged, m, u.index, n_tab, u.rank))
+    lead, w = _weighted(judged, m, u, n_tab)
     shift = u.count - lead.count
     low0 = np.minimum(at0, _div(n0, ideal[seg_q + _capped(shift, m)]))
     if not len(lead.index):
@@ -237,19 +266,36 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     return lower, _largest(judged, m, lead, w, n0, table, gain_of, top_j.ravel())
 
 
+def _weighted(judged: JudgedRankings, m: Measure, u: Unjudged, n_tab: np.ndarray
+              ) -> tuple[Unjudged, np.ndarray]:
+    """The unjudged items with a weight (a prefix of each segment's) and their
+    weights; the others only raise the ideal."""
+    if judged.ties != "expected":
+        lead = u.ranked_before(m.cutoff)
+        return lead, position_weights(judged, m, lead.index, n_tab, lead.rank)
+    return u.leading(position_weights(judged, m, u.index, n_tab, u.rank))
+
+
+def _layers(judged: JudgedRankings, m: Measure, u: Unjudged, table, gain_of
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dg_1 .. Dg_T, J_h per query (Q, T) and D(0 .. n) cut at the cut-off: the
+    ideal with j more documents of grade >= h reads sum_h Dg_h D(J_h + j)."""
+    top = max(u.top, 1)
+    layer_gain = np.diff(gain_of(np.arange(top + 1)))
+    qg, qq = judged.qrels_grade, judged.qrels_query
+    at_least = np.stack([np.bincount(qq[qg >= h], minlength=judged.n_queries)
+                         for h in range(1, top + 1)], axis=1).astype(np.int64)
+    d = table(int(at_least.max(initial=0)) + int(u.count.max(initial=0)) + 1)
+    if m.cutoff is not None:
+        d[m.cutoff:] = 0.0
+    return layer_gain, at_least, np.concatenate(([0.0], np.cumsum(d)))
+
+
 def _largest(judged: JudgedRankings, m: Measure, lead: Unjudged, w: np.ndarray,
              n0: np.ndarray, table, gain_of, start: np.ndarray) -> np.ndarray:
     """(R, Q) the exact largest gain ratio (:func:`largest_ratio`) over the
     weighted unjudged documents ``lead`` (``w``: their weights, in rank order)."""
-    top = max(lead.top, 1)
-    layer_gain = np.diff(gain_of(np.arange(top + 1)))
-    qg, qq = judged.qrels_grade, judged.qrels_query
-    at_least = np.stack([np.bincount(qq[qg >= h], minlength=judged.n_queries)
-                         for h in range(1, top + 1)], axis=1)
-    d = table(int(at_least.max(initial=0)) + int(lead.count.max(initial=0)) + 1)
-    if m.cutoff is not None:
-        d[m.cutoff:] = 0.0
-    dcum = np.concatenate(([0.0], np.cumsum(d)))
+    layer_gain, at_least, dcum = _layers(judged, m, lead, table, gain_of)
     seg_query = np.arange(judged.n_segments) % judged.n_queries
     return largest_ratio(w, lead.count, seg_query, n0, layer_gain, at_least, dcum,
                          start).reshape(judged.n_runs, judged.n_queries)

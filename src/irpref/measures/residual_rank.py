@@ -31,6 +31,7 @@ import numpy as np
 
 from irpref.bounds import assign, top_grade, unjudged_items
 from irpref.judged import JudgedRankings
+from irpref.kernels import c_kernels
 from irpref.measures.base import Measure
 
 __all__ = [
@@ -351,8 +352,10 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     already are) adds [p < k] (J(p) + t) / p + sum over judged relevant i > p
     within k of 1/i (each gains a hit); from the bottom it adds [p < k] (J(p) + 1)
     / p + the same sum + sum over the deeper items already made relevant within k
-    of 1/rank (J(p): judged relevant above p; ranks 1-based). Under
-    ties="expected" AP is not linear: :func:`binary_scan` (exact, slower)."""
+    of 1/rank (J(p): judged relevant above p; ranks 1-based). The C kernel
+    (``irpref._kernels.ap_bounds``, when built) runs both scans per segment in
+    one pass each, to the same values up to rounding. Under ties="expected" AP
+    is not linear: :func:`binary_scan` (exact, slower)."""
     if judged.ties == "expected":
         return binary_scan(judged, m)
     level = m.rel(judged)
@@ -368,6 +371,15 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     at0 = _div(s0, r0)
     if not len(u.index):
         return at0.reshape(u.shape), at0.reshape(u.shape)
+    kernels = c_kernels()
+    if kernels is not None:  # the same scans, one pass per segment in C
+        lower, upper = np.empty(judged.n_segments), np.empty(judged.n_segments)
+        kernels.ap_bounds(np.ascontiguousarray(rel.rank, np.int64),
+                          np.ascontiguousarray(rel.offsets, np.int64),
+                          np.ascontiguousarray(u.rank, np.int64),
+                          np.ascontiguousarray(u.offsets, np.int64), r0,
+                          -1 if m.cutoff is None else int(m.cutoff), lower, upper)
+        return lower.reshape(u.shape), upper.reshape(u.shape)
     cum_rel = np.empty(len(inv_rel) + 1)
     cum_rel[0] = 0.0
     np.cumsum(inv_rel, out=cum_rel[1:])

@@ -9,13 +9,12 @@ Table 3.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import numpy as np
 
 import irpref.progress as progress
-from irpref.errors import UsageError
+from irpref.kernels import KERNELS_ENV, c_kernels
 from irpref.stats.pairwise import Pairwise
 from irpref.stats.seeds import SeedLike, generator
 from irpref.threads import COMPUTE_CAP, worker_count
@@ -52,32 +51,17 @@ def hsd_permutations(
 
 # ----------------------------------------------------- optional C kernels
 
-KERNELS_ENV = "IRPREF_KERNELS"
-"""``numpy`` forces the NumPy kernels, ``c`` requires the C ones; unset or empty: C if built."""
-
 _PERMUTE_OK: dict[type, bool] = {}
 
 
 def _kernels():
-    """The C module ``irpref._kernels``, or None (not built, or ``IRPREF_KERNELS=numpy``).
+    """The C module ``irpref._kernels`` or None (:func:`irpref.kernels.c_kernels`).
 
     Both paths give the same maxima bit for bit (same permutations, same
     summation order and dtype); the C one runs the gather-accumulate-max loop
     per permutation without temporaries, with the GIL released.
     """
-    choice = os.environ.get(KERNELS_ENV, "").strip().lower()
-    if choice not in ("", "c", "numpy"):
-        raise UsageError(f"{KERNELS_ENV} must be 'c' or 'numpy', got {choice!r}")
-    if choice == "numpy":
-        return None
-    try:
-        import irpref._kernels as kernels
-    except ImportError:
-        if choice == "c":
-            raise ImportError(f"{KERNELS_ENV}=c but the C extension irpref._kernels is not "
-                              "built (reinstall irpref with a C compiler)") from None
-        return None
-    return kernels
+    return c_kernels()
 
 
 def _c_permute_ok(rng: np.random.Generator, kernels) -> bool:
