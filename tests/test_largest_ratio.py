@@ -1,20 +1,17 @@
-"""The exact largest gain ratio (irpref.measures.residual_ideal.largest_ratio):
-the C kernel and the NumPy rounds against a brute force over every sorted
-assignment of grades, on random weights, judged grades and cut-offs."""
+"""The exact largest gain ratio (irpref.measures.residual_ideal.largest_ratio,
+the NumPy rounds; the C kernel is compared with it in test_bounds_kernels.py)
+against a brute force over every assignment of grades, on random weights,
+judged grades and cut-offs."""
 
 from __future__ import annotations
 
 import itertools
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irpref.measures.residual_ideal as ri
-from irpref.kernels import KERNELS_ENV, c_kernels
-
-C = c_kernels()
 
 
 def brute(w, n0, judged, top, d, gain):
@@ -67,20 +64,15 @@ def _inputs(top, k, exp, segs):
     return want, (w, count, np.arange(len(segs)), n0, layer_gain, at_least, dcum)
 
 
-@pytest.mark.parametrize("kernel", ["numpy", "c"])
 @settings(max_examples=150, deadline=None)
 @given(case=segments(), from_start=st.booleans())
-def test_largest_ratio_is_the_brute_force_maximum(kernel, case, from_start):
+def test_largest_ratio_is_the_brute_force_maximum(case, from_start):
     """From 0 or from the value with nothing assigned (a ratio some assignment
     reaches, as Dinkelbach's method needs)."""
-    if kernel == "c" and C is None:
-        pytest.skip("the C extension is not built")
     want, args = _inputs(*case)
     if from_start:
         w, count, seg_query, n0, layer_gain, at_least, dcum = args
         ideal = (layer_gain[None, :] * dcum[at_least]).sum(axis=1)
         args = (*args, np.divide(n0, ideal, out=np.zeros(len(n0)), where=ideal > 0))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(KERNELS_ENV, kernel)
-        got = ri.largest_ratio(*args)
+    got = ri.largest_ratio(*args)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -34,17 +34,6 @@
  *     the NumPy kernel's x[q, perm].mean(1) takes it: the gathered array
  *     keeps queries contiguous, so NumPy sums them pairwise (see pairwise_sum).
  *
- * largest_ratio(w, count, seg_query, n0, layer_gain, at_least, dcum, start, out)
- *     The exact largest nDCG / NCG over every assignment of grades to the
- *     unjudged documents (irpref.measures.residual_ideal.largest_ratio, whose
- *     NumPy code gives the same values to rounding): per segment s, Dinkelbach's
- *     method from start[s] over c_h = 0 .. (positive weights of s), one scan
- *     per grade layer h and round of W(c) - lambda D(J_h + c), the largest
- *     maximiser kept. w float64 (items, segment by segment, count[s] each, not
- *     increasing); count, seg_query int64 (S); n0, start, out float64 (S);
- *     layer_gain float64 (T); at_least int64 (Q, T); dcum float64, long
- *     enough for every J_h + count.
- *
  * ap_bounds(rel_rank, rel_offsets, unj_rank, unj_offsets, r0, cutoff, lower, upper)
  *     Residual bounds of AP@k (irpref.measures.residual_rank.ap_bounds, whose
  *     NumPy code gives the same values to rounding): per segment, the judged
@@ -63,7 +52,7 @@
  *     items in all; the ideal with j more documents of grade >= h is read as
  *     sum_h layer_gain[h] dcum[J_h + j]. lower: the least over j of the bottom
  *     j at the top grade; upper: Dinkelbach's method over the grade layers,
- *     from the best top j at the top grade (largest_ratio).
+ *     from the best top j at the top grade (as largest_ratio there).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -619,123 +608,52 @@ k_metric_maxima(PyObject *self, PyObject *args)
 
 /* ------------------------------------------------------------- residual bounds */
 
-static PyObject *
-k_largest_ratio(PyObject *self, PyObject *args)
+/* The item count of every buffer o[i] (NULL: left out). */
+static int
+item_counts(PyObject **o, int n, Py_ssize_t *sizes)
 {
-    PyObject *o[9];
-    Py_buffer b[9];
-    char code;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO:largest_ratio", &o[0], &o[1], &o[2], &o[3], &o[4],
-                          &o[5], &o[6], &o[7], &o[8])) {
-        return NULL;
-    }
-    /* sizes: S from count, T from layer_gain, Q from at_least / T */
-    Py_buffer probe;
-    if (PyObject_GetBuffer(o[1], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        return NULL;
-    }
-    Py_ssize_t n_s = probe.len / (probe.itemsize ? probe.itemsize : 1);
-    PyBuffer_Release(&probe);
-    if (PyObject_GetBuffer(o[4], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        return NULL;
-    }
-    Py_ssize_t n_t = probe.len / (probe.itemsize ? probe.itemsize : 1);
-    PyBuffer_Release(&probe);
-    if (PyObject_GetBuffer(o[5], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        return NULL;
-    }
-    Py_ssize_t n_at = probe.len / (probe.itemsize ? probe.itemsize : 1);
-    PyBuffer_Release(&probe);
-    if (PyObject_GetBuffer(o[0], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        return NULL;
-    }
-    Py_ssize_t n_w = probe.len / (probe.itemsize ? probe.itemsize : 1);
-    PyBuffer_Release(&probe);
-    if (PyObject_GetBuffer(o[6], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        return NULL;
-    }
-    Py_ssize_t n_d = probe.len / (probe.itemsize ? probe.itemsize : 1);
-    PyBuffer_Release(&probe);
-    if (n_t < 1 || n_at % n_t != 0 || n_d < 1) {
-        PyErr_SetString(PyExc_ValueError, "largest_ratio: bad layer or table sizes");
-        return NULL;
-    }
-    const char *types[9] = {"d", "q", "q", "d", "d", "q", "d", "d", "d"};
-    const char *names[9] = {"w", "count", "seg_query", "n0", "layer_gain", "at_least", "dcum",
-                            "start", "out"};
-    Py_ssize_t sizes[9] = {n_w, n_s, n_s, n_s, n_t, n_at, n_d, n_s, n_s};
-    int got = 0;
-    for (; got < 9; got++) {
-        if (get_buffer(o[got], &b[got], got == 8, names[got], types[got], sizes[got],
-                       &code) < 0) {
-            break;
+    for (int i = 0; i < n; i++) {
+        Py_buffer probe;
+        sizes[i] = 0;
+        if (o[i] == NULL) {
+            continue;
         }
+        if (PyObject_GetBuffer(o[i], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            return -1;
+        }
+        sizes[i] = probe.len / (probe.itemsize ? probe.itemsize : 1);
+        PyBuffer_Release(&probe);
     }
-    if (got < 9) {
-        for (int i = 0; i < got; i++) {
+    return 0;
+}
+
+static void
+release_buffers(PyObject **o, Py_buffer *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (o[i] != NULL) {
             PyBuffer_Release(&b[i]);
         }
-        return NULL;
     }
-    const double *w = b[0].buf, *n0 = b[3].buf, *gain = b[4].buf, *dcum = b[6].buf;
-    const double *start = b[7].buf;
-    const int64_t *count = b[1].buf, *seg_q = b[2].buf, *at_least = b[5].buf;
-    double *out = b[8].buf;
-    Py_ssize_t n_q = n_at / n_t;
-    int bad = 0;
-    Py_BEGIN_ALLOW_THREADS
-    Py_ssize_t off = 0;
-    for (Py_ssize_t s = 0; s < n_s && !bad; s++) {
-        Py_ssize_t n = count[s], reach = 0;
-        if (n < 0 || off + n > n_w || seg_q[s] < 0 || seg_q[s] >= n_q) {
-            bad = 1;
-            break;
+}
+
+/* Every buffer o[i] (NULL: left out) of type types[i] and sizes[i] items, writable
+ * from index first_out on; on failure none is held. */
+static int
+get_buffers(PyObject **o, Py_buffer *b, int n, const char *const *types,
+            const char *const *names, const Py_ssize_t *sizes, int first_out)
+{
+    char code;
+    for (int i = 0; i < n; i++) {
+        if (o[i] == NULL) {
+            continue;
         }
-        while (reach < n && w[off + reach] > 0.) {
-            reach++;
+        if (get_buffer(o[i], &b[i], i >= first_out, names[i], types[i], sizes[i], &code) < 0) {
+            release_buffers(o, b, i);
+            return -1;
         }
-        const int64_t *j = at_least + seg_q[s] * n_t;
-        for (Py_ssize_t h = 0; h < n_t; h++) {
-            if (j[h] < 0 || j[h] + reach >= n_d) {
-                bad = 1;
-            }
-        }
-        double lam = start[s];
-        for (int round = 0; round < 100 && !bad; round++) {
-            double num = n0[s], den = 0.;
-            for (Py_ssize_t h = 0; h < n_t; h++) {
-                const double *d = dcum + j[h];
-                double big_w = 0., best = -lam * d[0], best_w = 0., best_d = d[0];
-                for (Py_ssize_t c = 1; c <= reach; c++) {
-                    big_w += w[off + c - 1];
-                    double phi = big_w - lam * d[c];
-                    if (phi >= best) { /* the largest maximiser */
-                        best = phi;
-                        best_w = big_w;
-                        best_d = d[c];
-                    }
-                }
-                num += gain[h] * best_w;
-                den += gain[h] * best_d;
-            }
-            double ratio = den > 0. ? num / den : 0.;
-            if (!(ratio > lam)) {
-                break;
-            }
-            lam = ratio;
-        }
-        out[s] = lam;
-        off += n;
     }
-    Py_END_ALLOW_THREADS
-    for (int i = 0; i < 9; i++) {
-        PyBuffer_Release(&b[i]);
-    }
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError, "largest_ratio: inconsistent sizes or indices");
-        return NULL;
-    }
-    Py_RETURN_NONE;
+    return 0;
 }
 
 static PyObject *
@@ -744,48 +662,24 @@ k_ap_bounds(PyObject *self, PyObject *args)
     PyObject *o[8];
     Py_buffer b[8];
     Py_ssize_t cutoff;
-    char code;
     if (!PyArg_ParseTuple(args, "OOOOOnOO:ap_bounds", &o[0], &o[1], &o[2], &o[3], &o[4],
                           &cutoff, &o[6], &o[7])) {
         return NULL;
     }
     o[5] = NULL;
     Py_ssize_t sizes[8];
-    for (int i = 0; i < 8; i++) {
-        Py_buffer probe;
-        if (i == 5) {
-            continue;
-        }
-        if (PyObject_GetBuffer(o[i], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-            return NULL;
-        }
-        sizes[i] = probe.len / (probe.itemsize ? probe.itemsize : 1);
-        PyBuffer_Release(&probe);
+    if (item_counts(o, 8, sizes) < 0) {
+        return NULL;
     }
     Py_ssize_t n_s = sizes[4];
     if (sizes[1] != n_s + 1 || sizes[3] != n_s + 1 || sizes[6] != n_s || sizes[7] != n_s) {
         PyErr_SetString(PyExc_ValueError, "ap_bounds: inconsistent sizes");
         return NULL;
     }
-    const char *types[8] = {"q", "q", "q", "q", "d", "", "d", "d"};
-    const char *names[8] = {"rel_rank", "rel_offsets", "unj_rank", "unj_offsets", "r0", "",
-                            "lower", "upper"};
-    int got = 0;
-    for (; got < 8; got++) {
-        if (got == 5) {
-            continue;
-        }
-        if (get_buffer(o[got], &b[got], got >= 6, names[got], types[got], sizes[got],
-                       &code) < 0) {
-            break;
-        }
-    }
-    if (got < 8) {
-        for (int i = 0; i < got; i++) {
-            if (i != 5) {
-                PyBuffer_Release(&b[i]);
-            }
-        }
+    const char *const types[8] = {"q", "q", "q", "q", "d", "", "d", "d"};
+    const char *const names[8] = {"rel_rank", "rel_offsets", "unj_rank", "unj_offsets", "r0",
+                                  "", "lower", "upper"};
+    if (get_buffers(o, b, 8, types, names, sizes, 6) < 0) {
         return NULL;
     }
     const int64_t *rr = b[0].buf, *ro = b[1].buf, *ur = b[2].buf, *uo = b[3].buf;
@@ -851,11 +745,7 @@ k_ap_bounds(PyObject *self, PyObject *args)
         upper[s] = hi;
     }
     Py_END_ALLOW_THREADS
-    for (int i = 0; i < 8; i++) {
-        if (i != 5) {
-            PyBuffer_Release(&b[i]);
-        }
-    }
+    release_buffers(o, b, 8);
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "ap_bounds: inconsistent offsets");
         return NULL;
@@ -881,22 +771,14 @@ k_gain_ratio_bounds(PyObject *self, PyObject *args)
     PyObject *o[11];
     Py_buffer b[11];
     double top_gain;
-    char code;
     if (!PyArg_ParseTuple(args, "OOOOOOOOdOO:gain_ratio_bounds", &o[0], &o[1], &o[2], &o[3],
                           &o[4], &o[5], &o[6], &o[7], &top_gain, &o[9], &o[10])) {
         return NULL;
     }
+    o[8] = NULL;
     Py_ssize_t sizes[11];
-    for (int i = 0; i < 11; i++) {
-        Py_buffer probe;
-        if (i == 8) {
-            continue;
-        }
-        if (PyObject_GetBuffer(o[i], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-            return NULL;
-        }
-        sizes[i] = probe.len / (probe.itemsize ? probe.itemsize : 1);
-        PyBuffer_Release(&probe);
+    if (item_counts(o, 11, sizes) < 0) {
+        return NULL;
     }
     Py_ssize_t n_s = sizes[1], n_t = sizes[5], n_d = sizes[7];
     if (sizes[2] != n_s || sizes[3] != n_s || sizes[4] != n_s || sizes[9] != n_s ||
@@ -904,25 +786,10 @@ k_gain_ratio_bounds(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "gain_ratio_bounds: inconsistent sizes");
         return NULL;
     }
-    const char *types[11] = {"d", "q", "q", "q", "d", "d", "q", "d", "", "d", "d"};
-    const char *names[11] = {"w", "lead", "count", "seg_query", "n0", "layer_gain",
-                             "at_least", "dcum", "", "lower", "upper"};
-    int got = 0;
-    for (; got < 11; got++) {
-        if (got == 8) {
-            continue;
-        }
-        if (get_buffer(o[got], &b[got], got >= 9, names[got], types[got], sizes[got],
-                       &code) < 0) {
-            break;
-        }
-    }
-    if (got < 11) {
-        for (int i = 0; i < got; i++) {
-            if (i != 8) {
-                PyBuffer_Release(&b[i]);
-            }
-        }
+    const char *const types[11] = {"d", "q", "q", "q", "d", "d", "q", "d", "", "d", "d"};
+    const char *const names[11] = {"w", "lead", "count", "seg_query", "n0", "layer_gain",
+                                   "at_least", "dcum", "", "lower", "upper"};
+    if (get_buffers(o, b, 11, types, names, sizes, 9) < 0) {
         return NULL;
     }
     const double *w = b[0].buf, *n0 = b[4].buf, *gain = b[5].buf, *dcum = b[7].buf;
@@ -1002,11 +869,7 @@ k_gain_ratio_bounds(PyObject *self, PyObject *args)
         off += nl;
     }
     Py_END_ALLOW_THREADS
-    for (int i = 0; i < 11; i++) {
-        if (i != 8) {
-            PyBuffer_Release(&b[i]);
-        }
-    }
+    release_buffers(o, b, 11);
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "gain_ratio_bounds: inconsistent sizes or indices");
         return NULL;
@@ -1025,9 +888,6 @@ static PyMethodDef methods[] = {
      "order_maxima(keys, perm, n_queries, n_runs, out): max |sum of signs of key differences|."},
     {"metric_maxima", k_metric_maxima, METH_VARARGS,
      "metric_maxima(x, perm, n_queries, n_runs, out): range of the permuted run means."},
-    {"largest_ratio", k_largest_ratio, METH_VARARGS,
-     "largest_ratio(w, count, seg_query, n0, layer_gain, at_least, dcum, start, out): "
-     "the exact largest gain ratio per segment (Dinkelbach over grade layers)."},
     {"ap_bounds", k_ap_bounds, METH_VARARGS,
      "ap_bounds(rel_rank, rel_offsets, unj_rank, unj_offsets, r0, cutoff, lower, upper): "
      "AP's residual bounds per segment (top j / bottom j scans)."},

@@ -54,27 +54,8 @@ def largest_ratio(w: np.ndarray, count: np.ndarray, seg_query: np.ndarray, n0: n
     some assignment (Dinkelbach starts there; 0 by default).
 
     Only c up to the number of positive weights is scanned: beyond, W stops
-    growing while D does not fall, so no larger c does better. The C kernel
-    (``irpref._kernels.largest_ratio``, when built) runs the same rounds
-    segment by segment without temporaries; the values agree to rounding."""
-    kernels = c_kernels()
-    if kernels is not None:
-        out = np.zeros(len(count))
-        start = np.zeros(len(count)) if start is None else start
-        kernels.largest_ratio(
-            np.ascontiguousarray(w, np.float64), np.ascontiguousarray(count, np.int64),
-            np.ascontiguousarray(seg_query, np.int64), np.ascontiguousarray(n0, np.float64),
-            np.ascontiguousarray(layer_gain, np.float64),
-            np.ascontiguousarray(judged_at_least, np.int64), np.ascontiguousarray(dcum, np.float64),
-            np.ascontiguousarray(start, np.float64), out)
-        return out
-    return _largest_numpy(w, count, seg_query, n0, layer_gain, judged_at_least, dcum, start,
-                          rounds)
-
-
-def _largest_numpy(w, count, seg_query, n0, layer_gain, judged_at_least, dcum, start,
-                   rounds) -> np.ndarray:
-    """:func:`largest_ratio` in NumPy: every segment's rounds at once."""
+    growing while D does not fall, so no larger c does better. (The C kernel
+    ``irpref._kernels.gain_ratio_bounds`` runs the same rounds per segment.)"""
     n_s = len(count)
     item_seg = np.repeat(np.arange(n_s), count)
     within = np.arange(len(w)) - np.repeat(np.cumsum(count) - count, count)

@@ -41,7 +41,6 @@ from irpref.measures.recall_metrics import RecallLevelMetric, named_metric
 from irpref.measures.residual_trec import Candidates, candidates, scan_bounds
 
 __all__ = [
-    "DIVERSITY_NOTE",
     "asl_rule",
     "re_rule",
     "rl_rule",
@@ -51,12 +50,6 @@ __all__ = [
 ]
 
 Pair = tuple[np.ndarray, np.ndarray]
-
-DIVERSITY_NOTE = (
-    "subtopic qrels: an assignment would grade each unjudged document per subtopic and "
-    "change the greedy ideal ranking; no residual bound is defined (irpref.bounds.assign "
-    "does not carry subtopic judgments)"
-)
 
 
 def _singleton(judged: JudgedRankings, c: Candidates, first: bool) -> np.ndarray:
