@@ -345,8 +345,8 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") 
 @register(
     "nDCG",
     bounds=residual_ideal.gain_ratio_bounds,
-    bounds_note="exact (the upper bound by grade layers and Dinkelbach's method); no bound "
-    "with gains= (custom gains need not grow with the grade)",
+    bounds_note="the upper bound by grade layers and Dinkelbach's method; no bound with "
+    "gains= (custom gains need not grow with the grade)",
     compact=True,
     compact_expected=True,
     examples=("nDCG", "nDCG@3", "nDCG(gain=exp)@5"),

@@ -34,10 +34,10 @@ from irpref.measures.subtopic_judgments import alpha_of, ideal_gain, joined, lab
 
 __all__ = ["ap_ia_bounds", "err_ia_bounds", "ideal_ratio_bounds", "s_recall_bounds"]
 
-OUTER_NOTE = ("outer: the numerator is bounded exactly (facts 1-3 of irpref.measures."
+OUTER_NOTE = ("the numerator is bounded exactly (facts 1-3 of irpref.measures."
               "residual_diversity), the greedy ideal ranking only from below by its first gain and "
               "from above per subtopic")
-EXACT_NOTE = "exact: per subtopic extremes, and the new subtopics all or none"
+EXACT_NOTE = "per subtopic extremes, and the new subtopics all or none"
 
 
 _FRAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -30,7 +30,7 @@ from irpref.measures.trec_arith import exact_cumsum
 
 __all__ = ["g_bounds", "ndcg_rel_bounds", "r_ndcg_bounds"]
 
-OUTER_NOTE = ("outer: every term bounded alone between the judged ideal and the ideal with "
+OUTER_NOTE = ("every term bounded alone between the judged ideal and the ideal with "
               "every unjudged document at the top grade (no exact rule known: the ranks read "
               "move with the assignment)")
 

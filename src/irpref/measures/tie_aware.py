@@ -114,7 +114,7 @@ def ideal_cg(judged: JudgedRankings, cutoff: int | None) -> np.ndarray:
 @register(
     "NCG",
     bounds=residual_ideal.gain_ratio_bounds,
-    bounds_note="exact (the upper bound by grade layers and Dinkelbach's method)",
+    bounds_note="the upper bound by grade layers and Dinkelbach's method",
     compact=True,  # ranks and grades of the positive items only
     compact_expected=True,  # TieGroups: either layout
     examples=("NCG", "NCG@3"),
