@@ -331,6 +331,7 @@ def test_ctrl_c_is_130_and_one_line(tmp_path):
 @pytest.mark.parametrize("env, args", [
     ("IRPREF_SCAN", ["evaluate", "-m", "AP"]),
     ("IRPREF_KERNELS", ["significance", "-m", "AP", "--test", "hsd", "--permutations", "50"]),
+    ("IRPREF_KERNELS", ["evaluate", "-m", "AP", "nDCG", "--bounds"]),  # the bounds' C scans
 ])
 def test_bad_environment_switch_is_a_usage_error(env, args):
     """A bad value of an environment switch: a usage error (exit 2), no traceback."""

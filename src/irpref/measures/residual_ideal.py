@@ -123,54 +123,6 @@ def largest_ratio(w: np.ndarray, count: np.ndarray, seg_query: np.ndarray, n0: n
 
 
 # ---- graded gains over an ideal ranking (nDCG, NCG) ------------------------------
-def _ideal_table(judged: JudgedRankings, u: Unjudged, m: Measure, table: np.ndarray,
-                 gain_of, grade: int) -> tuple[np.ndarray, np.ndarray]:
-    """(ideal, start): ``ideal[start[q] + min(j, k)]`` is the ideal score of
-    query q with j extra documents of ``grade`` (j up to the most unjudged items
-    of a segment of q; k the cut-off, or no limit): the judged grades >= 1 sorted
-    descending, level by level, with the ``grade`` block j longer and the lower
-    blocks j further down; each level L adds gain(L) x the table summed over its
-    block within the cut-off. ``grade`` is the highest level or 1 (the only
-    uses), so its block ends at j or later: from j = k on the cut-off is full
-    and the ideal no longer changes (rows stop at k)."""
-    qg = judged.qrels_grade
-    keep = qg >= 1
-    levels = np.unique(np.append(qg[keep], grade))[::-1]  # descending
-    n_lv = len(levels)
-    q = judged.qrels_query[keep]
-    li = np.searchsorted(-levels, -qg[keep])
-    counts = np.bincount(q * n_lv + li, minlength=judged.n_queries * n_lv).reshape(-1, n_lv)
-    ends = np.cumsum(counts, axis=1)  # (Q, levels) where each block ends, j = 0
-    # the ideal depends on (query, j) only: one row per query and j up to its largest u
-    n_q = judged.n_queries
-    max_u = u.count.reshape(u.shape).max(axis=0, initial=0)
-    if m.cutoff is not None:
-        np.minimum(max_u, m.cutoff, out=max_u)
-    q_off = np.concatenate(([0], np.cumsum(max_u + 1)))
-    rq = np.repeat(np.arange(n_q), max_u + 1)
-    rj = np.arange(q_off[-1]) - q_off[:-1][rq]
-    longest = int(ends[:, -1].max(initial=0) + max_u.max(initial=0)) if n_q else 0
-    k = longest if m.cutoff is None else min(m.cutoff, longest)
-    cum = np.concatenate(([0.0], np.cumsum(table(longest + 1))))
-    # blocks are contiguous: sum_L gain(L) (cum[e_L] - cum[s_L]) telescopes to
-    # sum_L (gain(L) - gain(next lower L)) cum[e_L], each end capped at k
-    gains = gain_of(levels)
-    step = gains - np.append(gains[1:], 0.0)
-    ideal = np.zeros(len(rq))
-    for i in range(n_lv):
-        e = ends[:, i][rq]
-        if levels[i] <= grade:  # this block and every lower one end j further down
-            e += rj
-        np.minimum(e, k, out=e)
-        ideal += step[i] * cum[e]
-    return ideal, q_off[:-1]
-
-
-def _capped(j: np.ndarray, m: Measure) -> np.ndarray:
-    """``j`` limited to the cut-off (:func:`_ideal_table` rows)."""
-    return j if m.cutoff is None else np.minimum(j, m.cutoff)
-
-
 @holds_value
 def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray]:
     """nDCG@k and NCG@k: (N0 + assigned gain x weight) / ideal(assignment).
@@ -212,39 +164,41 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     w_pos *= gain_of(judged.grade[pos.index])
     n0 = np.bincount(pos.segment, weights=w_pos, minlength=judged.n_segments)
     g_top = float(gain_of(np.array([u.top]))[0]) if u.top >= 1 else 0.0
+    n0 = n0.astype(np.float64)
+    layer_gain, at_least, dcum = _layers(judged, m, u, table, gain_of)
+    seg_query = np.arange(judged.n_segments) % judged.n_queries
     kernels = c_kernels()
     if kernels is not None:  # both bounds, one pass per segment in C
         lead, w = _weighted(judged, m, u, n_tab)
-        layer_gain, at_least, dcum = _layers(judged, m, u, table, gain_of)
         lower, upper = np.empty(judged.n_segments), np.empty(judged.n_segments)
         kernels.gain_ratio_bounds(
             np.ascontiguousarray(w, np.float64), np.ascontiguousarray(lead.count, np.int64),
-            np.ascontiguousarray(u.count, np.int64),
-            np.arange(judged.n_segments, dtype=np.int64) % judged.n_queries,
-            np.ascontiguousarray(n0, np.float64), layer_gain,
-            at_least, dcum, g_top, lower, upper)
+            np.ascontiguousarray(u.count, np.int64), seg_query, n0, layer_gain, at_least, dcum,
+            g_top, lower, upper)
         return lower.reshape(shape), upper.reshape(shape)
-    ideal, start = _ideal_table(judged, u, m, table, gain_of, max(u.top, 1))
-    seg_q = np.tile(start, judged.n_runs)  # (S,) row of each segment's query, j = 0
-    at0 = _div(n0, ideal[seg_q])
-    ncg = m.name == "NCG" and judged.ties != "expected"
+
+    def ideal(seg: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """The ideal of each segment's query with j more documents at the top grade."""
+        return dcum[at_least[seg_query[seg]] + np.asarray(j)[:, None]] @ layer_gain
+
+    segments = np.arange(judged.n_segments)
+    at0 = _div(n0, ideal(segments, np.zeros(judged.n_segments, np.int64)))
     if not len(u.index):
-        return at0.reshape(u.shape), at0.reshape(u.shape)
+        return at0.reshape(shape), at0.reshape(shape)
     lead, w = _weighted(judged, m, u, n_tab)
-    shift = u.count - lead.count
-    low0 = np.minimum(at0, _div(n0, ideal[seg_q + _capped(shift, m)]))
+    low0 = np.minimum(at0, _div(n0, ideal(segments, u.count - lead.count)))
     if not len(lead.index):
-        return low0.reshape(u.shape), at0.reshape(u.shape)
+        return low0.reshape(shape), at0.reshape(shape)
     reach, low = lead.head_tail(w * g_top, n0)
-    row = np.repeat(seg_q, lead.count)
-    # the bottom j = u_s - nth of the segment start at the item
-    j_low = _capped(np.repeat(u.count, lead.count) - lead.nth, m)
-    lower = lead.extreme(low0, _div(low, ideal[row + j_low]), "min")
-    row += _capped(lead.item_j, m)
-    top_j = lead.extreme(at0, _div(reach, ideal[row]), "max")  # the best top j at T
-    if ncg:
+    # the bottom j = u_s - nth of the segment start at the item; the top j end there
+    bottom_j = np.repeat(u.count, lead.count) - lead.nth
+    lower = lead.extreme(low0, _div(low, ideal(lead.segment, bottom_j)), "min")
+    top_j = lead.extreme(at0, _div(reach, ideal(lead.segment, lead.item_j)), "max")
+    if m.name == "NCG" and judged.ties != "expected":
         return lower, top_j
-    return lower, _largest(judged, m, lead, w, n0, table, gain_of, top_j.ravel())
+    upper = largest_ratio(w, lead.count, seg_query, n0, layer_gain, at_least, dcum,
+                          top_j.ravel())
+    return lower, upper.reshape(shape)
 
 
 def _weighted(judged: JudgedRankings, m: Measure, u: Unjudged, n_tab: np.ndarray
@@ -270,13 +224,3 @@ def _layers(judged: JudgedRankings, m: Measure, u: Unjudged, table, gain_of
     if m.cutoff is not None:
         d[m.cutoff:] = 0.0
     return layer_gain, at_least, np.concatenate(([0.0], np.cumsum(d)))
-
-
-def _largest(judged: JudgedRankings, m: Measure, lead: Unjudged, w: np.ndarray,
-             n0: np.ndarray, table, gain_of, start: np.ndarray) -> np.ndarray:
-    """(R, Q) the exact largest gain ratio (:func:`largest_ratio`) over the
-    weighted unjudged documents ``lead`` (``w``: their weights, in rank order)."""
-    layer_gain, at_least, dcum = _layers(judged, m, lead, table, gain_of)
-    seg_query = np.arange(judged.n_segments) % judged.n_queries
-    return largest_ratio(w, lead.count, seg_query, n0, layer_gain, at_least, dcum,
-                         start).reshape(judged.n_runs, judged.n_queries)
