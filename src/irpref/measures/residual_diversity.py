@@ -29,7 +29,7 @@ import numpy as np
 
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Measure
-from irpref.measures.residual_rank import holds_value
+from irpref.measures.residual_rank import _div, holds_value
 from irpref.measures.subtopic_judgments import alpha_of, ideal_gain, joined, labels
 
 __all__ = ["ap_ia_bounds", "err_ia_bounds", "ideal_ratio_bounds", "s_recall_bounds"]
@@ -112,13 +112,6 @@ class _Frame:
         return values.reshape(self.n_runs, self.n_queries)
 
 
-def _ratio(num, den) -> np.ndarray:
-    num, den = np.broadcast_arrays(np.asarray(num, np.float64), np.asarray(den, np.float64))
-    out = np.zeros(num.shape)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
-
 def _discounted(f: _Frame, m: Measure, d) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(S,) A0 (the judged numerator), A_max (every unjudged document within the
     cut-off relevant to every actual subtopic) and E_u (one new subtopic with
@@ -157,14 +150,14 @@ def err_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nd
     norm = float(np.sum(np.power(a, k) / (k + 1.0)))
     a0, a_max, e_u = _discounted(f, m, lambda r: 1.0 / (r + 1.0))
     s0, z, grow = f.s0, f.z, f.grow
-    upper = np.maximum(_ratio(a_max, s0 * norm),
-                       np.where(grow, _ratio(a_max + z * e_u, (s0 + z) * norm), 0.0))
+    upper = np.maximum(_div(a_max, s0 * norm),
+                       np.where(grow, _div(a_max + z * e_u, (s0 + z) * norm), 0.0))
     deepest = np.zeros(judged.n_segments)
     win = f.urank < f.k
     np.maximum.at(deepest, f.useg[win], f.urank[win] + 1.0)
-    e = np.where(f.u_out >= 1, 0.0, _ratio(1.0, deepest))
-    plain = _ratio(a0, s0 * norm)
-    lower = np.where(grow, np.minimum(plain, _ratio(a0 + z * e, (s0 + z) * norm)), plain)
+    e = np.where(f.u_out >= 1, 0.0, _div(1.0, deepest))
+    plain = _div(a0, s0 * norm)
+    lower = np.where(grow, np.minimum(plain, _div(a0 + z * e, (s0 + z) * norm)), plain)
     return f.shape(lower), f.shape(upper)
 
 
@@ -180,9 +173,9 @@ def s_recall_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.
     first = f.jn.pair_c == 0
     inside = first & (f.prank < f.k)
     covered = f.seg_sum(f.pseg[inside], np.ones(int(inside.sum())))
-    plain = _ratio(covered, f.s0)
+    plain = _div(covered, f.s0)
     upper = np.where((f.u_in >= 1) & (f.s0 + f.z >= 1), 1.0, plain)
-    lower = np.where((f.u_out >= 1) & (f.z >= 1), _ratio(covered, f.s0 + f.z), plain)
+    lower = np.where((f.u_out >= 1) & (f.z >= 1), _div(covered, f.s0 + f.z), plain)
     return f.shape(lower), f.shape(upper)
 
 
@@ -249,10 +242,10 @@ def ap_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
     bot_cum = np.cumsum(add_bottom)
     excl_bottom = bot_cum - add_bottom - np.concatenate(([0.0], bot_cum))[start]
     tot_bottom = np.bincount(row_g, weights=add_bottom, minlength=n_g)
-    up_j = _ratio(s0[row_g] + prefix_top, r0[row_g] + row_l + 1.0)  # j = l + 1
-    lo_j = _ratio(s0[row_g] + tot_bottom[row_g] - excl_bottom, r0[row_g] + u_count[row_g] - row_l)
-    upper_g = np.where(new, -np.inf, _ratio(s0, r0))  # j = 0 (none for a new subtopic)
-    lower_g = np.where(new, np.inf, _ratio(s0, r0))
+    up_j = _div(s0[row_g] + prefix_top, r0[row_g] + row_l + 1.0)  # j = l + 1
+    lo_j = _div(s0[row_g] + tot_bottom[row_g] - excl_bottom, r0[row_g] + u_count[row_g] - row_l)
+    upper_g = np.where(new, -np.inf, _div(s0, r0))  # j = 0 (none for a new subtopic)
+    lower_g = np.where(new, np.inf, _div(s0, r0))
     has = np.flatnonzero(u_count)
     if len(has):
         first_row = (np.cumsum(u_count) - u_count)[has]
@@ -263,11 +256,11 @@ def ap_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
     a_min = np.bincount(g_seg[real_g], weights=lower_g[real_g], minlength=n_s)
     new_max, new_min = upper_g[new], lower_g[new]
     s0_seg, z, grow = f.s0, f.z, f.grow
-    upper = np.maximum(_ratio(a_max, s0_seg),
-                       np.where(grow, _ratio(a_max + z * np.where(grow, new_max, 0.0),
+    upper = np.maximum(_div(a_max, s0_seg),
+                       np.where(grow, _div(a_max + z * np.where(grow, new_max, 0.0),
                                              s0_seg + z), 0.0))
-    lower = _ratio(a_min, s0_seg)
-    lower = np.where(grow, np.minimum(lower, _ratio(a_min + z * np.where(grow, new_min, 0.0),
+    lower = _div(a_min, s0_seg)
+    lower = np.where(grow, np.minimum(lower, _div(a_min + z * np.where(grow, new_min, 0.0),
                                                     s0_seg + z)), lower)
     return f.shape(lower), f.shape(upper)
 
@@ -319,6 +312,6 @@ def ideal_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, 
     a0, a_max, e_u = _discounted(f, m, d)
     lo_ideal, hi_ideal = _ideal_sums(f, m, d)
     top = a_max + np.where(f.grow, f.z * e_u, 0.0)
-    upper = np.where(f.s0 + np.where(f.grow, f.z, 0.0) >= 1, _ratio(top, lo_ideal), 0.0)
-    lower = _ratio(a0, hi_ideal)
+    upper = np.where(f.s0 + np.where(f.grow, f.z, 0.0) >= 1, _div(top, lo_ideal), 0.0)
+    lower = _div(a0, hi_ideal)
     return f.shape(lower), f.shape(upper)

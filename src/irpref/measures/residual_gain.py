@@ -25,7 +25,7 @@ import numpy as np
 
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Measure
-from irpref.measures.residual_rank import holds_value, unjudged_of
+from irpref.measures.residual_rank import _div, holds_value, unjudged_of
 from irpref.measures.trec_arith import exact_cumsum
 
 __all__ = ["g_bounds", "ndcg_rel_bounds", "r_ndcg_bounds"]
@@ -110,12 +110,6 @@ def _segment_cumsum(judged: JudgedRankings, values: np.ndarray) -> np.ndarray:
     return total - np.repeat(start, np.diff(judged.offsets))
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    out = np.zeros(np.shape(num))
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
-
 def _segment_min(f: _Frame, index: np.ndarray, values: np.ndarray) -> np.ndarray:
     out = np.full(f.judged.n_segments, np.inf)
     np.minimum.at(out, f.judged.segment[index], values)
@@ -143,19 +137,19 @@ def ndcg_rel_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.
     l0 = f.l0[f.seg_q].astype(np.float64)
     u = f.u.astype(np.float64)
     missing = l0 - np.bincount(ps, minlength=judged.n_segments)
-    t_max = np.minimum(1.0, _ratio(f.dcgmax[pos], f.idcg0_at(pq, np.minimum(c, f.l0[pq]))))
-    end_max = np.minimum(1.0, _ratio(f.end(f.dcgmax), f.idcg0_at(f.seg_q, f.l0[f.seg_q])))
+    t_max = np.minimum(1.0, _div(f.dcgmax[pos], f.idcg0_at(pq, np.minimum(c, f.l0[pq]))))
+    end_max = np.minimum(1.0, _div(f.end(f.dcgmax), f.idcg0_at(f.seg_q, f.l0[f.seg_q])))
     a = np.bincount(ps, weights=t_max, minlength=judged.n_segments) + missing * end_max
-    upper = _ratio(a + u, l0 + u)
+    upper = _div(a + u, l0 + u)
     reach = f.l0[f.seg_q] + f.u  # L0 + u
-    t_min = _ratio(f.dcg0[pos], f.idcg_up(pq, ps, np.minimum(c, reach[ps])))
-    end_min = _ratio(f.end(f.dcg0), f.idcg_up(f.seg_q, np.arange(judged.n_segments), reach))
+    t_min = _div(f.dcg0[pos], f.idcg_up(pq, ps, np.minimum(c, reach[ps])))
+    end_min = _div(f.end(f.dcg0), f.idcg_up(f.seg_q, np.arange(judged.n_segments), reach))
     b = np.bincount(ps, weights=t_min, minlength=judged.n_segments) + missing * end_min
     ui = f.unjudged
     us, uc = seg[ui], judged.rank[ui] + 1
-    cu = _ratio(f.dcg0[ui] + f.disc[uc - 1], f.idcg_up(f.item_q[ui], us, np.minimum(uc, reach[us])))
+    cu = _div(f.dcg0[ui] + f.disc[uc - 1], f.idcg_up(f.item_q[ui], us, np.minimum(uc, reach[us])))
     c_min = np.where(f.u > 0, np.minimum(_segment_min(f, ui, cu), 1.0), 0.0)
-    lower = np.minimum(_ratio(b + c_min, l0 + 1.0), _ratio(b + u * c_min, l0 + u))
+    lower = np.minimum(_div(b + c_min, l0 + 1.0), _div(b + u * c_min, l0 + u))
     return f.outside(lower, upper, m)
 
 
@@ -178,16 +172,16 @@ def r_ndcg_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nd
     s_all = np.arange(judged.n_segments)
     reach = f.l0[f.seg_q] + f.u  # L0 + u
     first = f.idcg0_at(f.seg_q, np.ones(judged.n_segments, np.int64))
-    upper = np.where(f.l0[f.seg_q] > 0, np.minimum(1.0, _ratio(f.end(f.dcgmax), first)), 1.0)
+    upper = np.where(f.l0[f.seg_q] > 0, np.minimum(1.0, _div(f.end(f.dcgmax), first)), 1.0)
     n = judged.n_retrieved
     dcg_end = f.end(f.dcg0)
-    at_reach = _ratio(_dcg_at(f, np.minimum(reach, n)), f.idcg_up(f.seg_q, s_all, reach))
-    lower = np.minimum(at_reach, _ratio(dcg_end, f.idcg_up(f.seg_q, s_all, reach)))
+    at_reach = _div(_dcg_at(f, np.minimum(reach, n)), f.idcg_up(f.seg_q, s_all, reach))
+    lower = np.minimum(at_reach, _div(dcg_end, f.idcg_up(f.seg_q, s_all, reach)))
     pos = np.flatnonzero(f.gain > 0)
     ps, b = seg[pos], judged.rank[pos]  # b = items above the relevant document
     keep = (b >= 1) & (b <= reach[ps])
     pos, ps, b = pos[keep], ps[keep], b[keep]
-    g = _ratio(f.dcg0[pos - 1], f.idcg_up(f.item_q[pos], ps, b))  # DCG0 of the b items above
+    g = _div(f.dcg0[pos - 1], f.idcg_up(f.item_q[pos], ps, b))  # DCG0 of the b items above
     lower = np.minimum(lower, _segment_min(f, pos, g))
     return f.outside(lower, upper, m)
 
@@ -240,10 +234,10 @@ def g_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray
         n_min = np.where(pos, g / np.log2(2.0 + cost_t - s0), 0.0)
     i0 = f.ip0[f.istart + f.l0][f.seg_q]  # I0 per segment
     a_max = top * f.u
-    upper = _ratio(judged.segment_sum(n_max).ravel() + a_max, i0 + a_max)
+    upper = _div(judged.segment_sum(n_max).ravel() + a_max, i0 + a_max)
     ui = f.unjudged
     cu = 1.0 / np.log2(1.0 + np.maximum(1.0, cost_t[ui] - s0[ui]))
     c_min = np.where(f.u > 0, _segment_min(f, ui, cu), 0.0)
     nm = judged.segment_sum(n_min).ravel()
-    lower = np.minimum(_ratio(nm + c_min, i0 + 1.0), _ratio(nm + c_min * a_max, i0 + a_max))
+    lower = np.minimum(_div(nm + c_min, i0 + 1.0), _div(nm + c_min * a_max, i0 + a_max))
     return f.outside(lower, upper, m)
