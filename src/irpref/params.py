@@ -25,13 +25,20 @@ Either way the evaluation warns, naming the run and the queries it lacks.
 Each ``check_*`` takes the value and the name to print: the command-line flag
 (``--rel``) or the Python keyword (``rel``). :func:`option_type` turns a check
 into an argparse ``type=`` for a command that declares its own option.
+
+The judging settings travel as one frozen value, :class:`Settings` (as
+trec_eval passes its ``EPI`` struct to every measure): built once at the
+edge (the CLI's arguments, or an entry point's keywords), checked once here,
+carried by :class:`~irpref.judged.JudgedRankings` and read from there.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,6 +48,7 @@ __all__ = [
     "DEFAULT_MISSING",
     "MISSING",
     "TIES",
+    "Settings",
     "check_alpha",
     "check_corpus_size",
     "check_choice",
@@ -187,3 +195,95 @@ def option_type(check: Callable, flag: str) -> Callable[[str], object]:
 
     convert.__name__ = flag.lstrip("-")
     return convert
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The judging settings, one frozen value checked once by the rules above.
+
+    rel:          grade >= rel is relevant (trec_eval ``-l``), an integer >= 1.
+    depth:        keep the top ``depth`` of every ranking after sorting (``-M``); None: all.
+    ties:         tie policy of :data:`TIES`.
+    missing:      judged queries a run lacks, :data:`MISSING`: ``skip`` or ``zero`` (``-c``).
+    corpus_size:  documents in the collection (measures imputing unretrieved relevant
+                  documents at the bottom of the corpus); None: unknown.
+    judged_only:  evaluate the condensed lists (unjudged documents removed after the depth
+                  cut, trec_eval ``-J``): every measure and preference named gets the
+                  modifier ``judged_only=true``.
+    use_tag:      name runs by their tag column instead of their file names.
+
+    Built from keywords (``Settings(rel=2)``), from an entry point's keywords
+    (:meth:`resolve`) or by the CLI from its arguments (``irpref.cli.common``);
+    ``settings.replace(missing="zero")`` is a changed copy, checked again.
+    """
+
+    rel: int = 1
+    depth: int | None = None
+    ties: str = "docid"
+    missing: str = DEFAULT_MISSING
+    corpus_size: int | None = None
+    judged_only: bool = False
+    use_tag: bool = False
+
+    def __post_init__(self) -> None:
+        checked = {
+            "rel": check_rel(self.rel, "rel"),
+            "depth": check_depth(self.depth, "depth"),
+            "ties": check_ties(self.ties, "ties"),
+            "missing": check_missing(self.missing, "missing"),
+            "corpus_size": check_corpus_size(self.corpus_size, "corpus_size"),
+            "judged_only": check_flag(self.judged_only, "judged_only"),
+            "use_tag": check_flag(self.use_tag, "use_tag"),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+    def replace(self, **changes) -> Settings:
+        """A copy with ``changes`` (checked like the original)."""
+        unknown = set(changes) - set(SETTING_NAMES)
+        if unknown:
+            raise UsageError(f"unknown setting {', '.join(sorted(unknown))}: settings are "
+                             f"{', '.join(SETTING_NAMES)}")
+        return dataclasses.replace(self, **changes)
+
+    def keywords(self) -> dict[str, object]:
+        """The settings as keywords (``evaluate(..., **settings.keywords())``)."""
+        return {name: getattr(self, name) for name in SETTING_NAMES}
+
+    @classmethod
+    def resolve(cls, settings: Settings | None = None, **keywords) -> Settings:
+        """The settings of an entry point called with ``settings=`` and/or keywords.
+
+        Keywords left at their default defer to ``settings``; a keyword that
+        differs from its default and from ``settings`` is refused, so a value
+        is never silently ignored. Without ``settings`` the keywords are the
+        settings."""
+        unknown = set(keywords) - set(SETTING_NAMES)
+        if unknown:
+            raise TypeError(f"unknown setting {', '.join(sorted(unknown))}")
+        if settings is None:
+            return cls(**keywords)
+        if not isinstance(settings, Settings):
+            raise UsageError(f"settings must be an irpref Settings value, not "
+                             f"{type(settings).__name__}")
+        given = {k: v for k, v in keywords.items() if v != DEFAULTS[k]}
+        clash = {k: v for k, v in given.items() if v != getattr(settings, k)}
+        if clash:
+            said = ", ".join(f"{k}={v!r} (settings.{k}={getattr(settings, k)!r})"
+                             for k, v in clash.items())
+            raise UsageError(f"{said}: give the value once, in settings= or as a keyword")
+        return settings
+
+
+SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Settings))
+"""The names every public entry point takes its judging settings by."""
+
+DEFAULTS: dict[str, object] = {f.name: f.default for f in dataclasses.fields(Settings)}
+"""Each setting's default (trec_eval's behaviour where it has one)."""
+
+
+def check_flag(value, flag: str) -> bool:
+    """A yes/no setting: ``True``/``False`` (NumPy booleans too), nothing else."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise UsageError(f"{_who(flag, value)}: must be True or False")
