@@ -77,3 +77,14 @@ def write_trec(directory: Path, qrels: Mapping, runs: Mapping) -> tuple[Path, li
     qpath = write_qrels(directory / "qrels", ((q, d, g) for q, docs in qrels.items()
                                               for d, g in docs.items()))
     return qpath, write_runs(directory, runs)
+
+
+def sharing(rows: list[tuple], qrels: Iterable[tuple], doc: str) -> list[tuple]:
+    """A generated run's ``(query, doc, score)`` rows, given one row (``doc`` on the
+    first qrels query) when it has rows but none on a qrels query: irpref refuses a
+    run sharing no query with the qrels, and the generators test other things."""
+    judged = {q for q, *_ in qrels}
+    if rows and not any(q in judged for q, *_ in rows):
+        first = next(iter(qrels))[0]
+        rows = [*rows, (first, doc, 0.0)]
+    return rows

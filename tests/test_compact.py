@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import sharing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +27,7 @@ from irpref.evaluate import evaluate, judge_inputs, layout_for
 from irpref.judged import LayoutError
 from irpref.measures import parse_measure
 from irpref.measures.base import REGISTRY, reads_compact
+from irpref.params import Settings
 from irpref.preferences.pairs import preference_matrices
 from irpref.preferences.registry import PREFERENCES
 
@@ -134,7 +136,8 @@ def collections(draw):
             chosen = draw(st.lists(st.sampled_from(docs), unique=True, max_size=n_d))
             for d in chosen:
                 rows.append((q, d, float(draw(st.integers(0, 3)))))  # many ties
-        runs[f"run{r}"] = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+        runs[f"run{r}"] = pd.DataFrame(sharing(rows, qrels, docs[0]),
+                                       columns=["query_id", "doc_id", "score"])
     qrels = pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"])
     depth = draw(st.sampled_from([None, 1, 2, 5]))
     return qrels, runs, depth
@@ -204,9 +207,10 @@ def test_layout_choice_is_declared():
     assert layout_for(["AP", "nDCG@10", "P@10", "RR", "R@1000"]) == ("compact", False)
     assert layout_for(["AP", "Unj@10"]) == ("full", False)
     assert layout_for(["ASL(missing=corpus)"]) == ("compact", True)
-    assert layout_for(["ASL(missing=corpus)"], corpus_size=10) == ("compact", False)
-    assert layout_for(["SL1"], ties="expected") == ("full", False)
-    assert layout_for(["AP"], ties="expected") == ("compact", False)
+    assert layout_for(["ASL(missing=corpus)"],
+                      settings=Settings(corpus_size=10)) == ("compact", False)
+    assert layout_for(["SL1"], settings=Settings(ties="expected")) == ("full", False)
+    assert layout_for(["AP"], settings=Settings(ties="expected")) == ("compact", False)
     assert layout_for(preferences=["sgnLP", "RPP"]) == ("compact", False)
     assert layout_for(preferences=["ST-RPP"]) == ("full", False)
     assert layout_for(["AP"], subtopics="x") == ("full", False)
@@ -251,7 +255,7 @@ def test_saved_compact_file_round_trip(data_dir, tmp_path):
         compact = judge_inputs(qrels, runs, ties=ties, layout="compact", count_docs=True)
         out = tmp_path / f"{ties}.parquet"
         save(compact, out, qrels=qrels, runs=runs)
-        back = load(out, ties=ties)
+        back = load(out, Settings(ties=ties))
         assert back.compact and back.n_docs == compact.n_docs
         full = judge_inputs(qrels, runs, ties=ties)
         ms = [m for m in _parsed() if reads_compact(m, ties)

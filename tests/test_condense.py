@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import irpref_cli, write_qrels, write_run
+from helpers import irpref_cli, sharing, write_qrels, write_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,7 +61,8 @@ def collections(draw):
         rows = [(q, d, float(draw(st.integers(0, 3))))  # many ties
                 for q in [*queries, "extra"] if draw(st.integers(0, 3))
                 for d in draw(st.lists(st.sampled_from(docs), unique=True, max_size=n_d))]
-        runs[f"run{r}"] = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+        runs[f"run{r}"] = pd.DataFrame(sharing(rows, qrels, docs[0]),
+                                       columns=["query_id", "doc_id", "score"])
     return pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]), runs
 
 

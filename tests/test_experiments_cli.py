@@ -158,7 +158,9 @@ def test_paper_level_and_rel_override(data, monkeypatch, capsys):
     mod.main(["--collection", "tiny"])
     out = capsys.readouterr().out
     assert "% tied (grade >= 2)" in out
-    assert "(grade >= 1)" in out and "(grade >= 2)" in out  # Table 1 at both levels
+    # Table 1 only at the paper's level (grade >= 1): no "differs: unexplained" row at 2
+    assert "δRR_1 (grade >= 1, the paper's Table 1 level)" in out
+    assert "δRR_1 (grade >= 2" not in out
     mod.main(["--collection", "tiny", "--rel", "1"])
     assert "% tied (grade >= 1)" in capsys.readouterr().out
 

@@ -12,12 +12,13 @@ family, with ``==``.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import QRELS, RUNS, irpref_cli, write_qrels, write_run
+from helpers import QRELS, RUNS, irpref_cli, sharing, write_qrels, write_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +33,6 @@ from irpref.judged import LayoutError
 from irpref.measures import REGISTRY, parse_measure
 from irpref.measures.base import MODIFIERS, reads_compact, with_params
 from irpref.measures.diversity import attach_subtopics
-from irpref.measures.names import with_modifiers
 from irpref.preferences import PREFERENCES, parse_preference
 from irpref.preferences.pairs import preference_matrices
 from irpref.ranking import judge
@@ -94,12 +94,13 @@ def test_the_modifier_is_declared_once():
 
 
 def test_applied_modifiers_reach_every_spelling_and_leave_explicit_values():
-    with with_modifiers(judged_only=True):
-        assert str(parse_measure("ndcg_cut.10")) == "nDCG(judged_only=true)@10"
-        assert str(parse_measure("map@100-l2")) == "AP(judged_only=true,rel=2)@100"
-        assert str(parse_measure("P(judged_only=false)@5")) == "P@5"
-        assert str(parse_preference("dcgrpp")) == "RPP(judged_only=true,p=dcg)"
-    assert str(parse_measure("ndcg_cut.10")) == "nDCG@10"
+    assert str(parse_measure("ndcg_cut.10", judged_only=True)) == "nDCG(judged_only=true)@10"
+    assert str(parse_measure("map@100-l2", judged_only=True)) == "AP(judged_only=true,rel=2)@100"
+    assert str(parse_measure("P(judged_only=false)@5", judged_only=True)) == "P@5"
+    assert str(parse_preference("dcgrpp", judged_only=True)) == "RPP(judged_only=true,p=dcg)"
+    assert str(parse_measure(parse_measure("AP@5"), judged_only=True)) == \
+        "AP(judged_only=true)@5"
+    assert str(parse_measure("ndcg_cut.10")) == "nDCG@10"  # nothing lingers: no hidden state
 
 
 # ---- the defining property ------------------------------------------------------------
@@ -119,7 +120,8 @@ def collections(draw):
         rows = [(q, d, float(draw(st.integers(0, 3))))  # many ties
                 for q in [*queries, "extra"] if draw(st.integers(0, 3))
                 for d in draw(st.lists(st.sampled_from(docs), unique=True, max_size=n_d))]
-        runs[f"run{r}"] = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+        runs[f"run{r}"] = pd.DataFrame(sharing(rows, qrels, docs[0]),
+                                       columns=["query_id", "doc_id", "score"])
     sub = pd.DataFrame(sub, columns=["query_id", "subtopic", "doc_id", "relevance"])
     return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
             as_subtopic_qrels(sub), runs)
@@ -270,9 +272,10 @@ def test_every_all_trec_measure_with_the_modifier_prints_trec_eval_J(data_dir, t
     d = data_dir / "trec_eval"
     marks, qrels, run_name, opts = SUITE[name]
     judged = _suite_judged(d, qrels, run_name, opts.get("depth"), opts.get("rel", 1), tmp_path)
-    with with_modifiers(judged_only=True):
-        text = format_trec_eval(judged, resolve_measures(marks), runid="STANDARD",
-                                query_flag=True, complete=opts.get("complete", False))
+    condensed_view = dataclasses.replace(
+        judged, settings=judged.settings.replace(judged_only=True))
+    text = format_trec_eval(condensed_view, resolve_measures(marks), runid="STANDARD",
+                            query_flag=True, complete=opts.get("complete", False))
     plain = format_trec_eval(judged, resolve_measures(marks), runid="STANDARD",
                              query_flag=True, complete=opts.get("complete", False))
     want = (d / name).read_text()

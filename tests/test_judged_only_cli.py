@@ -19,7 +19,6 @@ from helpers import QRELS, RUNS, irpref_cli
 
 import irpref
 from irpref.agreement.systems import split_measures
-from irpref.measures.names import with_modifiers
 
 THREE = RUNS[:3]
 
@@ -51,17 +50,16 @@ def _quiet(func):
 
 def test_split_measures_gives_the_modified_canonical_names():
     assert split_measures(["map", "ndcg@10", "sgnLP"]) == (["AP", "nDCG@10"], ["sgnLP"])
-    with with_modifiers(judged_only=True):
-        assert split_measures(["map", "nDCG@10", "AP(judged_only=true)", "sgnLP"]) == (
-            ["AP(judged_only=true)", "nDCG(judged_only=true)@10"], ["sgnLP(judged_only=true)"])
+    assert split_measures(["map", "nDCG@10", "AP(judged_only=true)", "sgnLP"],
+                          judged_only=True) == (
+        ["AP(judged_only=true)", "nDCG(judged_only=true)@10"], ["sgnLP(judged_only=true)"])
 
 
 def test_agree_in_process_judged_only_matches_the_explicit_modifier(qrels_b):
     """Under the modifier every table names the modified measure and equals the
     explicit spelling; Judged@k (about the judging itself) stays plain."""
-    with with_modifiers(judged_only=True):
-        applied = _quiet(lambda: irpref.agree(QRELS, qrels_b, THREE, ["AP", "sgnLP"],
-                                              judged_at=10))
+    applied = _quiet(lambda: irpref.agree(QRELS, qrels_b, THREE, ["AP", "sgnLP"],
+                                          judged_at=10, judged_only=True))
     explicit = _quiet(lambda: irpref.agree(QRELS, qrels_b, THREE,
                                            ["AP(judged_only=true)", "sgnLP(judged_only=true)"],
                                            judged_at=10))

@@ -3,9 +3,7 @@ and one rule for the judged queries a run lacks (``missing``), always announced.
 
 from __future__ import annotations
 
-import argparse
 import inspect
-import re
 import warnings
 
 import pytest
@@ -45,7 +43,7 @@ def test_missing_rule_in_python():
 
 
 def test_meta_experiments_refuse_rel_zero():
-    from irpref.meta.experiments import tie_rates
+    from irpref.meta.comparisons import tie_rates
 
     with pytest.raises(UsageError, match=r"^rel=0: must be >= 1"):
         tie_rates(QRELS, RUNS[:2], rel=0)
@@ -81,14 +79,6 @@ def test_cli_refuses_other_options_with_the_same_rule(flag, value, rule):
     out = irpref_cli("evaluate", QRELS, RUNS[0], "-m", "AP", flag, value)
     assert out.returncode == 2, out.stderr
     assert out.stderr.strip().endswith(f"error: {flag} {value}: {rule}")
-
-
-def test_option_type_for_commands_declaring_their_own_option():
-    parser = argparse.ArgumentParser(prog="x", exit_on_error=False)
-    parser.add_argument("--rel", type=params.option_type(params.check_rel, "--rel"), default=1)
-    assert parser.parse_args(["--rel", "2"]).rel == 2
-    with pytest.raises(argparse.ArgumentError, match=re.escape(f"--rel: 0: {REL_RULE}")):
-        parser.parse_args(["--rel", "0"])
 
 
 # ------------------------------------------------------- queries a run lacks

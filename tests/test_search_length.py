@@ -182,7 +182,7 @@ def test_per_document_table_worked_example():
     assert t["doc"].tolist() == ["107", "511", "820", "083", "668", "977"]
     assert t["rank"].tolist()[:3] == [2, 3, 8] and t["rank"].isna().sum() == 3
     assert t["search_length"].tolist() == [2, 2, 6, 7, 7, 7]
-    t2 = irpref.search_lengths(QRELS, RUN, missing="corpus", corpus_size=100)
+    t2 = irpref.search_lengths(QRELS, RUN, unretrieved="corpus", corpus_size=100)
     assert t2["search_length"].tolist() == [2, 2, 6, 95, 95, 95]
 
 

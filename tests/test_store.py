@@ -16,6 +16,7 @@ from helpers import irpref_cli
 
 import irpref
 from irpref import examples
+from irpref.params import Settings
 from irpref.store import StaleCacheError, is_judged_file, load, save
 
 EXAMPLE = Path(examples.__file__).parent / "dl19"
@@ -74,7 +75,7 @@ def test_measures_and_preferences_identical_from_file(inputs, tmp_path, measures
     qrels, runs = inputs
     out = tmp_path / "j.parquet"
     judged = _judge(qrels, runs, out, rel=2)
-    back = load(out, rel=2)
+    back = load(out, Settings(rel=2))
     a = irpref.evaluate(None, None, measures, judged=judged)
     b = irpref.evaluate(None, None, measures, judged=back)
     pd.testing.assert_frame_equal(a, b)

@@ -8,6 +8,7 @@ from irpref.agreement import agree
 from irpref.asl import search_lengths
 from irpref.compare import compare, mean_preferences, preference_matrix
 from irpref.evaluate import evaluate, judge_inputs, summarize
+from irpref.inference import significance
 from irpref.interning import Collection, intern
 from irpref.interop import ir_datasets as _ir_datasets  # noqa: F401 - registers irds: qrels
 from irpref.interop.ir_measures import calc_aggregate, iter_calc
@@ -18,8 +19,10 @@ from irpref.measures.recall_metrics import RecallLevelMetric
 from irpref.meta.discriminative import discriminative_power
 from irpref.meta.orientation import orientation
 from irpref.meta.robustness import worst_provider, worst_user
+from irpref.params import Settings
 from irpref.ranking import judge
-from irpref.stats import Pairwise, adjust_pvalues, significance, tukey_hsd
+from irpref.stats import Pairwise, adjust_pvalues, tukey_hsd
+from irpref.topic_sets import design
 
 __version__ = "0.1.0"
 
@@ -32,11 +35,13 @@ __all__ = [
     "Qrels",
     "RecallLevelMetric",
     "Run",
+    "Settings",
     "TrecFormatError",
-    "compare",
     "adjust_pvalues",
     "agree",
     "calc_aggregate",
+    "compare",
+    "design",
     "discriminative_power",
     "evaluate",
     "intern",

@@ -47,8 +47,6 @@ __all__ = [
     "win_rates",
 ]
 
-METHODS = ("win_rate", "mc4", "borda")
-
 
 def win_rates(matrices: np.ndarray) -> np.ndarray:
     """(Q, R) per-query win rates ``Σ_b Δ_q(a, b)`` of (Q, R, R) preference matrices (Eq. 7);

@@ -22,9 +22,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from irpref.evaluate import judge_inputs
+from irpref.errors import UsageError
+from irpref.evaluate import announce_missing, judge_inputs
 from irpref.judged import JudgedRankings
 from irpref.measures.search_length import search_length_slots
+from irpref.params import DEFAULT_MISSING, Settings
 
 __all__ = [
     "ablation",
@@ -46,32 +48,44 @@ def search_lengths(
     qrels=None,
     runs=None,
     *,
+    settings: Settings | None = None,
     rel: int = 1,
     depth: int | None = None,
     ties: str = "docid",
-    missing: str = "retrieved",
+    missing: str = DEFAULT_MISSING,
     corpus_size: int | None = None,
+    judged_only: bool = False,
+    use_tag: bool = False,
+    unretrieved: str = "retrieved",
     cutoff: int | None = None,
-    queries: str = "skip",
     judged: JudgedRankings | None = None,
 ) -> pd.DataFrame:
     """Tidy table of per-document atomized search lengths.
 
     Columns: ``run, query, doc, level`` (recall level: 1 = the highest-ranked
     relevant document; unretrieved ones last, by docid), ``rank`` (1-based;
-    <NA> when not retrieved), ``search_length``. ``missing`` is ASL's
-    ``retrieved`` (Eq. 3) or ``corpus``; ``queries``: ``skip`` the queries a
-    run lacks, or keep them (``zero``, as an empty ranking). Ties follow the
-    ranking of ``judge`` (``docid`` or ``input``).
+    <NA> when not retrieved), ``search_length``. The judging settings
+    (``settings`` or the keywords, as :func:`irpref.evaluate` takes them):
+    ``missing`` ``skip``-s the queries a run lacks or keeps them (``zero``, as
+    an empty ranking); ties follow the ranking (``docid`` or ``input``).
+    ``unretrieved`` is ASL's ``missing=`` parameter: a relevant document the run
+    missed scores the non-relevant documents retrieved (``retrieved``, Eq. 3)
+    or sits at the bottom of the corpus (``corpus``).
     """
+    settings = Settings.resolve(settings, judged.settings if judged is not None else None,
+                                rel=rel, depth=depth, ties=ties, missing=missing,
+                                corpus_size=corpus_size, judged_only=judged_only,
+                                use_tag=use_tag)
+    if settings.judged_only:
+        raise UsageError("per-document search lengths read the rankings as retrieved: "
+                         "judged_only is not taken here")
     if judged is None:
-        judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties,
-                              corpus_size=corpus_size)
+        judged = judge_inputs(qrels, runs, settings)
     if judged.ties == "expected":
         raise ValueError("per-document search lengths need one ranking: use ties='docid' "
                          "or 'input'")
     rel = judged.rel
-    pos, sl = search_length_slots(judged, rel=rel, cutoff=cutoff, missing=missing)
+    pos, sl = search_length_slots(judged, rel=rel, cutoff=cutoff, missing=unretrieved)
     rel_item = judged.relevant(rel)
     if cutoff is not None:
         rel_item &= judged.rank < cutoff
@@ -88,7 +102,8 @@ def search_lengths(
     got = np.isin(seg * n_d + d_all, judged.segment[rel_item] * n_d + rel_doc)
     order = np.argsort(seg[~got], kind="stable")
     doc[~pos.retrieved] = d_all[~got][order]
-    mask = judged.query_mask(queries).ravel()
+    announce_missing(judged, settings.missing, stacklevel=3)
+    mask = judged.query_mask(settings.missing).ravel()
     take = mask[pos.segment]
     s = pos.segment[take]
     runs_arr = np.asarray(judged.run_names, dtype=object)

@@ -21,12 +21,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from irpref.evaluate import judge_inputs, layout_for
+from irpref.evaluate import announce_missing, judge_inputs, layout_for
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
 from irpref.judged import JudgedRankings
 from irpref.measures.base import parse_labelled
 from irpref.measures.diversity import use_subtopics
-from irpref.params import check_depth, check_rel
+from irpref.params import DEFAULT_MISSING, Settings
 from irpref.preferences import (
     DEFAULT_PREFERENCES,
     Comparison,
@@ -45,33 +45,29 @@ def compare_matrices(
     runs,
     measures: str | Preference | Sequence[str | Preference] | None = None,
     *,
+    settings: Settings | None = None,
     rel: int = 1,
     depth: int | None = None,
     ties: str = "docid",
+    missing: str = DEFAULT_MISSING,
+    corpus_size: int | None = None,
+    judged_only: bool = False,
+    use_tag: bool = False,
     subtopics=None,
     judged: JudgedRankings | None = None,
-    use_tag: bool = False,
     client=None,
-    missing: str = "skip",
 ) -> Comparison:
     """Like :func:`compare`, but returns the (Q, R, R) matrices (a :class:`Comparison`;
     with ``missing="skip"`` a :class:`PairedComparison`, NaN where either run of a
     pair lacks the query)."""
+    settings = Settings.resolve(settings, judged.settings if judged is not None else None,
+                                rel=rel, depth=depth, ties=ties, missing=missing,
+                                corpus_size=corpus_size, judged_only=judged_only,
+                                use_tag=use_tag)
+    prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES,
+                              judged_only=settings.judged_only)
     if client is not None:
-        if judged is not None or subtopics is not None:
-            raise ValueError("client= reads and judges qrels and runs on Dask: "
-                             "judged= and subtopics= are not taken with it")
-        from irpref.distributed import compare_matrices as on_dask
-
-        comp = on_dask(qrels, runs, measures, client=client, rel=rel, depth=depth, ties=ties,
-                       use_tag=use_tag)
-        if missing == "zero":
-            return comp
-        queries, mask = presence_on_dask(client, qrels, runs, missing, dict(
-            rel=rel, depth=depth, ties=ties, use_tag=use_tag))
-        return paired(comp, queries, mask)
-    prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES)
-    rel, depth = check_rel(rel, "rel"), check_depth(depth, "depth")
+        return _on_dask(client, qrels, runs, prefs, settings, judged, subtopics)
     sub: SubtopicQrels | None = None
     if subtopics is not None and judged is None:  # QRELS may be the subtopic file itself
         qrels, sub = use_subtopics(qrels, subtopics)
@@ -84,25 +80,39 @@ def compare_matrices(
         else:
             raise ValueError("ST-RPP needs subtopic judgments: pass subtopics=...")
     if judged is None:
-        layout, _ = layout_for(preferences=prefs, ties=ties, subtopics=sub)
-        judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, use_tag=use_tag,
-                              layout=layout)
-    mask = judged.query_mask(missing)  # (R, Q); refuses a value other than skip / zero
+        layout, _ = layout_for(preferences=prefs, settings=settings, subtopics=sub)
+        judged = judge_inputs(qrels, runs, settings, layout=layout)
+    announce_missing(judged, settings.missing, stacklevel=3)
+    mask = judged.query_mask(settings.missing)
     return paired(preference_matrices(judged, prefs, subtopics=sub), judged.queries, mask)
 
 
-def _presence(qrels, run, missing: str, kwargs: dict) -> tuple[np.ndarray, np.ndarray]:
+def _on_dask(client, qrels, runs, prefs, settings: Settings, judged, subtopics) -> Comparison:
+    """:func:`compare_matrices` with runs read and judged on a Dask cluster."""
+    if judged is not None or subtopics is not None:
+        raise ValueError("client= reads and judges qrels and runs on Dask: "
+                         "judged= and subtopics= are not taken with it")
+    from irpref.distributed import compare_matrices as on_dask
+
+    comp = on_dask(qrels, runs, prefs, client=client, settings=settings)
+    if settings.missing == "zero":
+        return comp
+    queries, mask = presence_on_dask(client, qrels, runs, settings)
+    return paired(comp, queries, mask)
+
+
+def _presence(qrels, run, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
     """(qrels queries, (R_file, Q) query mask) of one run file (a Dask task)."""
-    judged = judge_inputs(qrels, [run], **kwargs)
-    return judged.queries, judged.query_mask(missing)
+    judged = judge_inputs(qrels, [run], settings, warn=False)
+    return judged.queries, judged.query_mask(settings.missing)
 
 
-def presence_on_dask(client, qrels, runs, missing: str, kwargs: dict):
+def presence_on_dask(client, qrels, runs, settings: Settings):
     """The query mask of every run, one Dask task per run file (the runs are
     judged again there: the distributed comparison keeps only relevant items)."""
     runs = [runs] if isinstance(runs, (str, bytes)) or not hasattr(runs, "__iter__") else runs
     parts = client.gather(client.map(_presence, [qrels] * len(runs), list(runs),
-                                     [missing] * len(runs), [kwargs] * len(runs), pure=False))
+                                     [settings] * len(runs), pure=False))
     return parts[0][0], np.concatenate([m for _, m in parts])
 
 
@@ -156,13 +166,17 @@ def compare(
     runs,
     measures: str | Preference | Sequence[str | Preference] | None = None,
     *,
+    settings: Settings | None = None,
     rel: int = 1,
     depth: int | None = None,
     ties: str = "docid",
+    missing: str = DEFAULT_MISSING,
+    corpus_size: int | None = None,
+    judged_only: bool = False,
+    use_tag: bool = False,
     subtopics=None,
     judged: JudgedRankings | None = None,
     client=None,
-    missing: str = "skip",
 ) -> pd.DataFrame:
     """Compare every pair of ``runs``: a tidy DataFrame (run_a, run_b, query, measure, value).
 
@@ -170,31 +184,39 @@ def compare(
     measures:    preferences, e.g. ``["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)"]``
                  (default: those six plus ``RPP(p=inverse)``); ``kind`` of each in
                  ``irpref.preferences.PREFERENCES``.
-    rel:         relevance level: grade >= rel is relevant.
-    depth:       keep the top ``depth`` of every ranking after sorting.
-    ties:        ``docid`` (trec_eval: score desc, docid desc) or ``input``.
+    settings:    the judging settings (:class:`irpref.params.Settings`) or their
+                 keywords, as :func:`irpref.evaluate` takes them: ``rel``, ``depth``,
+                 ``ties`` (``docid`` or ``input``), ``corpus_size``, ``judged_only``,
+                 ``use_tag`` and
+    missing:     queries a run lacks: ``skip`` (default, as :func:`irpref.evaluate`)
+                 compares each pair on the queries both runs have; ``zero`` scores
+                 them as empty rankings (pref_eval's behaviour). Either way a
+                 :class:`~irpref.errors.MissingQueries` warning names each run lacking
+                 judged queries.
     subtopics:   ndeval-format judgments (``topic subtopic docid grade``) for
                  ``ST-RPP``; if omitted, ``qrels`` itself is read in that format
                  and collapsed (max grade over subtopics) for the other measures.
+    judged:      rankings already judged, instead of qrels and runs.
     client:      a ``distributed.Client``: runs read and judged one file per Dask
                  task, preferences computed by blocks of queries on the cluster;
                  the same table, value for value (:mod:`irpref.distributed`;
                  ST-RPP is not distributed).
-    missing:     queries a run lacks: ``skip`` (default, as :func:`irpref.evaluate`)
-                 compares each pair on the queries both runs have; ``zero`` scores
-                 them as empty rankings (pref_eval's behaviour).
 
     Values are per query, for the queries with at least one relevant item (as
     pref_eval). Pairs are ``a < b`` in input order; key columns are categorical.
     """
-    labelled = parse_labelled(
-        measures if measures is not None else DEFAULT_PREFERENCES, parse_preference, Preference
-    )
+    settings = Settings.resolve(settings, judged.settings if judged is not None else None,
+                                rel=rel, depth=depth, ties=ties, missing=missing,
+                                corpus_size=corpus_size, judged_only=judged_only,
+                                use_tag=use_tag)
+    labelled = []
+    for label, p in parse_labelled(measures if measures is not None else DEFAULT_PREFERENCES,
+                                   parse_preference, Preference):
+        changed = parse_preference(p, judged_only=settings.judged_only)
+        labelled.append((label if changed == p else str(changed), changed))
     unique = list(dict.fromkeys(p for _, p in labelled))  # two spellings: computed once
-    table = compare_matrices(
-        qrels, runs, unique, rel=rel, depth=depth, ties=ties, subtopics=subtopics, judged=judged,
-        client=client, missing=missing,
-    ).tidy()
+    table = compare_matrices(qrels, runs, unique, settings=settings, subtopics=subtopics,
+                             judged=judged, client=client).tidy()
     return _relabel(table, labelled)
 
 

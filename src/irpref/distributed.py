@@ -39,16 +39,16 @@ import pandas as pd
 
 import irpref.stats as stats
 from irpref.evaluate import evaluate as evaluate_runs
+from irpref.params import Settings
 
 __all__ = [
     "RelevantItems",
-    "compare_args",
     "check_address",
     "client_for",
     "close",
     "compare_matrices",
     "evaluate",
-    "evaluate_args",
+    "refuse_collection_wide",
     "significance",
 ]
 
@@ -129,16 +129,16 @@ def close(client) -> None:
         cluster.close()
 
 
-def _evaluate_one(qrels, run, measures, kwargs) -> tuple[pd.DataFrame, list]:
+def _evaluate_one(qrels, run, measures, settings, subtopics) -> tuple[pd.DataFrame, list]:
     """One run's table and the warnings evaluating it raised (category, text),
     which the client raises again: a worker's warnings are not the user's."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = evaluate_runs(qrels, [run], measures, **kwargs)
+        table = evaluate_runs(qrels, [run], measures, settings=settings, subtopics=subtopics)
     return table, [(w.category, str(w.message)) for w in caught]
 
 
-def _refuse_collection_wide(measures, corpus_size) -> None:
+def refuse_collection_wide(measures, corpus_size) -> None:
     """A task sees one run file: a measure whose value depends on every run
     (the corpus size counted over all runs' documents, ASL(missing=corpus)
     without --corpus-size) would get another number on each worker."""
@@ -158,18 +158,21 @@ def _refuse_collection_wide(measures, corpus_size) -> None:
             )
 
 
-def evaluate(qrels, runs: Sequence, measures, *, client, **kwargs) -> pd.DataFrame:
+def evaluate(qrels, runs: Sequence, measures, *, client, settings: Settings,
+             subtopics=None) -> pd.DataFrame:
     """:func:`irpref.evaluate` with one Dask task per run (same table, same values)."""
+    from irpref.errors import UsageError
+
     measures = [measures] if isinstance(measures, str) else list(measures)
     runs = [_absolute(r) for r in runs]
-    qrels = _absolute(qrels)
-    if "subtopics" in kwargs:
-        kwargs["subtopics"] = _absolute(kwargs["subtopics"])
+    qrels, subtopics = _absolute(qrels), _absolute(subtopics)
+    if settings.use_tag:
+        raise UsageError("--dask names runs by file name: --tag-names is not supported")
     if not runs:
-        return evaluate_runs(qrels, runs, measures, **kwargs)
-    _refuse_collection_wide(measures, kwargs.get("corpus_size"))
-    futures = client.map(_evaluate_one, [qrels] * len(runs), runs,
-                         [measures] * len(runs), [kwargs] * len(runs), pure=False)
+        return evaluate_runs(qrels, runs, measures, settings=settings, subtopics=subtopics)
+    refuse_collection_wide(measures, settings.corpus_size)
+    futures = client.map(_evaluate_one, [qrels] * len(runs), runs, [measures] * len(runs),
+                         [settings] * len(runs), [subtopics] * len(runs), pure=False)
     parts = []
     for part, caught in client.gather(futures):  # warnings in the order of the runs
         parts.append(part)
@@ -218,29 +221,6 @@ def significance(tables, test="paired", *, client, seed: int | None = None, **kw
     return frame
 
 
-def evaluate_args(args, measures) -> pd.DataFrame:
-    """The ``irpref evaluate --dask`` path: QRELS RUN... evaluated one run per task."""
-    from irpref.errors import UsageError
-    from irpref.store import is_judged_file
-
-    if is_judged_file(args.qrels):
-        raise UsageError("--dask reads QRELS RUN...; a saved judged file is evaluated "
-                         "without --dask")
-    if args.tag_names:
-        raise UsageError("--dask names runs by file name: --tag-names is not supported")
-    if not args.runs:
-        raise UsageError("no RUN file given")
-    _refuse_collection_wide(measures, args.corpus_size)  # before starting a cluster
-    client = client_for(args.dask)
-    try:
-        return evaluate(args.qrels, args.runs, measures, client=client, rel=args.rel,
-                        depth=args.depth, ties=args.ties, missing=args.missing,
-                        corpus_size=args.corpus_size,
-                        subtopics=getattr(args, "subtopics", None))
-    finally:
-        close(client)
-
-
 # ------------------------------------------------------------------- compare
 
 
@@ -258,11 +238,12 @@ class RelevantItems:
     compact = False  # the attributes below are those of the full layout
 
     def __init__(self, run_names, queries, segment, rank, grade, qrels_query, qrels_grade,
-                 *, rel: int, ties: str, depth: int | None) -> None:
+                 *, settings: Settings) -> None:
         self.run_names, self.queries = list(run_names), queries
         self.segment, self.rank, self.grade = segment, rank, grade
         self.qrels_query, self.qrels_grade = qrels_query, qrels_grade
-        self.rel, self.ties, self.depth = rel, ties, depth
+        self.settings = settings
+        self.rel, self.ties, self.depth = settings.rel, settings.ties, settings.depth
 
     @property
     def n_runs(self) -> int:
@@ -284,7 +265,7 @@ class RelevantItems:
         keep = np.flatnonzero(judged.grade >= 1)
         return cls(judged.run_names, judged.queries, judged.segment[keep], judged.rank[keep],
                    judged.grade[keep], judged.qrels_query, judged.qrels_grade,
-                   rel=judged.rel, ties=judged.ties, depth=judged.depth)
+                   settings=judged.settings)
 
     @classmethod
     def concat(cls, parts: Sequence[RelevantItems]) -> RelevantItems:
@@ -299,15 +280,14 @@ class RelevantItems:
             [n for p in parts for n in p.run_names], first.queries,
             np.concatenate([p.segment + s for p, s in zip(parts, shift)]),
             np.concatenate([p.rank for p in parts]), np.concatenate([p.grade for p in parts]),
-            first.qrels_query, first.qrels_grade, rel=first.rel, ties=first.ties,
-            depth=first.depth,
+            first.qrels_query, first.qrels_grade, settings=first.settings,
         )
 
 
-def _judge_one(qrels, run, kwargs) -> RelevantItems:
+def _judge_one(qrels, run, settings: Settings) -> RelevantItems:
     from irpref.evaluate import judge_inputs
 
-    return RelevantItems.of(judge_inputs(qrels, [run], warn=False, **kwargs))
+    return RelevantItems.of(judge_inputs(qrels, [run], settings, warn=False))
 
 
 def _blocks_task(pops, func, blocks, args) -> list:
@@ -333,49 +313,25 @@ class _BlockMap:
         return [res for part in self.client.gather(futures) for res in part]
 
 
-def compare_matrices(qrels, runs, measures=None, *, client, rel: int = 1,
-                     depth: int | None = None, ties: str = "docid", use_tag: bool = False):
+def compare_matrices(qrels, runs, prefs, *, client, settings: Settings):
     """:func:`irpref.compare.compare_matrices` on Dask: one task per run file for
     reading and judging, the preference blocks as tasks (same
-    :class:`~irpref.preferences.Comparison`, value for value)."""
-    from irpref.params import check_depth, check_rel
-    from irpref.preferences import DEFAULT_PREFERENCES, parse_preferences, preference_matrices
+    :class:`~irpref.preferences.Comparison`, value for value); ``prefs`` parsed
+    preferences."""
+    from irpref.errors import UsageError
+    from irpref.preferences import preference_matrices
 
-    prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES)
-    rel, depth = check_rel(rel, "rel"), check_depth(depth, "depth")
     for p in prefs:
         if p.family.needs_subtopics:
-            raise ValueError(f"{p} is not computed on Dask (it matches every judged document "
-                             "id): compare it without a Dask client")
+            raise UsageError(f"{p} is not computed on Dask (it matches every judged document "
+                             "id): compare it without --dask")
     runs, qrels = [_absolute(r) for r in runs], _absolute(qrels)
     if not runs:
-        raise ValueError("compare needs at least one run")
-    if ties == "expected":
-        raise ValueError("preferences compare one ranking per run: use ties='docid' or 'input'")
-    kwargs = dict(rel=rel, depth=depth, ties=ties, use_tag=use_tag)
-    futures = client.map(_judge_one, [qrels] * len(runs), runs, [kwargs] * len(runs),
+        raise UsageError("no RUN file given")
+    if settings.ties == "expected":
+        raise UsageError("preferences compare one ranking per run: use ties='docid' or "
+                         "'input'")
+    futures = client.map(_judge_one, [qrels] * len(runs), runs, [settings] * len(runs),
                          pure=False)
     items = RelevantItems.concat(client.gather(futures))
     return preference_matrices(items, prefs, map_blocks=_BlockMap(client))
-
-
-def compare_args(args):
-    """The ``irpref compare --dask`` path (QRELS RUN...)."""
-    from irpref.errors import UsageError
-    from irpref.store import is_judged_file
-
-    if is_judged_file(args.qrels):
-        raise UsageError("--dask reads QRELS RUN...; a saved judged file is compared "
-                         "without --dask")
-    if args.subtopics:
-        raise UsageError("--dask does not compute ST-RPP (--subtopics): it matches every "
-                         "judged document id; compare it without --dask")
-    if not args.runs:
-        raise UsageError("no RUN file given")
-    client = client_for(args.dask)
-    try:
-        return compare_matrices(args.qrels, args.runs, args.measures, client=client,
-                                rel=args.rel, depth=args.depth, ties=args.ties,
-                                use_tag=args.tag_names)
-    finally:
-        close(client)

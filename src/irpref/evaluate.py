@@ -17,7 +17,7 @@ import pandas as pd
 
 import irpref.scan as scan
 from irpref.bounds import residual_bounds
-from irpref.errors import MissingQueries
+from irpref.errors import InputError, MissingQueries
 from irpref.interning import intern, merge_docs
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import LAYOUTS, JudgedRankings
@@ -25,19 +25,13 @@ from irpref.measures import Measure, parse_measure
 from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
 from irpref.measures.diversity import attach_subtopics, check_subtopics, use_subtopics
 from irpref.memory import release_block
-from irpref.params import (
-    DEFAULT_MISSING,
-    check_corpus_size,
-    check_depth,
-    check_missing,
-    check_rel,
-    check_ties,
-)
+from irpref.params import DEFAULT_MISSING, Settings
 from irpref.preferences import parse_preference
 from irpref.ranking import concat_blocks, judge, judge_block
 
 __all__ = [
     "announce_missing",
+    "refuse_unshared",
     "evaluate",
     "judge_inputs",
     "layout_for",
@@ -54,26 +48,33 @@ BLOCK_RUNS = 8
 def judge_inputs(
     qrels,
     runs,
+    settings: Settings | None = None,
     *,
     rel: int = 1,
     depth: int | None = None,
     ties: str = "docid",
+    missing: str = DEFAULT_MISSING,
+    corpus_size: int | None = None,
+    judged_only: bool = False,
     use_tag: bool = False,
     warn: bool = True,
-    corpus_size: int | None = None,
     layout: str = "full",
     count_docs: bool = False,
     block_runs: int = BLOCK_RUNS,
 ) -> JudgedRankings:
-    """Read (if needed), intern and judge ``qrels`` and ``runs``.
+    """Read (if needed), intern and judge ``qrels`` and ``runs`` with the
+    judging settings (``settings``, or the keywords of
+    :class:`~irpref.params.Settings`), which the rankings then carry.
 
-    The funnel every evaluation passes through (CLI and Python): ``rel``,
-    ``depth``, ``ties`` and ``corpus_size`` are checked here, before any
-    input is read, by the rules of :mod:`irpref.params` (a
-    :class:`~irpref.errors.UsageError` with the one message the CLI prints
+    The funnel every evaluation passes through (CLI and Python): the settings
+    are checked before any input is read, by the rules of :mod:`irpref.params`
+    (a :class:`~irpref.errors.UsageError` with the one message the CLI prints
     too). Run queries missing from the qrels are ignored, as trec_eval does,
-    and counted in a warning; judged queries a run lacks are announced where
-    means are taken (:func:`evaluate`, rule ``missing``) and listed by
+    and counted in a warning; a run sharing no query with the qrels is refused
+    (:class:`~irpref.errors.InputError` naming the run and a few ids of each
+    side, as trec_eval's "No queries with both results and relevance info");
+    judged queries a run lacks are announced where means are taken
+    (:func:`announce_missing`) and listed by
     :meth:`~irpref.judged.JudgedRankings.lacking`.
 
     ``layout="compact"`` reduces each run at once to the items the qrels
@@ -84,21 +85,30 @@ def judge_inputs(
     per file); in-memory runs ``block_runs`` at a time. ``count_docs``
     also counts the distinct documents (``n_docs``) of the compact layout.
     """
-    rel = check_rel(rel, "rel")
-    depth = check_depth(depth, "depth")
-    ties = check_ties(ties, "ties")
-    corpus_size = check_corpus_size(corpus_size, "corpus_size")
+    settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
+                                corpus_size=corpus_size, judged_only=judged_only,
+                                use_tag=use_tag)
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     qrels = as_qrels(qrels)
     if layout == "full":
-        collection = intern(qrels, as_runs(runs, use_tag=use_tag))
-        if warn and collection.unjudged_queries:
-            warnings.warn(_unjudged_message(collection.unjudged_queries), stacklevel=2)
-        return judge(
-            collection, ties=ties, depth=depth, rel=rel, corpus_size=corpus_size, in_place=True
-        )
+        collection = intern(qrels, as_runs(runs, use_tag=settings.use_tag))
+        unjudged = collection.unjudged_queries
+        judged = judge(collection, settings, in_place=True)
+    else:
+        judged, unjudged = _judge_compact(qrels, runs, settings, count_docs, block_runs)
+    refuse_unshared(judged, unjudged)
+    if warn and unjudged:
+        warnings.warn(_unjudged_message(unjudged), stacklevel=2)
+    return judged
+
+
+def _judge_compact(qrels, runs, settings: Settings, count_docs: bool,
+                   block_runs: int) -> tuple[JudgedRankings, dict[str, list[str]]]:
+    """The compact layout of ``runs``: run files one C pass each, in-memory runs
+    ``block_runs`` at a time; and the run queries absent from the qrels."""
     blocks, unjudged, docs, interned = [], {}, None, qrels
+    ties, depth, use_tag = settings.ties, settings.depth, settings.use_tag
     if not count_docs and scan.takes(runs):  # run files, one at a time
         index = scan.QrelsIndex(qrels)
         interned = index.collection
@@ -115,15 +125,31 @@ def judge_inputs(
                 b = b._replace(docs=None)
             blocks.append(b)
             release_block()
-    if warn and unjudged:
-        warnings.warn(_unjudged_message(unjudged), stacklevel=2)
-    judged = concat_blocks(
-        blocks, interned, rel=rel, ties=ties, depth=depth, corpus_size=corpus_size,
-        distinct_docs=len(docs) if docs is not None else None,
-    )
+    judged = concat_blocks(blocks, interned, settings,
+                           distinct_docs=len(docs) if docs is not None else None)
     del blocks
     release_block()
-    return judged
+    return judged, unjudged
+
+
+def refuse_unshared(judged: JudgedRankings, unjudged: dict[str, list[str]]) -> None:
+    """Refuse a run that has queries but shares none with the qrels (an
+    :class:`~irpref.errors.InputError` naming the run and a few query ids of
+    each side: ``001`` in the qrels and ``1`` in the run is the usual cause).
+    A run given in memory with no rows at all lacks every query (announced as
+    any other run lacking queries)."""
+    for r in np.flatnonzero(~judged.present.any(axis=1)):
+        run = judged.run_names[r]
+        theirs = list(unjudged.get(run, []))
+        if not theirs:
+            continue
+        ours = [str(q) for q in judged.queries[:3]]
+        shown = ", ".join(theirs[:3]) + (", ..." if len(theirs) > 3 else "")
+        raise InputError(
+            f"run {run}", None,
+            f"it shares no query with the qrels (no queries with both results and "
+            f"relevance info): its queries are {shown}, the qrels' are "
+            f"{', '.join(ours)}{', ...' if judged.n_queries > 3 else ''}")
 
 
 def _run_blocks(runs, use_tag: bool, size: int):
@@ -139,14 +165,16 @@ def _run_blocks(runs, use_tag: bool, size: int):
 
 
 def layout_for(
-    measures: Sequence = (), preferences: Sequence = (), *, ties: str = "docid",
-    corpus_size: int | None = None, subtopics=None,
+    measures: Sequence = (), preferences: Sequence = (), *, settings: Settings | None = None,
+    subtopics=None,
 ) -> tuple[str, bool]:
     """``(layout, count_docs)`` to judge with for computing ``measures`` and
     ``preferences``: ``"compact"`` only when every one declares it reads that
     layout (:attr:`Family.compact`, :attr:`PrefFamily.compact`), ``"full"``
     otherwise (so nothing computes on a layout it cannot read); ``count_docs``
     when a measure needs the number of distinct documents (``n_docs``)."""
+    settings = settings or Settings()
+    ties, corpus_size = settings.ties, settings.corpus_size
     ms = [parse_measure(m) for m in measures]
     ps = [parse_preference(p) for p in preferences]
     if subtopics is not None or not (ms or ps):
@@ -220,11 +248,14 @@ def evaluate(
     runs,
     measures: str | Measure | Sequence[str | Measure],
     *,
+    settings: Settings | None = None,
     rel: int = 1,
     depth: int | None = None,
     ties: str = "docid",
     missing: str = DEFAULT_MISSING,
     corpus_size: int | None = None,
+    judged_only: bool = False,
+    use_tag: bool = False,
     judged: JudgedRankings | None = None,
     subtopics=None,
     bounds: bool = False,
@@ -237,6 +268,8 @@ def evaluate(
                  rows are labelled with the string passed (``str(m)`` for a Measure).
                  ir_measures objects (``ir_measures.nDCG@10``) are labelled by their
                  irpref text, e.g. ``P(rel=1)@10`` (see :mod:`irpref.interop.ir_measures`).
+    settings:    the judging settings as one value (:class:`irpref.params.Settings`),
+                 or the keywords below, by the same names (every entry point takes them):
     rel:         relevance level, grade >= rel is relevant (trec_eval ``-l``).
     depth:       keep the top ``depth`` of every ranking after sorting (``-M``).
     ties:        ``docid`` (trec_eval), ``input`` (file order) or ``expected``.
@@ -249,6 +282,13 @@ def evaluate(
                  counts=True)`` gives the number of queries behind each mean.
     corpus_size: documents in the collection, for measures that impute
                  unretrieved relevant documents at the bottom of the corpus.
+    judged_only: evaluate the condensed lists (trec_eval ``-J``): every measure gets
+                 ``judged_only=true`` unless its text sets it, and is labelled so
+                 (``AP`` -> ``AP(judged_only=true)``).
+    use_tag:     name runs by their tag column instead of their file names.
+    judged:      rankings already judged (:func:`judge_inputs`) instead of qrels and
+                 runs; their judging settings hold (a different ``rel``, ``depth``,
+                 ``ties``, ``corpus_size`` or ``use_tag`` is refused).
     subtopics:   ndeval-format subtopic qrels (path or DataFrame) for the diversity
                  measures (alpha-nDCG@k, ERR-IA@k, MAP-IA, S-recall@k); ``qrels=None``
                  (or the same path) uses them, collapsed, as the qrels too.
@@ -260,28 +300,25 @@ def evaluate(
                  under ``ties="expected"`` the full layout is judged (a compact
                  ``judged`` is refused).
     """
+    settings = Settings.resolve(settings, judged.settings if judged is not None else None,
+                                rel=rel, depth=depth, ties=ties, missing=missing,
+                                corpus_size=corpus_size, judged_only=judged_only,
+                                use_tag=use_tag)
     # every name checked before reading (ir_measures objects through the converter
     # irpref.interop.ir_measures registers with the resolver)
-    labelled = parse_labelled(measures, parse_measure, Measure)
+    labelled = labelled_measures(measures, settings)
     check_subtopics([m for _, m in labelled], subtopics, judged)
-    missing = check_missing(missing, "missing")
     qrels, sub = use_subtopics(qrels, subtopics)
     if judged is None:
-        rel = check_rel(rel, "rel")
-        depth = check_depth(depth, "depth")
-        ties = check_ties(ties, "ties")
-        corpus_size = check_corpus_size(corpus_size, "corpus_size")
-        layout, count_docs = layout_for(
-            [m for _, m in labelled], ties=ties, corpus_size=corpus_size, subtopics=sub
-        )
-        if bounds and ties == "expected":  # the unjudged items' tie groups: full only
+        layout, count_docs = layout_for([m for _, m in labelled], settings=settings,
+                                        subtopics=sub)
+        if bounds and settings.ties == "expected":  # the unjudged items' tie groups: full
             layout, count_docs = "full", False
-        judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties,
-                              corpus_size=corpus_size, layout=layout, count_docs=count_docs)
+        judged = judge_inputs(qrels, runs, settings, layout=layout, count_docs=count_docs)
     if sub is not None:
         attach_subtopics(judged, sub)
-    mask = judged.query_mask(missing)
-    announce_missing(judged, missing, stacklevel=3)
+    mask = judged.query_mask(settings.missing)
+    announce_missing(judged, settings.missing, stacklevel=3)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once
     values = {}
     for label, m in labelled:
@@ -292,6 +329,17 @@ def evaluate(
         return tidy(judged, values, mask)
     found = residual_bounds(judged, list(computed), values=computed)
     return tidy(judged, values, mask, {label: found[m] for label, m in labelled})
+
+
+def labelled_measures(measures, settings: Settings) -> list[tuple[str, Measure]]:
+    """``[(label, measure), ...]``: each name parsed under the settings
+    (``judged_only``), labelled with the string passed, or, where the settings
+    changed what it means, with the measure's text (``AP(judged_only=true)``)."""
+    out = []
+    for label, m in parse_labelled(measures, parse_measure, Measure):
+        changed = parse_measure(m, judged_only=settings.judged_only)
+        out.append((label if changed == m else str(changed), changed))
+    return out
 
 
 def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -> pd.DataFrame:

@@ -38,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from irpref.interning import DocumentIds, _Documents
-from irpref.params import DEFAULT_MISSING, check_missing
+from irpref.params import Settings, check_missing
 
 __all__ = [
     "LAYOUTS",
@@ -100,10 +100,7 @@ class JudgedRankings(_Documents):
     qrels_doc_key: np.ndarray  # uint64, ascending within each query
     qrels_grade: np.ndarray  # int32
     doc_ids: DocumentIds  # keys -> dense codes and strings
-    rel: int = 1
-    ties: str = "docid"
-    depth: int | None = None
-    corpus_size: int | None = None  # documents in the corpus, if known (--corpus-size)
+    settings: Settings = Settings()  # the judging settings (rel, depth, ties, ...)
     # ---- the compact layout (layout="compact", see judge_block) -----------
     # items are only those the qrels mention (any grade): their rank is
     # explicit, the number retrieved is per segment, unjudged items are gone
@@ -113,6 +110,27 @@ class JudgedRankings(_Documents):
     tie_first: np.ndarray | None = None  # int64 rank of the item's tie group start
     tie_size: np.ndarray | None = None  # int64 size of the item's tie group
     distinct_docs: int | None = None  # documents in the qrels and all runs (compact)
+
+    # ---- the judging settings (read by every measure and preference) ------
+    @property
+    def rel(self) -> int:
+        """Grade >= rel is relevant (``settings.rel``)."""
+        return self.settings.rel
+
+    @property
+    def ties(self) -> str:
+        """The tie policy the rankings were ranked with (``settings.ties``)."""
+        return self.settings.ties
+
+    @property
+    def depth(self) -> int | None:
+        """The depth cut applied (``settings.depth``)."""
+        return self.settings.depth
+
+    @property
+    def corpus_size(self) -> int | None:
+        """Documents in the collection, if known (``settings.corpus_size``)."""
+        return self.settings.corpus_size
 
     @property
     def compact(self) -> bool:
@@ -326,9 +344,10 @@ class JudgedRankings(_Documents):
         np.cumsum(np.bincount(q, minlength=self.n_queries), out=offsets[1:])
         return offsets, g[order]
 
-    def query_mask(self, missing: str = DEFAULT_MISSING) -> np.ndarray:
-        """(R, Q) which run x query values enter means: ``skip`` -> queries the
-        run retrieved; ``zero`` -> every qrels query (trec_eval ``-c``)."""
+    def query_mask(self, missing: str) -> np.ndarray:
+        """(R, Q) which run x query values enter means under the rule ``missing``
+        (the evaluation's: ``Settings.missing``): ``skip`` -> queries the run
+        retrieved; ``zero`` -> every qrels query (trec_eval ``-c``)."""
         if check_missing(missing, "missing") == "skip":
             return self.present
         return np.ones_like(self.present)

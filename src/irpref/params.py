@@ -23,8 +23,8 @@ the run's means are over the queries it has) or scored as an empty ranking,
 Either way the evaluation warns, naming the run and the queries it lacks.
 
 Each ``check_*`` takes the value and the name to print: the command-line flag
-(``--rel``) or the Python keyword (``rel``). :func:`option_type` turns a check
-into an argparse ``type=`` for a command that declares its own option.
+(``--rel``) or the Python keyword (``rel``); the CLI applies them while it
+parses (``irpref.cli.common.checked``).
 
 The judging settings travel as one frozen value, :class:`Settings` (as
 trec_eval passes its ``EPI`` struct to every measure): built once at the
@@ -34,10 +34,9 @@ carried by :class:`~irpref.judged.JudgedRankings` and read from there.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,7 +61,6 @@ __all__ = [
     "check_teleport",
     "check_ordering_ties",
     "check_ties",
-    "option_type",
 ]
 
 TIES = ("docid", "input", "expected")
@@ -182,21 +180,6 @@ def check_missing(value, flag: str = "--missing") -> str:
     return check_choice(value, flag, MISSING)
 
 
-def option_type(check: Callable, flag: str) -> Callable[[str], object]:
-    """An argparse ``type=`` applying ``check`` (its message, raised as
-    ``argparse.ArgumentTypeError``): ``add_argument("--rel", type=option_type(
-    check_rel, "--rel"))``."""
-
-    def convert(text: str):
-        try:
-            return check(text, flag)
-        except UsageError as exc:  # argparse prefixes "argument FLAG: "
-            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag} ")) from None
-
-    convert.__name__ = flag.lstrip("-")
-    return convert
-
-
 @dataclass(frozen=True)
 class Settings:
     """The judging settings, one frozen value checked once by the rules above.
@@ -251,28 +234,46 @@ class Settings:
         return {name: getattr(self, name) for name in SETTING_NAMES}
 
     @classmethod
-    def resolve(cls, settings: Settings | None = None, **keywords) -> Settings:
-        """The settings of an entry point called with ``settings=`` and/or keywords.
+    def resolve(cls, settings: Settings | None = None, judged: Settings | None = None,
+                **keywords) -> Settings:
+        """The settings of an entry point called with ``settings=`` and/or keywords,
+        on rankings judged with ``judged`` (their settings) if any.
 
-        Keywords left at their default defer to ``settings``; a keyword that
-        differs from its default and from ``settings`` is refused, so a value
-        is never silently ignored. Without ``settings`` the keywords are the
-        settings."""
+        - ``settings`` given: it is the value; a keyword that differs from its
+          default and from ``settings`` is refused (a value is never silently
+          ignored).
+        - else the keywords (those left at their default take ``judged``'s
+          judging fields, when rankings were judged already).
+        - rankings already judged: the judging fields (:data:`JUDGING`: rel,
+          depth, ties, corpus_size, use_tag) must be theirs; ``missing`` and
+          ``judged_only`` are the evaluation's own (their keywords, never the
+          values the rankings were judged with)."""
         unknown = set(keywords) - set(SETTING_NAMES)
         if unknown:
             raise TypeError(f"unknown setting {', '.join(sorted(unknown))}")
-        if settings is None:
-            return cls(**keywords)
-        if not isinstance(settings, Settings):
-            raise UsageError(f"settings must be an irpref Settings value, not "
-                             f"{type(settings).__name__}")
         given = {k: v for k, v in keywords.items() if v != DEFAULTS[k]}
-        clash = {k: v for k, v in given.items() if v != getattr(settings, k)}
-        if clash:
-            said = ", ".join(f"{k}={v!r} (settings.{k}={getattr(settings, k)!r})"
-                             for k, v in clash.items())
-            raise UsageError(f"{said}: give the value once, in settings= or as a keyword")
-        return settings
+        if settings is not None:
+            if not isinstance(settings, Settings):
+                raise UsageError(f"settings must be an irpref Settings value, not "
+                                 f"{type(settings).__name__}")
+            clash = {k: v for k, v in given.items() if v != getattr(settings, k)}
+            if clash:
+                said = ", ".join(f"{k}={v!r} (settings.{k}={getattr(settings, k)!r})"
+                                 for k, v in clash.items())
+                raise UsageError(f"{said}: give the value once, in settings= or as a keyword")
+            chosen = settings
+        elif judged is not None:  # the rankings' judging fields, the evaluation's own others
+            chosen = cls(**{k: getattr(judged, k) for k in JUDGING}).replace(**given)
+        else:
+            chosen = cls(**given)
+        if judged is not None:
+            differ = [k for k in JUDGING if getattr(chosen, k) != getattr(judged, k)]
+            if differ:
+                was = ", ".join(f"{k}={getattr(judged, k)!r}" for k in differ)
+                asked = ", ".join(f"{k}={getattr(chosen, k)!r}" for k in differ)
+                raise UsageError(f"the rankings were judged with {was}, asked {asked}: "
+                                 "judge them again with these settings")
+        return chosen
 
 
 SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Settings))
@@ -280,6 +281,10 @@ SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Settin
 
 DEFAULTS: dict[str, object] = {f.name: f.default for f in dataclasses.fields(Settings)}
 """Each setting's default (trec_eval's behaviour where it has one)."""
+
+JUDGING: tuple[str, ...] = ("rel", "depth", "ties", "corpus_size", "use_tag")
+"""The settings fixed when rankings are judged (the others, ``missing`` and
+``judged_only``, are chosen by each evaluation of them)."""
 
 
 def check_flag(value, flag: str) -> bool:

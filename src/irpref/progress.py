@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
-__all__ = ["bar", "enabled", "silence", "task", "track"]
+__all__ = ["bar", "enabled", "silence", "silenced", "task", "track"]
 
 T = TypeVar("T")
 DELAY = 0.5  # seconds before a bar is drawn
@@ -29,6 +29,11 @@ def silence(value: bool = True) -> None:
     """Switch progress bars off (``True``) or back to the terminal rule (``False``)."""
     global _silenced
     _silenced = bool(value)
+
+
+def silenced() -> bool:
+    """True when progress bars are switched off (:func:`silence`)."""
+    return _silenced
 
 
 def enabled() -> bool:

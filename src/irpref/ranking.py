@@ -27,7 +27,7 @@ from irpref.hashing import PairIndex
 from irpref.interning import Collection, intern, refuse_repeated_names
 from irpref.io.records import Qrels
 from irpref.judged import NONPOOL, JudgedRankings
-from irpref.params import check_depth, check_ties
+from irpref.params import DEFAULT_MISSING, Settings, check_depth, check_ties
 
 __all__ = ["CompactBlock", "concat_blocks", "judge", "judge_block"]
 
@@ -254,23 +254,32 @@ def _join_grades(
 
 def judge(
     coll: Collection,
+    settings: Settings | None = None,
     *,
-    ties: str = "docid",
-    depth: int | None = None,
     rel: int = 1,
+    depth: int | None = None,
+    ties: str = "docid",
+    missing: str = DEFAULT_MISSING,
     corpus_size: int | None = None,
+    judged_only: bool = False,
+    use_tag: bool = False,
     in_place: bool = False,
 ) -> JudgedRankings:
-    """Rank every run (``ties`` policy), cut at ``depth`` (trec_eval -M) and
-    join with the qrels; ``rel`` is the default relevance level (trec_eval -l);
-    ``corpus_size`` is the number of documents in the collection, for measures
-    that impute unretrieved relevant documents at its bottom.
+    """Rank every run of ``coll`` by the judging settings (``settings``, or the
+    keywords of :class:`~irpref.params.Settings`): tie policy ``ties``, cut at
+    ``depth`` (trec_eval -M), joined with the qrels; the rankings carry the
+    settings, which every measure reads (``rel``, trec_eval -l; ``corpus_size``
+    for measures that impute unretrieved relevant documents at the bottom of
+    the corpus).
 
     ``in_place=True`` lets the docid tie-break reorder documents within tie
     groups in ``coll`` itself instead of a copy (for a collection judged
     once: afterwards it no longer keeps file order among tied documents, so
     ``ties="input"`` would see docid order)."""
-    offsets, doc, score, query, present = _ranked(coll, ties, depth, in_place)
+    settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
+                                corpus_size=corpus_size, judged_only=judged_only,
+                                use_tag=use_tag)
+    offsets, doc, score, query, present = _ranked(coll, settings.ties, settings.depth, in_place)
     grade = _join_grades(coll, query, doc)
     return JudgedRankings(
         run_names=list(coll.run_names),
@@ -284,10 +293,7 @@ def judge(
         qrels_doc_key=coll.qrels_doc_key,
         qrels_grade=coll.qrels_grade,
         doc_ids=coll.doc_ids,
-        rel=rel,
-        ties=ties,
-        depth=depth,
-        corpus_size=corpus_size,
+        settings=settings,
     )
 
 
@@ -373,15 +379,12 @@ def judge_block(
 def concat_blocks(
     blocks: Sequence[CompactBlock],
     qrels: Qrels | Collection,
+    settings: Settings,
     *,
-    rel: int = 1,
-    ties: str = "docid",
-    depth: int | None = None,
-    corpus_size: int | None = None,
     distinct_docs: int | None = None,
 ) -> JudgedRankings:
-    """The compact :class:`JudgedRankings` of all ``blocks`` (in order);
-    ``qrels`` may be given already interned (``intern(qrels, [])``)."""
+    """The compact :class:`JudgedRankings` of all ``blocks`` (in order), judged
+    with ``settings``; ``qrels`` may be given already interned (``intern(qrels, [])``)."""
     qrels_coll = qrels if isinstance(qrels, Collection) else intern(qrels, [])
     names = [n for b in blocks for n in b.run_names]
     refuse_repeated_names(names)
@@ -395,7 +398,7 @@ def concat_blocks(
         return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
 
     row = cat("row", np.int64)
-    expected = ties == "expected"
+    expected = settings.ties == "expected"
     return JudgedRankings(
         run_names=names,
         queries=qrels_coll.queries,
@@ -409,10 +412,7 @@ def concat_blocks(
         qrels_doc_key=qrels_coll.qrels_doc_key,
         qrels_grade=qrels_coll.qrels_grade,
         doc_ids=qrels_coll.doc_ids,
-        rel=rel,
-        ties=ties,
-        depth=depth,
-        corpus_size=corpus_size,
+        settings=settings,
         layout="compact",
         item_rank=cat("rank", np.int64),
         seg_num_ret=cat("num_ret", np.int64),

@@ -16,8 +16,9 @@ silently reusing:
   missing field;
 - an input file that changed or vanished since (size, or, when only the
   modification time moved, content hash);
-- a judging option that differs from the one asked (``--rel``, ``--depth``,
-  ``--ties``, ``--corpus-size``, ``--tag-names``).
+- a judging setting that differs from the one asked (``--rel``, ``--depth``,
+  ``--ties``, ``--corpus-size``, ``--tag-names``: :data:`irpref.params.JUDGING`);
+  ``--missing`` and ``--judged-only`` are each evaluation's own.
 """
 
 from __future__ import annotations
@@ -33,17 +34,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from irpref.errors import InputError, UsageError
+from irpref.errors import InputError
 from irpref.interning import DocumentIds
 from irpref.judged import JudgedRankings
+from irpref.params import JUDGING, Settings
 
 __all__ = ["FORMAT", "StaleCacheError", "is_judged_file", "load", "save"]
 
-FORMAT = "irpref.judged/2"
+FORMAT = "irpref.judged/3"
 """Format tag stored in the file's metadata (key ``irpref``)."""
-
-OPTIONS = ("rel", "depth", "ties", "corpus_size", "use_tag")
-"""Judging options a saved file must agree with."""
 
 _FLAGS = {"rel": "--rel", "depth": "--depth", "ties": "--ties",
           "corpus_size": "--corpus-size", "use_tag": "--tag-names"}
@@ -108,8 +107,7 @@ def _check_input(saved: Path, fp: dict) -> None:
 # ------------------------------------------------------------------ save/load
 
 
-def save(judged, path, *, qrels=None, runs: Sequence | None = None,
-         use_tag: bool = False) -> None:
+def save(judged, path, *, qrels=None, runs: Sequence | None = None) -> None:
     """Write ``judged`` to Parquet at ``path``; ``qrels``/``runs``: the input files
     (paths) it was judged from, fingerprinted so a later load refuses changes."""
     if not isinstance(judged, JudgedRankings):
@@ -123,6 +121,8 @@ def save(judged, path, *, qrels=None, runs: Sequence | None = None,
             columns[f"{f.name}.distinct"] = _column(np.asarray(value.distinct, np.uint64))
             strings = value.strings
             columns[f"{f.name}.strings"] = _list(pa.array(strings).cast(pa.large_string()))
+        elif isinstance(value, Settings):
+            scalars[f.name] = value.keywords()
         elif isinstance(value, np.ndarray):
             shapes[f.name] = list(value.shape)
             columns[f.name] = _column(value.ravel())
@@ -139,7 +139,7 @@ def save(judged, path, *, qrels=None, runs: Sequence | None = None,
         inputs.append(fingerprint(qrels))
     inputs.extend(fingerprint(r) for r in (runs or []))
     meta = {"format": FORMAT, "fields": [f.name for f in dataclasses.fields(judged)],
-            "shapes": shapes, "scalars": scalars, "use_tag": bool(use_tag), "inputs": inputs}
+            "shapes": shapes, "scalars": scalars, "inputs": inputs}
     table = pa.table(columns).replace_schema_metadata({"irpref": json.dumps(meta)})
     if os.path.exists(path) and not os.path.isfile(path):
         # a device or FIFO is written in place (a file renamed over it would replace
@@ -164,12 +164,14 @@ def _list(values: pa.Array) -> pa.Array:
     return pa.LargeListArray.from_arrays(pa.array([0, len(values)], pa.int64()), values)
 
 
-def load(path, *, check_inputs: bool = True, **expected):
+def load(path, settings: Settings | None = None, *, check_inputs: bool = True):
     """Read a file written by :func:`save` into a ``JudgedRankings``.
 
-    ``expected``: judging options the caller needs (``rel``, ``depth``,
-    ``ties``, ``corpus_size``, ``use_tag``); any that differs from the saved
-    one is refused, as is an input file that changed (``check_inputs``).
+    ``settings``: the judging settings the caller needs; a judging field
+    (:data:`~irpref.params.JUDGING`) that differs from the saved one is
+    refused, as is an input file that changed (``check_inputs``). The
+    rankings returned carry ``settings`` (so its ``missing`` and
+    ``judged_only``), or the saved settings when none is given.
     """
     if not is_judged_file(path):
         raise InputError(str(path), None, "not a judged-rankings Parquet file "
@@ -185,20 +187,23 @@ def load(path, *, check_inputs: bool = True, **expected):
         raise StaleCacheError(path, "written by another irpref version (fields "
                               f"unknown here: {extra or 'none'}; missing: {missing or 'none'}); "
                               "re-run irpref judge")
-    saved = dict(meta["scalars"], use_tag=meta["use_tag"])
-    for key, want in expected.items():
-        if key not in OPTIONS:
-            raise TypeError(f"unknown judging option {key!r}")
-        if want != saved.get(key):
-            raise StaleCacheError(
-                path, f"judged with {_FLAGS[key]} {_show(saved.get(key))}, asked "
-                f"{_FLAGS[key]} {_show(want)}: pass the same option or re-run irpref judge")
+    saved = Settings(**meta["scalars"]["settings"])
+    if settings is not None:
+        for key in JUDGING:
+            if getattr(settings, key) != getattr(saved, key):
+                raise StaleCacheError(
+                    path, f"judged with {_FLAGS[key]} {_show(getattr(saved, key))}, asked "
+                    f"{_FLAGS[key]} {_show(getattr(settings, key))}: pass the same option or "
+                    "re-run irpref judge")
     if check_inputs:
         for fp in meta["inputs"]:
             _check_input(Path(path), fp)
     table = pq.read_table(path, use_threads=False)  # no Arrow thread outlives the read
     values = {}
     for name in names:
+        if name == "settings":
+            values[name] = settings or saved
+            continue
         if name in meta["scalars"]:
             values[name] = meta["scalars"][name]
             continue
@@ -237,20 +242,3 @@ def _document_ids(cls, distinct: np.ndarray, strings: pa.Array):
 
 def _show(v) -> str:
     return "(none)" if v is None else str(v)
-
-
-# ------------------------------------------------------------------ CLI hook
-
-
-def load_for_args(args, ties: str | None = None):
-    """The CLI's path for a saved file in place of QRELS: refuse extra run
-    files and any judging option that differs from the saved one."""
-    if getattr(args, "runs", None):
-        raise UsageError(f"{args.qrels} is a saved judged file: give no run files after it "
-                         "(they are in the file)")
-    expected = {"rel": args.rel, "ties": ties or getattr(args, "ties", "docid"),
-                "depth": getattr(args, "depth", None),
-                "use_tag": bool(getattr(args, "tag_names", False))}
-    if hasattr(args, "corpus_size"):
-        expected["corpus_size"] = args.corpus_size
-    return load(args.qrels, **expected)

@@ -385,7 +385,8 @@ def evaluate_trec(
 
     def value(text: str) -> np.ndarray:
         if text not in cache:
-            cache[text] = parse_measure(text).compute(judged)[run]
+            measure = parse_measure(text, judged_only=judged.settings.judged_only)
+            cache[text] = measure.compute(judged)[run]
         return cache[text]
 
     out: dict[str, np.ndarray | list[str]] = {}

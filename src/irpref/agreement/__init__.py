@@ -19,20 +19,22 @@ non-relevant; judged-only measures (bpref, Judged@k) see it as unjudged.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import numpy as np
 import pandas as pd
 
 from irpref.agreement import labels as _labels
 from irpref.agreement import systems as _systems
 from irpref.agreement.labels import Labels, join_labels, refuse_disjoint
-from irpref.errors import UsageError
+from irpref.errors import InputError, UsageError
 from irpref.io.frames import as_qrels
-from irpref.params import check_alpha, check_positive_int, check_rel
+from irpref.params import DEFAULT_MISSING, Settings, check_alpha, check_positive_int
 
-__all__ = ["Agreement", "agree"]
+__all__ = ["Agreement", "GradeScale", "agree", "check_scale"]
 
 DEFAULT_MEASURES = ("nDCG@10", "AP")
 
@@ -94,6 +96,48 @@ class Agreement:
         return _systems.scores_table(self.scored)
 
 
+class GradeScale(UserWarning):
+    """Grades of the second qrels outside the first one's scale."""
+
+
+def _grades(q) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct judged grades, their counts) of a qrels (grade >= 0)."""
+    g = np.asarray(q.grade, np.int64)
+    return np.unique(g[g >= 0], return_counts=True)
+
+
+def _outside(q, low: int, high: int) -> str:
+    """``10 (1 pair), 5 (2 pairs)``: the judged grades of ``q`` outside [low, high]."""
+    values, counts = _grades(q)
+    off = (values < low) | (values > high)
+    return ", ".join(f"{v} ({c} pair{'s' if c != 1 else ''})"
+                     for v, c in zip(values[off], counts[off]))
+
+
+def check_scale(a, b, scale: tuple[int, int] | None) -> tuple[int, int]:
+    """The grade scale (low, high): ``scale`` checked against both qrels (a grade
+    outside is refused), or qrels A's own, B's grades outside it announced."""
+    if scale is not None:
+        low, high = (int(x) for x in scale)
+        if not 0 <= low < high:
+            raise UsageError(f"scale={scale!r}: must be (low, high) with 0 <= low < high")
+        for q in (a, b):
+            bad = _outside(q, low, high)
+            if bad:
+                raise InputError(q.source, None, f"grades outside the scale {low}-{high}: "
+                                 f"{bad} (give the scale that holds them)")
+        return low, high
+    values, _ = _grades(a)
+    low, high = (int(values[0]), int(values[-1])) if len(values) else (0, 1)
+    bad = _outside(b, low, high)
+    if bad:
+        warnings.warn(GradeScale(
+            f"{b.source} has grades outside the scale of {a.source} ({low}-{high}): {bad}; "
+            f"they count as their own categories, thresholds stop at {high} (--scale "
+            "LOW-HIGH states the scale and refuses grades outside it)"), stacklevel=3)
+    return low, high
+
+
 def _check_threshold(t, labels: Labels, flag: str) -> int:
     t = check_positive_int(t, flag)
     top = int(labels.values[-1])
@@ -110,23 +154,38 @@ def agree(
     measures: str | Sequence[str] | None = None,
     *,
     thresholds: Sequence[int] | None = None,
+    settings: Settings | None = None,
     rel: int = 1,
     depth: int | None = None,
     ties: str = "docid",
-    missing: str = "skip",
+    missing: str = DEFAULT_MISSING,
+    corpus_size: int | None = None,
+    judged_only: bool = False,
+    use_tag: bool = False,
     top: int = 5,
     alpha: float = 0.05,
-    use_tag: bool = False,
     judged_at: int | None = None,
+    scale: tuple[int, int] | None = None,
 ) -> Agreement:
     """Agreement between ``qrels_a`` (the reference, e.g. human) and ``qrels_b``.
 
     qrels_a, qrels_b: paths, DataFrames, dicts or :class:`irpref.Qrels`.
     runs, measures:   optional; every measure / preference (default
-                      ``nDCG@10 AP``) is evaluated under both qrels with
-                      ``rel``, ``depth``, ``ties``, ``missing`` as in
-                      :func:`irpref.evaluate` and the orderings compared.
-    thresholds:       binarization thresholds (default 1 .. largest grade).
+                      ``nDCG@10 AP``) is evaluated under both qrels with the
+                      judging settings (``settings`` or the keywords ``rel``,
+                      ``depth``, ``ties``, ``missing``, ``corpus_size``,
+                      ``judged_only``, ``use_tag``, as :func:`irpref.evaluate`
+                      takes them) and the orderings compared.
+    thresholds:       binarization thresholds (default 1 .. the top of the scale).
+    scale:            the grade scale ``(low, high)``, e.g. ``(0, 3)``: a judged grade
+                      of either side outside it is refused
+                      (:class:`~irpref.errors.InputError` naming the file, the grades
+                      and how many pairs carry them). Default: the scale of
+                      ``qrels_a`` (its lowest and highest judged grade); a grade of
+                      ``qrels_b`` outside it is named in a :class:`GradeScale`
+                      warning and the thresholds stop at its top (a label set
+                      with a stray grade 10 on a 0-3 scale would otherwise add
+                      thresholds 4-10).
     top:              k of the top-k overlap; ``alpha``: significance level.
     judged_at:        with runs, also Judged@k per run and query under each side
                       (:attr:`Agreement.judged`): how much of each ranking's top k
@@ -134,7 +193,9 @@ def agree(
 
     Raises :class:`irpref.errors.InputError` when the two share no judged pair.
     """
-    rel = check_rel(rel, "rel")
+    settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
+                                corpus_size=corpus_size, judged_only=judged_only,
+                                use_tag=use_tag)
     top = check_positive_int(top, "top")
     if judged_at is not None:
         judged_at = check_positive_int(judged_at, "judged_at")
@@ -144,19 +205,20 @@ def agree(
     if runs is not None and not isinstance(runs, (list, tuple)):
         runs = [runs]
     names = list(measures) if measures else list(DEFAULT_MEASURES)
-    if runs:
-        _systems.split_measures(names)  # refused before anything is read
+    if runs:  # refused before anything is read
+        _systems.split_measures(names, judged_only=settings.judged_only)
+    elif settings.judged_only:
+        raise UsageError("judged_only needs runs: the label statistics read no rankings")
     a, b = as_qrels(qrels_a), as_qrels(qrels_b)
     labels = join_labels(a, b)
     refuse_disjoint(labels)
+    low, high = check_scale(a, b, scale)
     if thresholds is None:
-        thresholds = labels.thresholds()
+        thresholds = list(range(max(low, 1), high + 1))
     else:
         thresholds = [_check_threshold(t, labels, "thresholds") for t in thresholds]
     scored, extras = [], {}
     if runs:
         extra = [f"Judged@{judged_at}"] if judged_at is not None else []
-        scored, extras = _systems.evaluate_both(a, b, runs, names, rel=rel, depth=depth,
-                                                ties=ties, missing=missing, use_tag=use_tag,
-                                                extra=extra)
+        scored, extras = _systems.evaluate_both(a, b, runs, names, settings, extra=extra)
     return Agreement(labels, list(thresholds), scored, top, alpha, judged_at, extras)

@@ -78,7 +78,12 @@ def _disagreement_weights(k: int, weights: str) -> np.ndarray:
 
 def kappa_from_confusion(confusion: np.ndarray, weights: str = "unweighted") -> np.ndarray:
     """Cohen's kappa of (..., K, K) confusion matrices (rows A, columns B):
-    ``1 - sum(w O) / sum(w E)``, ``E = rows x columns / n``; NaN when ``sum(w E) = 0``."""
+    ``1 - sum(w O) / sum(w E)``, ``E = rows x columns / n``; NaN when ``sum(w E) = 0``.
+
+    The weights of linear and quadratic kappa are distances between category
+    *positions* ``|i - j|`` (as scikit-learn's ``cohen_kappa_score``): grades 0, 1,
+    3 used on the pairs are 0, 1, 2 apart, not 0, 1, 3. Interval alpha
+    (:func:`alpha_from_confusion`) uses the grade *values*."""
     o = np.asarray(confusion, dtype=np.float64)
     w = _disagreement_weights(o.shape[-1], weights)
     n = o.sum(axis=(-2, -1))

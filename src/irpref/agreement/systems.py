@@ -27,6 +27,7 @@ from irpref.errors import UsageError
 from irpref.evaluate import evaluate, judge_inputs, layout_for, summarize
 from irpref.measures import parse_measure
 from irpref.measures.base import with_params
+from irpref.params import Settings
 from irpref.preferences import parse_preference
 from irpref.stats import Pairwise, pair_tests
 
@@ -36,18 +37,19 @@ __all__ = ["Scored", "evaluate_both", "ordering_statistics", "scores_table", "sp
 SIDES = ("a", "b")
 
 
-def split_measures(names: Sequence[str]) -> tuple[list[str], list[str]]:
+def split_measures(names: Sequence[str], *, judged_only: bool = False
+                   ) -> tuple[list[str], list[str]]:
     """(metrics, preferences) of ``names`` by their canonical names (``map`` ->
-    ``AP``; with the modifiers applied, e.g. ``--judged-only``:
+    ``AP``; under ``judged_only`` (``--judged-only``) with the modifier:
     ``AP(judged_only=true)``), the names every table is matched by and prints;
     refuses a measure with no better direction."""
     metrics, prefs = [], []
     for name in names:
         try:
-            m = parse_measure(name)
+            m = parse_measure(name, judged_only=judged_only)
         except UsageError as exc:
             try:
-                p = parse_preference(name)
+                p = parse_preference(name, judged_only=judged_only)
             except ValueError:
                 raise exc from None
             prefs.append(str(p))
@@ -91,26 +93,26 @@ def _win_rates(pw: Pairwise, runs: list[str]) -> np.ndarray:
     return np.nanmean(np.nansum(m, axis=2), axis=0)
 
 
-def evaluate_both(qrels_a, qrels_b, runs, measures: Sequence[str], *, rel: int = 1,
-                  depth: int | None = None, ties: str = "docid", missing: str = "skip",
-                  use_tag: bool = False, extra: Sequence[str] = ()
-                  ) -> tuple[list[Scored], dict[str, pd.DataFrame]]:
+def evaluate_both(qrels_a, qrels_b, runs, measures: Sequence[str], settings: Settings,
+                  extra: Sequence[str] = ()) -> tuple[list[Scored], dict[str, pd.DataFrame]]:
     """Every measure and preference of ``measures`` under ``qrels_a`` and ``qrels_b``,
-    each qrels judged once; ``extra`` metrics are evaluated on the same judged
-    rankings and returned per side as tidy tables (run, query, measure, value),
-    named as given and never judged-only (they describe the judging itself)."""
-    metrics, prefs = split_measures(measures)
+    each qrels judged once with ``settings`` (its ``missing`` rule for metrics and
+    preferences alike); ``extra`` metrics are evaluated on the same judged rankings
+    and returned per side as tidy tables (run, query, measure, value), named as
+    given and never judged-only (they describe the judging itself)."""
+    metrics, prefs = split_measures(measures, judged_only=settings.judged_only)
     plain = [with_params(parse_measure(e), judged_only=False) for e in extra]
     every = list(dict.fromkeys([*metrics, *plain]))
     tables, extras = {}, {}
+    as_given = settings.replace(judged_only=False)  # the names above carry the modifier
     for side, qrels in zip(SIDES, (qrels_a, qrels_b)):
-        layout, count_docs = layout_for(every, prefs, ties=ties)
-        judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties, use_tag=use_tag,
-                              layout=layout, count_docs=count_docs)
-        results = evaluate(None, None, every, missing=missing, judged=judged) if every else None
+        layout, count_docs = layout_for(every, prefs, settings=settings)
+        judged = judge_inputs(qrels, runs, settings, layout=layout, count_docs=count_docs)
+        results = (evaluate(None, None, every, settings=as_given, judged=judged)
+                   if every else None)
         tables[side] = (
             results,
-            compare(None, None, prefs, ties=ties, judged=judged) if prefs else None,
+            compare(None, None, prefs, settings=as_given, judged=judged) if prefs else None,
         )
         if extra:
             got = results[results["measure"].isin([str(m) for m in plain])]

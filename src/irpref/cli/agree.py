@@ -21,6 +21,7 @@ from irpref.cli.common import (
     as_usage,
     checked,
     open_output,
+    settings_from_args,
 )
 from irpref.errors import UsageError
 from irpref.measures.base import split_names
@@ -51,6 +52,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         action="extend",
                         help="binarization thresholds, grade >= T relevant, T >= 1 (default: "
                              "1 to the largest grade)")
+    parser.add_argument("--scale", **checked(scale_option), default=None, metavar="LOW-HIGH",
+                        help="the grade scale, e.g. 0-3: a grade of either qrels outside it is "
+                             "refused (default: QRELS_A's lowest to highest grade; QRELS_B's "
+                             "grades outside it are named in a warning)")
     add_rel(parser)
     add_depth(parser)
     parser.add_argument("--ties", **checked(params.check_ordering_ties), default="docid",
@@ -85,6 +90,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output(parser)
 
 
+def scale_option(value: str, flag: str = "--scale") -> tuple[int, int]:
+    """``LOW-HIGH`` -> (low, high), integers with 0 <= low < high."""
+    low, sep, high = str(value).partition("-")
+    if not sep:
+        raise UsageError(f"{flag} {value}: expected LOW-HIGH, e.g. 0-3")
+    low_i = params.check_nonnegative_int(low, flag)
+    high_i = params.check_nonnegative_int(high, flag)
+    if low_i >= high_i:
+        raise UsageError(f"{flag} {value}: LOW must be below HIGH")
+    return low_i, high_i
+
+
 def _thresholds(values) -> list[int] | None:
     if values is None:
         return None
@@ -105,13 +122,13 @@ def run(args: argparse.Namespace) -> int:
     if args.judged_only and not args.runs:
         raise UsageError("--judged-only needs RUN files (QRELS_A QRELS_B RUN... "
                          "--judged-only): the label statistics read no rankings")
+    settings = settings_from_args(args)
     measures = [t for m in args.measures or [] for t in split_names(m)] or None
-    if args.runs and measures:
-        as_usage(lambda: split_measures(measures))  # refused before reading (exit 2)
+    if args.runs and measures:  # refused before reading (exit 2)
+        as_usage(lambda: split_measures(measures, judged_only=settings.judged_only))
     result = agree(args.qrels_a, args.qrels_b, args.runs or None, measures,
-                   thresholds=thresholds, rel=args.rel, depth=args.depth, ties=args.ties,
-                   missing=args.missing, top=args.top, alpha=args.alpha,
-                   use_tag=args.tag_names, judged_at=args.judged_at)
+                   thresholds=thresholds, settings=settings, top=args.top, alpha=args.alpha,
+                   judged_at=args.judged_at, scale=args.scale)
     only_a, only_b = len(result.labels.only_a), len(result.labels.only_b)
     if (only_a or only_b) and not getattr(args, "quiet", False):
         print(f"irpref: note: {only_a} pairs judged only by QRELS_A, {only_b} only by "

@@ -19,7 +19,7 @@ from irpref import params
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.judged import JudgedRankings
-from irpref.params import TIES
+from irpref.params import DEFAULTS, TIES, Settings
 from irpref.report.tables import FORMATS
 
 # trec_eval flags irpref's own commands spell differently: flag -> (long option, takes a value)
@@ -34,24 +34,51 @@ TREC_EVAL_FLAGS = {
 
 
 class CommandParser(argparse.ArgumentParser):
-    """argparse with irpref's hints: a trec_eval flag gets "did you mean --rel 2",
-    files swallowed by ``-m`` are named. ``argv`` is the command line being parsed."""
+    """argparse with irpref's rules: an option given twice is refused (the
+    ``store`` and ``store_true`` actions are registered as :class:`Single` and
+    :class:`SingleFlag`, through argparse's ``register``, in every parser and
+    subparser), and a usage error gets irpref's hints (a trec_eval flag gets
+    "did you mean --rel 2", files swallowed by ``-m`` are named). ``argv``:
+    the command line being parsed, for the hints."""
 
-    argv: list[str] = []
+    def __init__(self, *args, argv: list[str] | None = None, **kwargs) -> None:
+        self.option_names: set[str] = set()  # every option string, for the hints
+        super().__init__(*args, **kwargs)
+        self.argv = list(argv or [])
+        self.register("action", None, Single)
+        self.register("action", "store", Single)
+        self.register("action", "store_true", SingleFlag)
+
+    def add_argument(self, *args, **kwargs):  # type: ignore[override]
+        action = super().add_argument(*args, **kwargs)
+        self.option_names.update(action.option_strings)
+        return action
+
+    def add_argument_group(self, *args, **kwargs):  # type: ignore[override]
+        """A group whose options are known to the hints too."""
+        group = super().add_argument_group(*args, **kwargs)
+        add = group.add_argument
+
+        def add_argument(*a, **k):
+            action = add(*a, **k)
+            self.option_names.update(action.option_strings)
+            return action
+
+        group.add_argument = add_argument
+        return group
+
+    def add_subparsers(self, **kwargs):  # type: ignore[override]
+        kwargs.setdefault("parser_class", type(self))
+        return super().add_subparsers(**kwargs)
 
     def error(self, message: str):  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}{usage_hint(self, message, self.argv)}\n")
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
-        parsed, extra = super().parse_known_args(args, namespace)
-        apply_judged_only(self, parsed)
-        return parsed, extra
 
-
-def usage_hint(parser: argparse.ArgumentParser, message: str, argv: list[str]) -> str:
+def usage_hint(parser: CommandParser, message: str, argv: list[str]) -> str:
     """A precise hint for the two mistakes users make most, or ''."""
-    known = parser._option_string_actions
+    known = parser.option_names
     for i, arg in enumerate(argv):
         if arg == "--":
             break
@@ -101,18 +128,41 @@ _SEEN = "_irpref_given"  # namespace attribute: the single-valued options alread
 class Single(argparse.Action):
     """A single-valued option that may be given once: a repeat (``--rel 1 --rel 2``,
     ``-o a -o b``) is a usage error naming the option (exit 2) instead of argparse's
-    silent "the last one wins". Options that are lists by design (``-m``) use
-    ``action="extend"``, not this."""
+    silent "the last one wins". :class:`CommandParser` makes it the ``store``
+    action; options that are lists by design (``-m``) use ``action="extend"``."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        _mark_given(self, parser, namespace, values, option_string)
+        mark_given(self, parser, namespace, values, option_string)
         setattr(namespace, self.dest, self.convert(parser, values, option_string))
 
     def convert(self, parser, values, option_string):
         return values
 
 
-def _mark_given(action: argparse.Action, parser, namespace, values, option_string) -> None:
+class SingleFlag(argparse.Action):
+    """A yes/no flag (``store_true``) that may be given once, as :class:`Single`."""
+
+    def __init__(self, option_strings, dest, default=False, required=False, help=None):
+        super().__init__(option_strings, dest, nargs=0, const=True, default=default,
+                         required=required, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        mark_given(self, parser, namespace, values, option_string)
+        setattr(namespace, self.dest, True)
+
+
+class Flag(argparse.Action):
+    """A yes/no flag that may be repeated (the global ``--debug`` and ``--quiet``)."""
+
+    def __init__(self, option_strings, dest, default=False, required=False, help=None):
+        super().__init__(option_strings, dest, nargs=0, const=True, default=default,
+                         required=required, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, True)
+
+
+def mark_given(action: argparse.Action, parser, namespace, values, option_string) -> None:
     """The one rule for a repeated option: a usage error naming it (exit 2)."""
     seen = getattr(namespace, _SEEN, None)
     if seen is None:
@@ -123,34 +173,6 @@ def _mark_given(action: argparse.Action, parser, namespace, values, option_strin
         shown = f" {_shown(values)}" if values not in (None, []) else ""
         parser.error(f"{names} given twice ({option_string}{shown} repeats it): give it once")
     seen.add(action.dest)
-
-
-_LISTS = (argparse._ExtendAction, argparse._AppendAction, argparse._HelpAction,
-          argparse._VersionAction, Single)
-_ONCE: dict[type, type] = {}
-
-
-def _once(cls: type) -> type:
-    """``cls`` (an argparse action class) refusing a second occurrence of its option."""
-    if cls not in _ONCE:
-        def __call__(self, parser, namespace, values, option_string=None):
-            _mark_given(self, parser, namespace, values, option_string)
-            cls.__call__(self, parser, namespace, values, option_string)
-
-        _ONCE[cls] = type(f"Once{cls.__name__}", (cls,), {"__call__": __call__})
-    return _ONCE[cls]
-
-
-def refuse_repeats(parser: argparse.ArgumentParser,
-                   keep: tuple[str, ...] = ("--debug", "--quiet")) -> None:
-    """Every option of ``parser`` given twice is refused (flags included), but the lists
-    by design (``extend`` / ``append``: ``-m``, significance's ``--baseline``) and the
-    global flags ``keep``; options declared with :func:`once` already are."""
-    for action in parser._actions:
-        if (not action.option_strings or isinstance(action, _LISTS)
-                or set(action.option_strings) & set(keep)):
-            continue
-        action.__class__ = _once(type(action))
 
 
 def _shown(values) -> str:
@@ -241,7 +263,8 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
         "qrels", metavar="QRELS", help="TREC qrels file (qid iter docid grade; .gz ok), or a "
         "file saved by irpref judge (then no RUN)"
     )
-    parser.add_argument("runs", metavar="RUN", nargs="*", help="TREC run files (.gz ok)")
+    parser.add_argument("runs", metavar="RUN", nargs="*", default=[],  # optional: a saved file
+                        help="TREC run files (.gz ok)")
     parser.add_argument(
         "--tag-names",
         action="store_true",
@@ -308,20 +331,6 @@ def add_judged_only(parser: argparse.ArgumentParser) -> None:
                              "--depth, as trec_eval -J (labels read NAME(judged_only=true))")
 
 
-def apply_judged_only(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """The one point where ``--judged-only`` takes effect: once the command line is
-    parsed, every measure and preference parsed from text in this command gets
-    ``judged_only=true`` (:func:`irpref.measures.names.set_modifiers`), so each
-    command's own parsing, defaults and labels carry it; without the flag the
-    modifier is cleared. Refused with ``--dask`` (the workers would not see it)."""
-    from irpref.measures.names import set_modifiers
-
-    wanted = bool(getattr(args, "judged_only", False))
-    if wanted and getattr(args, "dask", None):
-        parser.error("--judged-only does not run on --dask: evaluate without --dask")
-    set_modifiers(judged_only=wanted)
-
-
 def add_missing(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--missing", **checked(params.check_missing),
                         metavar="{" + ",".join(params.MISSING) + "}",
@@ -330,34 +339,64 @@ def add_missing(parser: argparse.ArgumentParser) -> None:
                              "(trec_eval -c)")
 
 
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """The judging settings of a command line: the one place where the CLI's
+    arguments become a :class:`~irpref.params.Settings` value (each option was
+    checked while parsing; a command without an option takes its default).
+    ``--judged-only`` with ``--dask`` is refused (the workers judge relevant
+    items only)."""
+    settings = Settings(
+        rel=getattr(args, "rel", DEFAULTS["rel"]),
+        depth=getattr(args, "depth", DEFAULTS["depth"]),
+        ties=getattr(args, "ties", DEFAULTS["ties"]),
+        missing=getattr(args, "missing", DEFAULTS["missing"]),
+        corpus_size=getattr(args, "corpus_size", DEFAULTS["corpus_size"]),
+        judged_only=bool(getattr(args, "judged_only", False)),
+        use_tag=bool(getattr(args, "tag_names", False)),
+    )
+    if settings.judged_only and getattr(args, "dask", None):
+        raise UsageError("--judged-only does not run on --dask: evaluate without --dask")
+    return settings
+
+
+def load_judged_file(args: argparse.Namespace, settings: Settings) -> JudgedRankings:
+    """The saved file of ``irpref judge`` given in place of QRELS: no run files
+    after it, and the same judging settings (:func:`irpref.store.load`)."""
+    from irpref.store import load
+
+    if getattr(args, "runs", None):
+        raise UsageError(f"{args.qrels} is a saved judged file: give no run files after it "
+                         "(they are in the file)")
+    return load(args.qrels, settings)
+
+
 def judge_args(
     args: argparse.Namespace,
-    ties: str | None = None,
+    settings: Settings,
     *,
     measures=(),
     preferences=(),
     subtopics=None,
     layout: str | None = None,
 ) -> JudgedRankings:
-    """Read, intern and judge the inputs named by the shared arguments
-    (``ties`` overrides ``--ties``), or load the file saved by ``irpref judge``.
+    """Read, intern and judge the inputs named by the shared arguments with
+    ``settings`` (:func:`settings_from_args`), or load the file saved by
+    ``irpref judge``.
 
     The layout is the compact one when every one of ``measures`` and
     ``preferences`` reads it (:func:`irpref.evaluate.layout_for`; none given:
     the full layout) unless ``layout`` says; a saved compact file asked for
     a measure that needs the full layout is refused (exit 2)."""
     from irpref.evaluate import layout_for
-    from irpref.store import is_judged_file, load_for_args
+    from irpref.store import is_judged_file
 
-    ties = ties or args.ties
-    corpus_size = getattr(args, "corpus_size", None)
     count_docs = False
     needs_full = layout == "full"
     if layout is None:
-        layout, count_docs = layout_for(measures, preferences, ties=ties,
-                                        corpus_size=corpus_size, subtopics=subtopics)
+        layout, count_docs = layout_for(measures, preferences, settings=settings,
+                                        subtopics=subtopics)
     if is_judged_file(args.qrels):
-        judged = load_for_args(args, ties)
+        judged = load_judged_file(args, settings)
         if judged.compact and (needs_full or (layout == "full" and (measures or preferences))):
             what = " ".join(map(str, [*measures, *preferences])) or "this command"
             raise UsageError(
@@ -372,14 +411,7 @@ def judge_args(
     if not args.runs:
         raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref judge)")
     return judge_inputs(
-        args.qrels,
-        args.runs,
-        rel=args.rel,
-        depth=args.depth,
-        ties=ties,
-        use_tag=args.tag_names,
-        corpus_size=corpus_size,
-        layout=layout,
+        args.qrels, args.runs, settings, layout=layout,
         count_docs=count_docs or (layout == "compact" and not measures and not preferences),
     )
 
@@ -392,12 +424,11 @@ def add_dask(parser: argparse.ArgumentParser) -> None:
                              "for N local worker processes (pip install irpref[dask])")
 
 
-def add_global_flags(parser: argparse.ArgumentParser) -> None:
-    """``--debug`` and ``--quiet``, accepted after the subcommand too."""
-    known = parser._option_string_actions
-    if "--debug" not in known:
-        parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+def add_global_flags(parser: CommandParser) -> None:
+    """``--debug`` and ``--quiet``, accepted after the subcommand too (repeatable)."""
+    if "--debug" not in parser.option_names:
+        parser.add_argument("--debug", action=Flag, default=argparse.SUPPRESS,
                             help="show the Python traceback of an internal error")
-    if "--quiet" not in known:
-        parser.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
+    if "--quiet" not in parser.option_names:
+        parser.add_argument("--quiet", action=Flag, default=argparse.SUPPRESS,
                             help="no warnings, notes or progress bars on standard error")

@@ -21,13 +21,23 @@ from irpref.cli.common import (
     add_rel,
     as_usage,
     checked,
+    load_judged_file,
     once,
     open_output,
+    settings_from_args,
 )
 from irpref.compare import compare_matrices
+from irpref.errors import UsageError
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
 from irpref.report.formats import render_text
 from irpref.report.tables import natural_key, write_table
+
+WIN_RATE_NOTE = ("win rate (Diaz & Ferraro 2022, Eq. 7): the mean over queries of a run's "
+                 "preferences summed over the other runs (with every query: the row sum of "
+                 "the matrix above)")
+SKIP_NOTE = ("; here each run's mean is over the queries it has, each sum over the runs "
+             "that have the query, so it is not a row sum of the matrix; MC4 and Borda "
+             "leave the missing pairs out")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,33 +66,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from irpref.preferences import parse_preferences
 
-    if args.measures is not None:
-        as_usage(lambda: parse_preferences(args.measures))  # refused before reading (exit 2)
-    from irpref.store import is_judged_file, load_for_args
-
+    settings = settings_from_args(args)
+    if args.measures is not None:  # refused before reading (exit 2)
+        as_usage(lambda: parse_preferences(args.measures, judged_only=settings.judged_only))
     if args.dask:  # read, judged and compared on Dask (irpref.distributed)
-        from irpref.distributed import compare_args
-
-        comp = compare_args(args)
-        if args.missing != "zero":  # the pairing rule, from a second pass over the runs
-            from irpref.compare import paired, presence_on_dask
-            from irpref.distributed import client_for, close
-
-            client = client_for(args.dask)
-            try:
-                queries, mask = presence_on_dask(client, args.qrels, args.runs, args.missing,
-                                                  dict(rel=args.rel, depth=args.depth,
-                                                       ties=args.ties, use_tag=args.tag_names))
-            finally:
-                close(client)
-            comp = paired(comp, queries, mask)
+        comp = _on_dask(args, settings)
     else:
-        judged = load_for_args(args) if is_judged_file(args.qrels) else None
-        comp = compare_matrices(
-            args.qrels, args.runs, args.measures, rel=args.rel, depth=args.depth,
-            ties=args.ties, subtopics=args.subtopics, use_tag=args.tag_names, judged=judged,
-            missing=args.missing,
-        )
+        from irpref.store import is_judged_file
+
+        judged = load_judged_file(args, settings) if is_judged_file(args.qrels) else None
+        comp = compare_matrices(args.qrels, args.runs, args.measures, settings=settings,
+                                subtopics=args.subtopics, judged=judged)
     means = comp.tidy_means()
     if args.format != "table":
         keys = ["run_a", "run_b", "measure"]
@@ -103,18 +97,42 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pairing_note(comp, name: str, perm: list[int], runs: list[str]) -> str:
-    """Which runs lack queries and on how many queries each pair is compared."""
+def _on_dask(args: argparse.Namespace, settings):
+    """``--dask``: QRELS RUN... read, judged and compared on a Dask cluster."""
+    from irpref.distributed import client_for, close
+    from irpref.store import is_judged_file
+
+    if is_judged_file(args.qrels):
+        raise UsageError("--dask reads QRELS RUN...; a saved judged file is compared "
+                         "without --dask")
+    if args.subtopics:
+        raise UsageError("--dask does not compute ST-RPP (--subtopics): it matches every "
+                         "judged document id; compare it without --dask")
+    if not args.runs:
+        raise UsageError("no RUN file given")
+    client = client_for(args.dask)
+    try:
+        return compare_matrices(args.qrels, args.runs, args.measures, settings=settings,
+                                client=client)
+    finally:
+        close(client)
+
+
+def _population(comp, name: str, perm: list[int], runs: list[str]) -> tuple[str, str]:
+    """(what each mean is taken over, a note naming the runs that lack queries)."""
+    total = len(comp.values[name])
+    if not hasattr(comp, "pairs_n"):  # every run has every query, or --missing zero
+        return f"mean over {total} queries", ""
     n = comp.pairs_n(name)[perm][:, perm]
     has = np.diagonal(n)  # queries each run has (of those with a relevant item)
-    total = len(comp.values[name])
     short = [f"{runs[i]} lacks {total - has[i]}" for i in range(len(runs)) if has[i] < total]
     off = n[~np.eye(len(runs), dtype=bool)]
     if off.size == 0:
-        return ""
+        return f"mean over {total} queries", ""
     span = f"{off.min()}" if off.min() == off.max() else f"{off.min()}-{off.max()}"
-    return (f"-- {'; '.join(short)} of the {total} queries (--missing skip): each pair is "
-            f"compared on the queries both runs have (n = {span} per pair) --\n")
+    return (f"mean over the queries both runs of a pair have ({span} of {total})",
+            f"-- {'; '.join(short)} of the {total} queries (--missing skip): each pair is "
+            f"compared on the queries both runs have --\n")
 
 
 def _write_readable(comp, teleport: float, out) -> None:
@@ -127,12 +145,9 @@ def _write_readable(comp, teleport: float, out) -> None:
     for name in comp.names:
         values = comp.values[name][:, perm][:, :, perm]
         kind = PREFERENCES[comp.preferences[comp.names.index(name)].name].kind
-        out.write(
-            f"== {name} ({kind}): mean over {len(values)} queries; row run preferred to "
-            f"column run when > 0 ==\n"
-        )
-        if hasattr(comp, "pairs_n"):  # runs lacking queries (--missing skip)
-            out.write(_pairing_note(comp, name, perm, runs))
+        over, note = _population(comp, name, perm, runs)
+        out.write(f"== {name} ({kind}): {over}; row run preferred to column run when > 0 ==\n")
+        out.write(note)
         mean = comp.mean(name)[perm][:, perm] + 0.0  # + 0.0: no "-0.0000" for a tie
         mat = pd.DataFrame(mean, index=labels, columns=cols)
         out.write(render_text(mat, index=True, float_format=lambda v: f"{v:+.4f}",
@@ -149,4 +164,5 @@ def _write_readable(comp, teleport: float, out) -> None:
                 f"{r} ({fmt.format(s)})" for r, s in zip(group["run"], group["score"])
             ]
         out.write(f"-- {name}: system orderings --\n")
-        out.write(render_text(wide, width=10_000) + "\n\n")
+        out.write(render_text(wide, width=10_000) + "\n")
+        out.write(WIN_RATE_NOTE + ("" if not note else SKIP_NOTE) + "\n\n")

@@ -1,16 +1,18 @@
-"""``irpref design --alpha A --beta B --min-diff D (--std | QRELS RUN... -m M | --variance V)``
+"""``irpref design --alpha A --beta B --min-diff D (--std | QRELS RUN... -m M... | --variance V)``
 
-Topic set size design (Sakai 2016; :mod:`irpref.design`): the topics a
+Topic set size design (Sakai 2016; :func:`irpref.design`): the topics a
 paired t-test needs to detect a minimum difference D at level alpha with
 power 1 - beta (row ``paired-t``), a one-way ANOVA over m systems
 (``anova``, with ``--systems M`` or the runs given), and an expected CI no
-wider than ``--ci-width W`` (``ci``). ``--std``: D and W are standardized
-(in standard deviations). Otherwise they are raw differences of the measure
-and the variance is V_E, the residual variance of the two-way ANOVA without
-replication over the runs given (or ``--variance V``); the rows ``V_E``,
-``topics`` (of the collection), ``power`` (of the paired t-test with those
-topics at D) and ``min-diff`` (smallest raw difference detected with power
-1 - beta) describe the collection at hand.
+wider than ``--ci-width W`` (``ci``). ``--std``: D and W are standardized,
+by the sd of the per-topic differences for paired-t and ci, by the sd of the
+scores (sqrt V_E) for anova (the ``unit`` column says which). Otherwise they
+are raw differences of each measure and the variance is V_E, the residual
+variance of the two-way ANOVA without replication over the runs given (or
+``--variance V``); the rows ``V_E``, ``runs``, ``topics`` (the topics every
+run has: those V_E is taken over), ``power`` (of the paired t-test with
+those topics at D) and ``min-diff`` (smallest raw difference detected with
+power 1 - beta) describe the collection at hand.
 """
 
 from __future__ import annotations
@@ -18,23 +20,21 @@ from __future__ import annotations
 import argparse
 import math
 
-import pandas as pd
-
-from irpref import design, params
+from irpref import params
 from irpref.cli.common import (
     add_format,
+    add_judged_only,
     add_judging,
     add_missing,
     add_output,
     checked,
     judge_args,
     open_output,
+    settings_from_args,
 )
 from irpref.errors import UsageError
-from irpref.evaluate import evaluate
-from irpref.measures import parse_measure
 from irpref.report.tables import write_frame
-from irpref.stats import Pairwise, anova_two_way
+from irpref.topic_sets import METHODS, design
 
 
 def _positive(value, flag: str) -> float:
@@ -53,8 +53,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "files (.gz ok): the variance comes from these runs")
     parser.add_argument("--tag-names", action="store_true",
                         help="name runs by their tag column instead of their file names")
-    parser.add_argument("-m", "--measure", dest="measure", default=None, metavar="MEASURE",
-                        help="the measure whose variance is estimated from the runs")
+    parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                        default=None, metavar="MEASURE",
+                        help="the measures whose variance is estimated from the runs (several "
+                             "give one block of rows each)")
+    add_judged_only(parser)
     add_judging(parser)
     add_missing(parser)
     parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
@@ -65,7 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="minimum difference to detect (standardized with --std, else in "
                              "units of the measure)")
     parser.add_argument("--std", action="store_true",
-                        help="--min-diff and --ci-width are in standard deviations")
+                        help="--min-diff and --ci-width are standardized: in sds of the "
+                             "per-topic differences for paired-t and ci, in sds of the scores "
+                             "(sqrt V_E) for anova (Sakai 2016)")
     parser.add_argument("--variance", **checked(_positive), default=None, metavar="V",
                         help="the variance V_E (instead of estimating it from runs)")
     parser.add_argument("--systems", **checked(params.check_positive_int), default=None,
@@ -74,29 +79,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ci-width", **checked(_positive), default=None, metavar="W",
                         help="also the topics for an expected CI of the mean difference no "
                              "wider than W")
+    parser.add_argument("--method", **checked(lambda v, f: params.check_choice(v, f, METHODS)),
+                        default="exact", metavar="{" + ",".join(METHODS) + "}",
+                        help="power of the paired t-test: exact (noncentral t; default) or "
+                             "sakai (his normal approximation, as his spreadsheets)")
     add_format(parser)
     add_output(parser)
 
 
-def _variance(args: argparse.Namespace) -> tuple[float, int, int]:
-    """(V_E, topics, runs) from the runs given (two-way ANOVA without replication)."""
-    if not args.measure:
-        raise UsageError("-m MEASURE is needed to estimate the variance from runs")
-    try:
-        measure = str(parse_measure(args.measure))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    judged = judge_args(args, measures=[measure])
-    table = evaluate(None, None, [measure], missing=args.missing, judged=judged)
-    scores = Pairwise.from_metric(table, measure).scores
-    anova = anova_two_way(scores)
-    if anova.n_topics < 2:
-        raise UsageError(f"{measure}: fewer than 2 topics that every run has: no variance")
-    return anova.v_e, anova.n_topics, anova.n_systems
-
-
-def rows(args: argparse.Namespace) -> pd.DataFrame:
-    """The design table: columns ``design``, ``value``."""
+def rows(args: argparse.Namespace):
+    """The design table: columns ``measure, design, value, unit``."""
     args.qrels = args.inputs[0] if args.inputs else None
     args.runs = args.inputs[1:]
     if args.std and (args.qrels or args.variance is not None):
@@ -107,47 +99,31 @@ def rows(args: argparse.Namespace) -> pd.DataFrame:
                          "or --variance V")
     if args.qrels is not None and args.variance is not None:
         raise UsageError("give QRELS RUN... or --variance, not both")
-    out: list[tuple[str, float]] = []
-    topics = runs = None
-    if args.std:
-        v_e = None
-        d_t = d_a = args.min_diff
-        width = args.ci_width
-    else:
-        if args.variance is not None:
-            v_e = args.variance
-        else:
-            v_e, topics, runs = _variance(args)
-        if not v_e > 0:
-            raise UsageError("the variance V_E is 0: every difference is detected")
-        d_t = args.min_diff / math.sqrt(2 * v_e)
-        d_a = args.min_diff / math.sqrt(v_e)
-        width = None if args.ci_width is None else args.ci_width / math.sqrt(2 * v_e)
-        out.append(("V_E", v_e))
-    out.append(("paired-t", design.paired_t_topics(d_t, args.alpha, args.beta)))
-    systems = args.systems or runs
-    if systems is not None:
-        if systems < 2:
-            raise UsageError("the ANOVA design needs --systems 2 or more")
-        out.append(("anova", design.anova_topics(d_a, systems, args.alpha, args.beta)))
-    if width is not None:
-        out.append(("ci", design.ci_topics(width, args.alpha)))
-    if topics is not None:
-        out.append(("topics", topics))
-        out.append(("power", float(design.paired_t_power(topics, d_t, args.alpha))))
-        d_min = design.min_detectable_difference(topics, args.alpha, args.beta)
-        out.append(("min-diff", d_min * math.sqrt(2 * v_e)))
-    values = pd.Series([r[1] for r in out], dtype=object)  # topic counts stay integers
-    return pd.DataFrame({"design": [r[0] for r in out], "value": values})
+    options = dict(min_diff=args.min_diff, alpha=args.alpha, beta=args.beta,
+                   systems=args.systems, ci_width=args.ci_width, method=args.method)
+    if args.qrels is None:
+        return design(standardized=args.std, variance=args.variance, **options)
+    if not args.measures:
+        raise UsageError("-m MEASURE is needed to estimate the variance from runs")
+    settings = settings_from_args(args)
+    judged = judge_args(args, settings, measures=args.measures)
+    return design(measures=args.measures, settings=settings, judged=judged, **options)
 
 
 def run(args: argparse.Namespace) -> int:
     frame = rows(args)
+    if not frame["measure"].astype(bool).any():
+        frame = frame.drop(columns="measure")
     legend = (f"alpha {args.alpha:g}, beta {args.beta:g} (power {1 - args.beta:g}), "
-              f"min-diff {args.min_diff:g}{' (standardized)' if args.std else ''}. "
-              "paired-t / anova / ci: topics needed (exact noncentral t / F; Sakai 2016); "
-              "power and min-diff: of the paired t-test on this collection's topics.")
-    legend = legend if "power" in set(frame["design"]) else legend.split("; power and")[0] + "."
+              f"min-diff {args.min_diff:g}{' (standardized)' if args.std else ''}; "
+              f"paired-t / anova / ci: topics needed ({args.method}: "
+              f"{'exact noncentral t / F' if args.method == 'exact' else 'normal approximation'}"
+              "; Sakai 2016).")
+    if "topics" in set(frame["design"]):
+        legend += (" V_E is the residual variance of the two-way ANOVA without replication "
+                   "(systems x topics) over the topics every run has (topics; a run lacking "
+                   "a query drops it from every run under --missing skip); power and min-diff "
+                   "are those of the paired t-test on these topics.")
     with open_output(args.output) as out:
         write_frame(frame, args.format, out, digits=4, legend=legend)
     return 0

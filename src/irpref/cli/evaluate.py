@@ -19,13 +19,19 @@ from irpref.cli.common import (
     judge_args,
     once,
     open_output,
+    settings_from_args,
 )
 from irpref.errors import UsageError
 from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
 from irpref.measures.diversity import check_subtopics, use_subtopics
 from irpref.measures.names import canonical_name
-from irpref.report.tables import write_json, write_table, write_tsv  # the one writer
+from irpref.report.tables import (  # the one writer
+    PAPER_FORMATS,
+    write_json,
+    write_table,
+    write_tsv,
+)
 
 DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
 
@@ -58,29 +64,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
     # canonical names, refused before any input is read (exit 2)
-    measures = as_usage(
-        lambda: [canonical_name(t) for m in args.measures or DEFAULT_MEASURES for t in m.split()]
-    )
+    measures = as_usage(lambda: [canonical_name(t, judged_only=settings.judged_only)
+                                 for m in args.measures or DEFAULT_MEASURES for t in m.split()])
     as_usage(lambda: check_subtopics(parse_measures(measures), args.subtopics))
     if args.bounds and args.dask:
         raise UsageError("--bounds is not available with --dask (the workers compute values "
                          "only): run without --dask")
+    if args.per_query and (args.baseline or args.ci or args.format in PAPER_FORMATS):
+        raise UsageError("--per-query does not combine with --baseline, --ci or a paper "
+                         "format (one row per run and measure): ask for the per-query values "
+                         "in a table of their own")
     if args.bounds and (args.baseline or args.ci):
         raise UsageError("--bounds does not combine with --baseline or --ci: ask for the "
                          "bounds in a table of their own")
     if args.dask:
-        from irpref.distributed import evaluate_args
-
-        results = evaluate_args(args, measures)
+        results = _on_dask(args, measures, settings)
     else:
         args.qrels, sub = use_subtopics(args.qrels, args.subtopics)
-        judged = judge_args(args, measures=measures, subtopics=sub,
-                            layout="full" if args.bounds and args.ties == "expected" else None)
-        results = evaluate(
-            None, None, measures, missing=args.missing, judged=judged, subtopics=sub,
-            bounds=args.bounds,
-        )
+        judged = judge_args(args, settings, measures=measures, subtopics=sub,
+                            layout="full" if args.bounds and settings.ties == "expected"
+                            else None)
+        results = evaluate(None, None, measures, settings=settings, judged=judged,
+                           subtopics=sub, bounds=args.bounds)
     if args.bounds:
         with open_output(args.output) as out:
             _write_bounds(args, results, summarize(results), out)
@@ -93,9 +100,41 @@ def run(args: argparse.Namespace) -> int:
         if not args.per_query:
             keys = ["run", "measure"]
             write_table(means, keys, args.format, out, wide_index=["run"])
+            if args.format == "table":
+                out.write(population_note(results))
         else:
             write_table([results, means], ["run", "query", "measure"], args.format, out)
     return 0
+
+
+def population_note(results: pd.DataFrame) -> str:
+    """A line under a means table when its runs' means are not all over the same
+    queries (a run lacks some under --missing skip): each such run and its count."""
+    n = results[results["query"].notna()].groupby("run", sort=False)["query"].nunique()
+    if n.nunique() <= 1:
+        return ""
+    most = int(n.max())
+    short = ", ".join(f"{run} over {int(k)}" for run, k in n.items() if k < most)
+    return f"queries: {short}, the other runs over {most} (--missing skip)\n"
+
+
+def _on_dask(args: argparse.Namespace, measures: list[str], settings) -> pd.DataFrame:
+    """``--dask``: QRELS RUN... evaluated one run per task (:mod:`irpref.distributed`)."""
+    from irpref.distributed import client_for, close, evaluate, refuse_collection_wide
+    from irpref.store import is_judged_file
+
+    if is_judged_file(args.qrels):
+        raise UsageError("--dask reads QRELS RUN...; a saved judged file is evaluated "
+                         "without --dask")
+    if not args.runs:
+        raise UsageError("no RUN file given")
+    refuse_collection_wide(measures, settings.corpus_size)  # before starting a cluster
+    client = client_for(args.dask)
+    try:
+        return evaluate(args.qrels, args.runs, measures, client=client, settings=settings,
+                        subtopics=args.subtopics)
+    finally:
+        close(client)
 
 
 def _write_bounds(args: argparse.Namespace, results: pd.DataFrame, means: pd.DataFrame,

@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from irpref.cli.common import add_inputs, add_judging, judge_args
+from irpref.cli.common import add_inputs, add_judging, judge_args, settings_from_args
 from irpref.errors import UsageError
 
 
@@ -32,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
     if is_judged_file(args.qrels):
         raise UsageError(f"{args.qrels} is already a saved judged file: judge QRELS RUN...")
     start = time.perf_counter()
-    judged = judge_args(args, layout=args.layout)
-    save(judged, args.output, qrels=args.qrels, runs=args.runs, use_tag=args.tag_names)
+    judged = judge_args(args, settings_from_args(args), layout=args.layout)
+    save(judged, args.output, qrels=args.qrels, runs=args.runs)
     print(f"{args.output}: {judged.n_runs} runs x {judged.n_queries} queries, "
           f"{judged.n_items} judged items ({time.perf_counter() - start:.1f} s)",
           file=sys.stderr)

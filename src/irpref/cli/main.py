@@ -10,6 +10,12 @@ One contract for every subcommand (``irpref trec_eval`` included):
   ``irpref CMD: internal error: ...`` and ``--debug`` shows the traceback;
 - ``--quiet`` silences warnings, notes and progress bars (bars are drawn on
   standard error only when it is a terminal, see :mod:`irpref.progress`).
+
+Nothing of a command outlives it in the process: the warning filters and
+the progress switch are restored when it returns, and the allocator policy
+(:func:`irpref.memory.keep_freed_memory`) is applied only when ``main`` runs
+as the process itself (``argv`` not given: the ``irpref`` command,
+``python -m irpref``), never when a program calls ``main([...])``.
 """
 
 from __future__ import annotations
@@ -22,8 +28,8 @@ import sys
 import traceback
 import warnings
 
-from irpref import threads
-from irpref.cli.common import CommandParser, add_global_flags, refuse_repeats
+from irpref import progress, threads
+from irpref.cli.common import CommandParser, add_global_flags
 from irpref.memory import keep_freed_memory
 
 # subcommand -> (module under irpref.cli, one-line help)
@@ -48,23 +54,28 @@ INTERRUPTED = 130
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command line (``argv``, default ``sys.argv[1:]``) and return its exit code."""
+    whole_process = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     flags = {"--debug": False, "--quiet": False}
     while argv and argv[0] in GLOBAL_FLAGS:  # global flags before the subcommand
         flags[argv.pop(0)] = True
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
-    if command == "trec_eval":  # trec_eval's own flag syntax; --debug/--quiet are irpref's
-        rest = [a for a in argv[1:] if a not in GLOBAL_FLAGS]
-        for flag in GLOBAL_FLAGS:
-            flags[flag] = flags[flag] or flag in argv[1:]
-        return guard("trec_eval", lambda: _trec_eval(rest), flags["--debug"], flags["--quiet"])
-    try:
-        return guard(command or "", lambda: _dispatch(argv, command, flags), flags["--debug"],
-                     flags["--quiet"], lambda: flags)
-    finally:  # --judged-only applies to this command line only (cli.common.apply_judged_only)
-        names = sys.modules.get("irpref.measures.names")
-        if names is not None:
-            names.set_modifiers()
+    if whole_process:
+        keep_freed_memory()  # large arrays are reused, not faulted in again
+    silenced = progress.silenced()
+    with warnings.catch_warnings():  # the command's warning rules end with it
+        try:
+            if command == "trec_eval":  # trec_eval's flags; --debug/--quiet are irpref's
+                rest = [a for a in argv[1:] if a not in GLOBAL_FLAGS]
+                for flag in GLOBAL_FLAGS:
+                    flags[flag] = flags[flag] or flag in argv[1:]
+                return guard("trec_eval", lambda: _trec_eval(rest), flags["--debug"],
+                             flags["--quiet"])
+            return guard(command or "", lambda: _dispatch(argv, command, flags),
+                         flags["--debug"], flags["--quiet"], lambda: flags)
+        finally:
+            progress.silence(silenced)
 
 
 def _trec_eval(argv: list[str]) -> int:
@@ -72,8 +83,8 @@ def _trec_eval(argv: list[str]) -> int:
 
 
 def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
-    CommandParser.argv = argv[1:] if command else argv
-    parser = CommandParser(prog="irpref", description="Exact, fast offline evaluation of rankings.")
+    parser = CommandParser(prog="irpref", description="Exact, fast offline evaluation of rankings.",
+                           argv=argv[1:] if command else argv)
     parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("--debug", action="store_true", help="show the traceback of an "
                         "internal error (also after the subcommand)")
@@ -85,11 +96,11 @@ def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
             mod = importlib.import_module(f"irpref.cli.{module}")
             modules[name] = mod
             kwargs = getattr(mod, "PARSER_KWARGS", {})
-            parsers[name] = sub.add_parser(name, help=helptext, description=helptext, **kwargs)
+            parsers[name] = sub.add_parser(name, help=helptext, description=helptext,
+                                           argv=parser.argv, **kwargs)
             mod.add_arguments(parsers[name])
             if name != "trec_eval":
                 add_global_flags(parsers[name])
-                refuse_repeats(parsers[name])  # an option given twice: a usage error
         else:
             sub.add_parser(name, help=helptext)
     args, extra = parser.parse_known_args(argv)
@@ -102,10 +113,7 @@ def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
     flags["--quiet"] = flags["--quiet"] or bool(getattr(args, "quiet", False))
     args.quiet = flags["--quiet"]
     _setup_warnings(flags["--quiet"])
-    from irpref import progress
-
     progress.silence(flags["--quiet"])  # bars only on a terminal, never with --quiet
-    keep_freed_memory()  # large arrays are reused, not faulted in again
     try:
         threads.check_env()  # a bad IRPREF_THREADS is refused before any work
         return int(modules[args.command].run(args) or 0)
@@ -122,11 +130,24 @@ def _usage_errors() -> tuple[type, ...]:
 
 
 def _setup_warnings(quiet: bool) -> None:
+    """The command's warning rules (inside ``main``'s ``catch_warnings``, which
+    restores the filters and ``showwarning`` afterwards): each distinct warning
+    is printed once, one line ``irpref: warning: ...``, however many steps of
+    the command raise it (a run lacking queries is announced once, whether
+    metrics, preferences or both are computed)."""
     if quiet:
         warnings.simplefilter("ignore")
-    else:
-        warnings.simplefilter("default")
-        warnings.showwarning = _show_warning
+        return
+    warnings.simplefilter("default")
+    shown: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = str(message)
+        if text not in shown:
+            shown.add(text)
+            print(f"irpref: warning: {text}", file=sys.stderr)
+
+    warnings.showwarning = show
 
 
 def guard(command: str, body, debug: bool, quiet: bool, flags=None) -> int:
@@ -210,10 +231,6 @@ def _silence_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"irpref: warning: {message}", file=sys.stderr)
 
 
 def _version() -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from irpref.cli.common import (
     checked,
     judge_args,
     open_output,
-    refuse_repeats,
+    settings_from_args,
 )
 from irpref.errors import UsageError
 from irpref.meta.catalog import EXPERIMENTS, Experiment, Option
@@ -42,10 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="meta_command", metavar="EXPERIMENT")
     sub.required = True
     for exp in EXPERIMENTS:
-        p = sub.add_parser(exp.name, help=exp.help, description=exp.description or exp.help)
+        p = sub.add_parser(exp.name, help=exp.help, description=exp.description or exp.help,
+                           argv=getattr(parser, "argv", []))
         _add_experiment(p, exp)
         add_global_flags(p)  # --quiet/--debug after the experiment too
-        refuse_repeats(p)
         p.set_defaults(meta_parser=p, experiment=exp)
 
 
@@ -106,12 +107,13 @@ def _add_option(p, opt: Option) -> None:
 def run(args: argparse.Namespace) -> int:
     exp: Experiment = args.experiment
     judged = sub = None
+    options = experiment_options(args)
     try:
         if exp.reads_runs:
-            judged, sub = _inputs(args, exp)
+            judged, sub = _inputs(args, options, exp)
         elif exp.check is not None:
-            exp.check(args)
-        frame = exp.run(args, judged, sub)
+            exp.check(options)
+        frame = exp.run(options, judged, sub)
     except UsageError as exc:
         args.meta_parser.error(str(exc))  # the experiment's usage line, exit 2
     with open_output(args.output) as out:
@@ -119,26 +121,38 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _inputs(args: argparse.Namespace, exp: Experiment):
+def experiment_options(args: argparse.Namespace) -> SimpleNamespace:
+    """The experiment's option values as a plain value (what the runners of
+    :mod:`irpref.meta.catalog` read: no argparse below the CLI)."""
+    skip = {"experiment", "meta_parser", "meta_command", "command", "debug", "quiet"}
+    return SimpleNamespace(**{k: v for k, v in vars(args).items()
+                              if not k.startswith("_") and k not in skip})
+
+
+def _inputs(args: argparse.Namespace, options: SimpleNamespace, exp: Experiment):
     """The judged collection (from QRELS RUN... or a saved ``irpref judge`` file) and
-    the subtopic qrels; every name and option is checked before any file is read."""
+    the subtopic qrels; every name and option is checked before any file is read;
+    the runs lacking judged queries are announced (``--missing``, one line each)."""
+    from irpref.evaluate import announce_missing
     from irpref.measures.diversity import use_subtopics
     from irpref.meta.pairwise import check_measures
     from irpref.store import is_judged_file
 
+    settings = settings_from_args(args)
     subtopics = getattr(args, "subtopics", None)
     kinds = {}
     if getattr(args, "measures", None) is not None:
         kinds = check_measures(args.measures, subtopics=subtopics is not None)
     if exp.check is not None:
-        exp.check(args)
+        exp.check(options)
     metrics = [n for n, k in kinds.items() if k == "metric"]
     prefs = [n for n, k in kinds.items() if k == "preference"]
     args.qrels, sub = use_subtopics(args.qrels, subtopics)
     saved = is_judged_file(args.qrels)
     # files: judged in full, as always; a saved file: any layout the measures read
-    judged = judge_args(args, measures=metrics, preferences=prefs, subtopics=sub,
+    judged = judge_args(args, settings, measures=metrics, preferences=prefs, subtopics=sub,
                         layout=None if saved else "full")
+    announce_missing(judged, settings.missing)
     if judged.compact and exp.needs_full:
         raise UsageError(f"{args.qrels} holds compact judged rankings (only the items the "
                          f"qrels mention); meta {exp.name} needs every retrieved item "

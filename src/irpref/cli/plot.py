@@ -23,8 +23,10 @@ from irpref.cli.common import (
     add_rel,
     as_usage,
     checked,
+    load_judged_file,
     once,
     require_matplotlib,
+    settings_from_args,
 )
 from irpref.errors import UsageError
 
@@ -104,21 +106,22 @@ def figure(args: argparse.Namespace):
     from irpref.report import plots
 
     kind, measures = args.kind, args.measures
-    from irpref.store import is_judged_file, load_for_args
+    from irpref.store import is_judged_file
 
+    settings = settings_from_args(args).replace(ties="docid", depth=None, corpus_size=None)
     saved = is_judged_file(args.qrels)
     if saved:  # saved by irpref judge (no RUN after it)
-        judged = load_for_args(args, "docid")
+        judged = load_judged_file(args, settings)
     else:
-        judged = judge_inputs(args.qrels, args.runs, rel=args.rel, ties="docid",
-                              use_tag=args.tag_names)
+        judged = judge_inputs(args.qrels, args.runs, settings)
     names = [str(r) for r in judged.run_names]
     given = [str(r) for r in args.runs]
     if kind in ("differences", "distributions"):
         from irpref.measures.names import canonical_name
 
-        measure = as_usage(lambda: canonical_name(measures[0]))
-        results = evaluate(None, None, [measure], judged=judged, missing=args.missing)
+        measure = as_usage(lambda: canonical_name(measures[0],
+                                                  judged_only=settings.judged_only))
+        results = evaluate(None, None, [measure], settings=settings, judged=judged)
         if kind == "distributions":
             return plots.distributions(results, measure)
         return plots.differences(results, _resolve(args.baseline, names, given, "--baseline"),
@@ -127,9 +130,9 @@ def figure(args: argparse.Namespace):
         from irpref.compare import compare
         from irpref.preferences import parse_preferences
 
-        as_usage(lambda: parse_preferences(measures))
-        return plots.preference_heatmap(compare(None, None, measures, judged=judged,
-                                                missing=args.missing), measures[0])
+        as_usage(lambda: parse_preferences(measures, judged_only=settings.judged_only))
+        return plots.preference_heatmap(compare(None, None, measures, settings=settings,
+                                                judged=judged), measures[0])
     if kind == "search-lengths":
         from irpref.asl import search_lengths
 
@@ -148,31 +151,29 @@ def figure(args: argparse.Namespace):
         if saved:
             raise UsageError("the ties plot judges the runs again with tied scores averaged: "
                              "give QRELS RUN..., not a saved judged file")
-        expected = judge_inputs(args.qrels, args.runs, rel=args.rel, ties="expected",
-                                use_tag=args.tag_names)
+        expected = judge_inputs(args.qrels, args.runs, settings.replace(ties="expected"))
         return plots.tie_effects(plots.tie_data(None, None, measures, rel=args.rel,
                                                 judged={"docid": judged, "expected": expected}))
     if kind == "discriminative":
         from irpref.cli.significance import measure_tables
 
-        args.depth, args.ties, args.corpus_size = None, "docid", None
-        tables = measure_tables(args)
+        tables = measure_tables(args, settings)
         return plots.discriminative_bars(plots.discriminative_data(
             tables, tests=args.tests or ["paired", "sign"], alpha=args.alpha, seed=args.seed))
-    from irpref.meta import experiments
+    from irpref.meta.degradation import degrade
+    from irpref.meta.pairwise import check_measures
+    from irpref.meta.subsampling import subsample
 
-    as_usage(lambda: experiments.check_measures(measures))
+    as_usage(lambda: check_measures(measures))
     if kind == "degrade":
-        table = experiments.degrade(measures=measures, samples=args.samples, seed=args.seed,
-                                    judged=judged)
+        table = degrade(measures=measures, samples=args.samples, seed=args.seed, judged=judged)
     else:
         n = judged.n_queries
         sizes = sorted({max(1, round(f * n)) for f in (0.1, 0.25, 0.5, 0.75, 0.9)})
         while True:  # sizes above the queries with a relevant item are dropped
             try:
-                table = experiments.subsample(measures=measures, sizes=sizes,
-                                              samples=args.samples, seed=args.seed,
-                                              judged=judged)
+                table = subsample(measures=measures, sizes=sizes, samples=args.samples,
+                                  seed=args.seed, judged=judged)
                 break
             except UsageError:
                 if len(sizes) == 1:

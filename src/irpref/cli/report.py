@@ -24,8 +24,10 @@ from irpref.cli.common import (
     add_missing,
     add_rel,
     checked,
+    load_judged_file,
     once,
     require_matplotlib,
+    settings_from_args,
 )
 from irpref.errors import UsageError
 
@@ -77,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     require_matplotlib("report")
     from irpref.report.html import build_report, write_html, write_markdown
     from irpref.report.trust import TrustOptions
-    from irpref.store import is_judged_file, load_for_args
+    from irpref.store import is_judged_file
 
     if args.seed is not None and not args.bootstrap:
         raise UsageError(f"--seed {args.seed}: it seeds the bootstrap only; give --bootstrap N")
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                          "not a file saved by irpref judge")
     judged = None
     if saved:  # saved by irpref judge: no RUN after it
-        judged = load_for_args(args, "docid")
+        judged = load_judged_file(args, settings_from_args(args).replace(ties="docid"))
     elif not args.runs:
         raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref "
                          "judge)")
@@ -96,9 +98,8 @@ def run(args: argparse.Namespace) -> int:
                          confidence=args.confidence, bootstrap=args.bootstrap,
                          seed=args.seed or 0, beta=args.beta)
     report = build_report(args.qrels, args.runs, args.measures,
-                          baseline=base, rel=args.rel, alpha=args.alpha,
-                          title=args.title, missing=args.missing, judged=judged,
-                          use_tag=args.tag_names, trust=trust, qrels_b=args.qrels_b)
+                          baseline=base, alpha=args.alpha, title=args.title, judged=judged,
+                          trust=trust, qrels_b=args.qrels_b, settings=settings_from_args(args))
     if kind == ".md":
         figures = write_markdown(report, out)
         print(f"wrote {out} and {len(figures)} figures beside it", file=sys.stderr)

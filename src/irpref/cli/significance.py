@@ -37,10 +37,12 @@ from irpref.cli.common import (
     checked,
     judge_args,
     open_output,
+    settings_from_args,
 )
 from irpref.errors import UsageError
-from irpref.evaluate import evaluate
+from irpref.inference import DEFAULT_MEASURES, scored_tables, split_names
 from irpref.meta.discriminative import discriminative_power
+from irpref.params import Settings
 from irpref.report.orientation import ORIENTATIONS, better_word, orientation_sign
 from irpref.report.tables import write_frame as write_any
 from irpref.stats import (
@@ -52,8 +54,6 @@ from irpref.stats import (
 )
 from irpref.stats.families import check_family
 from irpref.stats.table import check_ci
-
-DEFAULT_MEASURES = ["AP", "nDCG@10", "RR"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,47 +105,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output(parser)
 
 
-def measure_tables(args: argparse.Namespace) -> list[pd.DataFrame]:
-    """Tidy tables for the requested metrics (evaluate) and preferences (compare)."""
-    from irpref.measures import parse_measure
-
-    measures = args.measures or DEFAULT_MEASURES
-    metrics, preferences = [], []
-    for m in measures:
-        try:
-            metrics.append(str(parse_measure(m)))
-        except ValueError as metric_error:
-            if not _is_preference(m):
-                raise UsageError(str(metric_error)) from None
-            preferences.append(m)
-    judged = judge_args(args, measures=metrics, preferences=preferences)
-    tables = []
-    if metrics:
-        tables.append(evaluate(None, None, metrics, missing=args.missing, judged=judged))
-    if preferences:
-        tables.append(_compare(args, judged, preferences))
-    return tables
-
-
-def _is_preference(name: str) -> bool:
-    try:
-        from irpref.preferences.registry import parse_preference
-    except ImportError:
-        return False
-    try:
-        parse_preference(name)
-    except ValueError:
-        return False
-    return True
-
-
-def _compare(args: argparse.Namespace, judged, preferences: list[str]):
-    """Per-query preference matrices from the judged rankings shared with evaluate."""
-    try:
-        from irpref.compare import compare_matrices
-    except ImportError:
-        raise ValueError(f"preferences {', '.join(preferences)} need irpref.compare") from None
-    return compare_matrices(None, None, preferences, rel=args.rel, judged=judged)
+def measure_tables(args: argparse.Namespace, settings: Settings) -> list:
+    """Tidy tables for the requested metrics (evaluate) and preferences (compare),
+    from one judging of the inputs under ``settings`` (its ``missing`` rule holds
+    for metrics and preferences alike: :func:`irpref.inference.scored_tables`)."""
+    names = args.measures or list(DEFAULT_MEASURES)
+    metrics, preferences = split_names(names, judged_only=settings.judged_only)
+    judged = judge_args(args, settings, measures=metrics, preferences=preferences)
+    return scored_tables(None, None, [*metrics, *preferences], settings, judged=judged)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -155,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     check_family(args.family, args.correction, bool(base))  # before any input is read
     ci = "none" if args.summary else args.ci
     check_ci(ci, args.bootstrap)
-    tables = measure_tables(args)
+    tables = measure_tables(args, settings_from_args(args))
     if args.anova:
         with open_output(args.output) as out:
             write_any(anova_table(tables), args.format, out, digits=4)

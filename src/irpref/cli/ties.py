@@ -30,6 +30,7 @@ from irpref.cli.common import (
     as_usage,
     judge_args,
     open_output,
+    settings_from_args,
 )
 from irpref.meta.ties import DEFAULT_JUDGED_AT, DEFAULT_MEASURES, TiesReport, ties_report
 from irpref.report.formats import PAPER_FORMATS, render_frame, render_text, write_table
@@ -154,11 +155,12 @@ def judged_at_option(values: list[str] | None) -> tuple[int, ...]:
 def run(args: argparse.Namespace) -> int:
     from irpref.measures import parse_measures
 
-    measures = args.measures or DEFAULT_MEASURES
-    as_usage(lambda: parse_measures(measures))  # refused before any input is read (exit 2)
-    judged_at = judged_at_option(args.judged_at)
-    judged = judge_args(args, ties="docid", layout="full")
-    report = ties_report(measures=measures, missing=args.missing, judged=judged,
+    settings = settings_from_args(args).replace(ties="docid")
+    measures = [str(m) for m in as_usage(lambda: parse_measures(
+        args.measures or DEFAULT_MEASURES, judged_only=settings.judged_only))]
+    judged_at = judged_at_option(args.judged_at)  # refused before any input is read (exit 2)
+    judged = judge_args(args, settings, layout="full")
+    report = ties_report(measures=measures, settings=settings, judged=judged,
                          judged_at=judged_at)
     text = io.StringIO() if args.format == "table" else None
     with open_output(args.output) as out, pd.option_context(

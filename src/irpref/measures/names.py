@@ -32,36 +32,43 @@ measures) are parsed through converters their interop module registers
 
 from __future__ import annotations
 
-import contextvars
 import difflib
 import math
 import re
 import warnings
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from irpref.errors import UsageError
-from irpref.measures.base import MODIFIERS, REGISTRY, Alias, Measure, Param, _bounds, parse_all
+from irpref.measures.base import (
+    MODIFIERS,
+    REGISTRY,
+    Alias,
+    Measure,
+    Param,
+    _bounds,
+    parse_all,
+    with_params,
+)
 
 __all__ = [
     "Alias",
     "NameNote",
     "PreferenceNames",
-    "applied_modifiers",
+    "apply_modifiers",
     "attach_preferences",
     "canonical_name",
     "closest",
     "measure_aliases",
+    "modifiers_for",
+    "parameters_of",
     "parse_measure",
     "parse_measure_text",
     "parse_measures",
     "parse_params",
     "register_converter",
-    "set_modifiers",
     "trec_eval_names",
-    "with_modifiers",
 ]
 
 MAX_CUTOFF = 2**31 - 1
@@ -116,38 +123,14 @@ def register_converter(convert: Callable[[Any], str | None]) -> None:
         _CONVERTERS.append(convert)
 
 
-# ---- modifiers applied to every name parsed (the CLI's --judged-only) -----------
-
-_APPLIED: contextvars.ContextVar[tuple[tuple[str, object], ...]] = contextvars.ContextVar(
-    "irpref_applied_modifiers", default=())
+# ---- modifiers: what a command applies to every name it parses (--judged-only) ---
 
 
-def applied_modifiers() -> dict[str, object]:
-    """The modifiers (:data:`~irpref.measures.base.MODIFIERS`) every measure and
-    preference parsed from text now receives unless its text sets them."""
-    return dict(_APPLIED.get())
-
-
-def set_modifiers(**modifiers: object) -> None:
-    """Apply ``modifiers`` (checked values, e.g. ``judged_only=True``) to every
-    measure and preference parsed from text from now on in this context; the
-    values given as defaults apply nothing. The CLI's ``--judged-only`` calls it
-    once per command line (:mod:`irpref.cli.common`), so every name a command
-    parses, its defaults included, prints ``judged_only=true``."""
-    values = {k: MODIFIERS[k].convert(k, k, v) for k, v in modifiers.items()}
-    _APPLIED.set(tuple(sorted((k, v) for k, v in values.items()
-                              if v != MODIFIERS[k].default)))
-
-
-@contextmanager
-def with_modifiers(**modifiers: object) -> Iterator[None]:
-    """:func:`set_modifiers` for the body of a ``with`` block only."""
-    token = _APPLIED.set(())
-    try:
-        set_modifiers(**modifiers)
-        yield
-    finally:
-        _APPLIED.reset(token)
+def modifiers_for(judged_only: bool = False) -> dict[str, object]:
+    """The modifiers (:data:`~irpref.measures.base.MODIFIERS`) a parse applies to
+    every name whose text does not set them: ``{"judged_only": True}`` under
+    ``--judged-only`` (``irpref.params.Settings.judged_only``), else none."""
+    return {"judged_only": True} if judged_only else {}
 
 
 def parameters_of(params: dict[str, Param]) -> dict[str, Param]:
@@ -155,9 +138,9 @@ def parameters_of(params: dict[str, Param]) -> dict[str, Param]:
     return {**params, **MODIFIERS}
 
 
-def apply_modifiers(params: dict[str, object]) -> None:
-    """Add the applied modifiers the text did not set (in place)."""
-    for key, value in _APPLIED.get():
+def apply_modifiers(params: dict[str, object], modifiers: dict[str, object]) -> None:
+    """Add the ``modifiers`` the text did not set (in place)."""
+    for key, value in modifiers.items():
         params.setdefault(key, value)
 
 
@@ -339,13 +322,13 @@ def _cutoff(where: str, text: str) -> int:
 
 
 def _build(text: str, family_name: str, params_text: str | None, cutoff_text: str | None,
-           preset: dict[str, str] | None = None) -> Measure:
+           preset: dict[str, str] | None = None, modifiers: dict | None = None) -> Measure:
     family = REGISTRY[family_name]
     where = text.strip()
     allowed = parameters_of(family.params)
     params = parse_params(text, family_name, params_text, allowed, check_required=False,
                           spellings=family.param_spellings)
-    apply_modifiers(params)
+    apply_modifiers(params, modifiers or {})
     for key, value in (preset or {}).items():
         if key in params and params[key] != family.params[key].convert(where, key, value):
             raise UsageError(f"{where}: {key} is set twice")
@@ -402,15 +385,16 @@ def _trec_family(text: str) -> str | None:
     return pattern if args is None else None
 
 
-def parse_measure_text(text: str) -> Measure:
-    """Parse one measure name as a user typed it (any tool's spelling)."""
+def parse_measure_text(text: str, modifiers: dict | None = None) -> Measure:
+    """Parse one measure name as a user typed it (any tool's spelling);
+    ``modifiers`` (:func:`modifiers_for`) apply where the text sets none."""
     if not isinstance(text, str):
         raise TypeError(f"a measure is a string or a Measure, not {type(text).__name__}")
     if not text.strip():
         raise UsageError("empty measure name")
     level = _RANX_LEVEL.match(text)
     if level is not None and "(" not in text:  # ranx: map@100-l2 is AP(rel=2)@100
-        inner = parse_measure_text(level.group("head"))
+        inner = parse_measure_text(level.group("head"), modifiers)
         if "rel" not in inner.family.params:
             raise UsageError(f"{text.strip()}: {inner.name} takes no relevance level")
         params = dict(inner.params)
@@ -426,13 +410,13 @@ def parse_measure_text(text: str) -> Measure:
             if family not in REGISTRY:  # an alias of a family not built in this version
                 raise _unknown_measure(text, m.group("name"))
             measure = _build(text, family, m.group("params"), m.group("cutoff"),
-                             _preset(alias.target) if alias else None)
+                             _preset(alias.target) if alias else None, modifiers)
             _tell(alias, text)
             return measure
     translated = _trec_family(text)
     if translated is not None:
         base = text.strip().split(".")[0].split("_")[0]
-        measure = parse_measure_text(translated)
+        measure = parse_measure_text(translated, modifiers)
         alias = find_alias(base, measure_aliases())  # trec_eval's rbp: its note is told
         if alias is not None and _alias_family(alias) == measure.name:
             _tell(alias, text)
@@ -452,36 +436,40 @@ def parse_measure_text(text: str) -> Measure:
     raise _unknown_measure(text, m.group("name"))
 
 
-def canonical_name(text: Any, kind: str = "measure") -> str:
+def canonical_name(text: Any, kind: str = "measure", *, judged_only: bool = False) -> str:
     """The canonical spelling irpref prints for a measure (``map@100`` ->
     ``AP@100``) or, with ``kind="preference"``, a preference (``dcgrpp`` ->
-    ``RPP(p=dcg)``). The CLI passes these to ``evaluate``/``compare``, whose
-    rows are labelled with the strings given."""
+    ``RPP(p=dcg)``); ``judged_only=True`` adds the modifier where the text sets
+    none (``AP`` -> ``AP(judged_only=true)``). The CLI passes these to
+    ``evaluate``/``compare``, whose rows are labelled with the strings given."""
     if kind == "preference":
         if not _PREFERENCES:
             raise RuntimeError("the preference registry is not loaded (import irpref)")
-        return str(_PREFERENCES[0].parse(text))
-    return str(parse_measure(text))
+        return str(_PREFERENCES[0].parse(text, judged_only=judged_only))
+    return str(parse_measure(text, judged_only=judged_only))
 
 
-def parse_measure(text: Any) -> Measure:
+def parse_measure(text: Any, *, judged_only: bool = False) -> Measure:
     """Parse ``text``: irpref's canonical form or another tool's spelling
     (``MAP``, ``ndcg@10``, ``ndcg_cut.10``, ``P_10``, ``recall@1000``, ...), a
-    :class:`~irpref.measures.base.Measure` (returned as is) or an object a
-    registered converter knows (an ir_measures measure). A
-    :class:`~irpref.errors.UsageError` names what is wrong (unknown name with
-    the closest ones, parameter out of range)."""
+    :class:`~irpref.measures.base.Measure` or an object a registered converter
+    knows (an ir_measures measure). ``judged_only=True`` (the judging setting
+    ``--judged-only``) gives every measure ``judged_only=true`` unless its text
+    sets it. A :class:`~irpref.errors.UsageError` names what is wrong (unknown
+    name with the closest ones, parameter out of range)."""
+    modifiers = modifiers_for(judged_only)
     if isinstance(text, Measure):
-        return text
+        unset = {k: v for k, v in modifiers.items() if k not in dict(text.params)}
+        return with_params(text, **unset) if unset else text
     if not isinstance(text, str):
         for convert in _CONVERTERS:
             converted = convert(text)
             if converted is not None:
-                return parse_measure_text(converted)
-    return parse_measure_text(text)
+                return parse_measure_text(converted, modifiers)
+    return parse_measure_text(text, modifiers)
 
 
-def parse_measures(texts: Any) -> list[Measure]:
+def parse_measures(texts: Any, *, judged_only: bool = False) -> list[Measure]:
     """Parse several measures; a string may hold several separated by spaces
     (outside parentheses)."""
-    return parse_all(texts, parse_measure, Measure)
+    return parse_all(texts, lambda t: parse_measure(t, judged_only=judged_only), Measure)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
 
 __all__ = [
@@ -83,7 +84,7 @@ def resolve_corpus_size(judged: JudgedRankings, what: str, *, fallback: bool = F
         return float(judged.corpus_size)
     if fallback:
         return float(judged.n_docs)
-    raise ValueError(
+    raise UsageError(  # a request irpref cannot honour (exit 2), not bad data
         f"{what} imputes unretrieved relevant documents at the bottom of the corpus and "
         "needs its size n: pass corpus_size=N (CLI: --corpus-size N), "
         "or use impute=optimistic"

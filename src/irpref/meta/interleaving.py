@@ -18,9 +18,9 @@ k is exact (``uniform``: p(k) = 1/L; ``dcg``: p(k) proportional to
 interleavings is the mean over ``samples`` seeded coin sequences.
 
 :func:`interleaving_agreement` compares OI with any measure / preference of
-:mod:`irpref.meta.experiments` per (run pair, query): sign agreement and
+:mod:`irpref.meta.pairwise` per (run pair, query): sign agreement and
 Pearson r (RPP Fig. 5 bottom row: RPP vs OI, uniform and DCG users).
-Comparisons are those of :func:`irpref.meta.experiments.pairwise` (queries
+Comparisons are those of :func:`irpref.meta.pairwise.pairwise` (queries
 with a relevant item that both runs have).
 """
 

@@ -30,9 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irpref.evaluate import judge_inputs
+from irpref.errors import UsageError
+from irpref.evaluate import announce_missing, judge_inputs
 from irpref.judged import JudgedRankings
 from irpref.measures import Measure, parse_measures
+from irpref.params import DEFAULT_MISSING, Settings
 
 __all__ = ["DEFAULT_JUDGED_AT", "DEFAULT_MEASURES", "Coverage", "TiesReport", "coverage",
            "tie_counts", "ties_report"]
@@ -148,11 +150,15 @@ def ties_report(
     runs=None,
     measures: str | Measure | Sequence[str | Measure] = tuple(DEFAULT_MEASURES),
     *,
+    settings: Settings | None = None,
     rel: int = 1,
     depth: int | None = None,
-    missing: str = "skip",
-    tolerance: float = 1e-12,
+    ties: str = "docid",
+    missing: str = DEFAULT_MISSING,
     corpus_size: int | None = None,
+    judged_only: bool = False,
+    use_tag: bool = False,
+    tolerance: float = 1e-12,
     judged: JudgedRankings | None = None,
     judged_at: Sequence[int] = DEFAULT_JUDGED_AT,
 ) -> TiesReport:
@@ -162,62 +168,42 @@ def ties_report(
     (McSherry & Najork 2008) on the same judged rankings; a query *changes*
     when the two differ by more than ``tolerance``. ``judged`` (docid order)
     may be given instead of ``qrels`` and ``runs``. ``judged_at``: the
-    cut-offs of the coverage tables (:func:`coverage`).
+    cut-offs of the coverage tables (:func:`coverage`). The judging settings
+    (``settings`` or the keywords, as :func:`irpref.evaluate` takes them) are
+    those of the docid order (``ties`` must be ``docid``).
     """
-    parsed = parse_measures(list(measures) if not isinstance(measures, str) else measures)
+    settings = Settings.resolve(settings, judged.settings if judged is not None else None,
+                                rel=rel, depth=depth, ties=ties, missing=missing,
+                                corpus_size=corpus_size, judged_only=judged_only,
+                                use_tag=use_tag)
+    missing = settings.missing
+    parsed = parse_measures(list(measures) if not isinstance(measures, str) else measures,
+                            judged_only=settings.judged_only)
     if judged is None:
-        judged = judge_inputs(
-            qrels, runs, rel=rel, depth=depth, ties="docid", corpus_size=corpus_size
-        )
+        if settings.ties != "docid":
+            raise UsageError(f"ties_report compares the docid order with the expected "
+                             f"values: ties={settings.ties!r} is not taken")
+        judged = judge_inputs(qrels, runs, settings)
     elif judged.ties not in ("docid", "expected"):
         raise ValueError(
             f"ties_report needs rankings judged with ties='docid', not {judged.ties!r}"
         )
     # judge() orders items canonically (docid) for both policies: same arrays
-    docid_view = dataclasses.replace(judged, ties="docid")
-    expected_view = dataclasses.replace(judged, ties="expected")
+    docid_view = dataclasses.replace(judged, settings=judged.settings.replace(ties="docid"))
+    expected_view = dataclasses.replace(judged,
+                                        settings=judged.settings.replace(ties="expected"))
+    announce_missing(judged, missing, stacklevel=3)
     mask = judged.query_mask(missing)
-    n_q = mask.sum(axis=1)
     effects, orders, swaps, per_query = [], [], [], []
-    r_idx, q_idx = np.nonzero(mask)
     for m in parsed:
-        a = m.compute(docid_view)
-        b = m.compute(expected_view)
-        diff = np.where(mask, b - a, 0.0)
-        absd = np.abs(diff)
-        mean_a, mean_b = _aggregate(m, a, mask), _aggregate(m, b, mask)
-        effects.append(
-            pd.DataFrame(
-                {
-                    "run": judged.run_names,
-                    "measure": str(m),
-                    "docid": mean_a,
-                    "expected": mean_b,
-                    "mean_diff": np.divide(diff.sum(axis=1), n_q, where=n_q > 0,
-                                           out=np.full(len(n_q), np.nan)),
-                    "mean_abs_diff": np.divide(absd.sum(axis=1), n_q, where=n_q > 0,
-                                               out=np.full(len(n_q), np.nan)),
-                    "max_abs_diff": absd.max(axis=1, initial=0.0),
-                    "changed": (absd > tolerance).sum(axis=1),
-                    "queries": n_q,
-                }
-            )
-        )
-        summary, flipped = _orderings(str(m), judged.run_names, mean_a, mean_b)
+        a, b = m.compute(docid_view), m.compute(expected_view)
+        effect, queries = _effect(judged, m, a, b, mask, tolerance)
+        effects.append(effect)
+        per_query.append(queries)
+        summary, flipped = _orderings(str(m), judged.run_names, effect["docid"].to_numpy(),
+                                      effect["expected"].to_numpy())
         orders.append({"measure": str(m), **summary})
         swaps.append(flipped)
-        per_query.append(
-            pd.DataFrame(
-                {
-                    "run": np.asarray(judged.run_names, dtype=object)[r_idx],
-                    "query": judged.queries[q_idx],
-                    "measure": str(m),
-                    "docid": a[r_idx, q_idx],
-                    "expected": b[r_idx, q_idx],
-                    "diff": diff[r_idx, q_idx],
-                }
-            )
-        )
     empty = pd.DataFrame(columns=["run", "measure", *EFFECT_COLUMNS])
     return TiesReport(
         ties=tie_counts(judged, missing),
@@ -227,6 +213,34 @@ def ties_report(
         per_query=pd.concat(per_query, ignore_index=True) if per_query else pd.DataFrame(),
         coverage=coverage(docid_view, judged_at, missing),
     )
+
+
+def _effect(judged: JudgedRankings, m: Measure, a: np.ndarray, b: np.ndarray,
+            mask: np.ndarray, tolerance: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per run, per query) effect of the docid tie-break on ``m``: values ``a``
+    (docid) and ``b`` (expected), (R, Q), over the queries of ``mask``."""
+    n_q = mask.sum(axis=1)
+    raw = b - a  # differences within ``tolerance`` are rounding, not a tie's effect: 0
+    diff = np.where(mask & (np.abs(raw) > tolerance), raw, 0.0)
+    absd = np.abs(diff)
+
+    def per_run_mean(x: np.ndarray) -> np.ndarray:
+        return np.divide(x.sum(axis=1), n_q, where=n_q > 0, out=np.full(len(n_q), np.nan))
+
+    effect = pd.DataFrame({
+        "run": judged.run_names, "measure": str(m),
+        "docid": _aggregate(m, a, mask), "expected": _aggregate(m, b, mask),
+        "mean_diff": per_run_mean(diff), "mean_abs_diff": per_run_mean(absd),
+        "max_abs_diff": absd.max(axis=1, initial=0.0),
+        "changed": (absd > tolerance).sum(axis=1), "queries": n_q,
+    })
+    r_idx, q_idx = np.nonzero(mask)
+    queries = pd.DataFrame({
+        "run": np.asarray(judged.run_names, dtype=object)[r_idx],
+        "query": judged.queries[q_idx], "measure": str(m),
+        "docid": a[r_idx, q_idx], "expected": b[r_idx, q_idx], "diff": diff[r_idx, q_idx],
+    })
+    return effect, queries
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ from irpref.preferences.lexicographic import (
 )
 from irpref.preferences.pairs import Comparison, Populations, preference_matrices
 from irpref.preferences.registry import (
-    ALIASES,
     DEFAULT_PREFERENCES,
     PREFERENCES,
     Preference,
@@ -38,7 +37,6 @@ from irpref.preferences.registry import (
 from irpref.preferences.rpp import level_weights, rpp, rpp_mixture
 
 __all__ = [
-    "ALIASES",
     "DEFAULT_PREFERENCES",
     "PREFERENCES",
     "Comparison",

@@ -39,6 +39,7 @@ from irpref.measures.base import (
     orientation_sign,
     parse_all,
     rel_param,
+    with_params,
 )
 from irpref.measures.names import (
     PreferenceNames,
@@ -49,12 +50,12 @@ from irpref.measures.names import (
     attach_preferences,
     closest,
     find_alias,
+    modifiers_for,
     parameters_of,
     parse_params,
 )
 
 __all__ = [
-    "ALIASES",
     "DEFAULT_PREFERENCES",
     "PREFERENCES",
     "PrefFamily",
@@ -226,9 +227,6 @@ def preference_aliases() -> list[Alias]:
     return [a for fam in PREFERENCES.values() for a in fam.aliases]
 
 
-# spelling -> canonical text, derived from the records (kept for callers of old)
-ALIASES: dict[str, str] = {a.spelling: a.target for a in preference_aliases()}
-
 DEFAULT_PREFERENCES = ["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)", "RPP(p=inverse)"]
 
 
@@ -279,10 +277,14 @@ _GRAMMAR = re.compile(
 _CUTOFF = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?:\([^()]*\))?\s*@")
 
 
-def parse_preference(text: str | Preference) -> Preference:
-    """Parse ``text``, e.g. ``RPP(p=dcg)``; a UsageError names what is wrong."""
+def parse_preference(text: str | Preference, *, judged_only: bool = False) -> Preference:
+    """Parse ``text``, e.g. ``RPP(p=dcg)``; a UsageError names what is wrong.
+    ``judged_only=True`` (the judging setting ``--judged-only``) gives it
+    ``judged_only=true`` unless its text sets it."""
+    modifiers = modifiers_for(judged_only)
     if isinstance(text, Preference):
-        return text
+        unset = {k: v for k, v in modifiers.items() if k not in dict(text.params)}
+        return with_params(text, **unset) if unset else text
     if not isinstance(text, str):
         raise TypeError(f"a preference is a string, not {type(text).__name__}")
     where = text.strip()
@@ -300,7 +302,7 @@ def parse_preference(text: str | Preference) -> Preference:
     family = PREFERENCES[name]
     allowed = parameters_of(family.params)
     params = parse_params(text, name, m.group("params"), allowed)
-    apply_modifiers(params)
+    apply_modifiers(params, modifiers)
     for item in filter(None, preset_text.rstrip(")").split(",")):
         key, value = item.split("=", 1)
         if key in params and params[key] != value:
@@ -310,9 +312,9 @@ def parse_preference(text: str | Preference) -> Preference:
     return Preference(name, canonical)
 
 
-def parse_preferences(texts) -> list[Preference]:
+def parse_preferences(texts, *, judged_only: bool = False) -> list[Preference]:
     """Parse several preferences; a string may hold several separated by spaces."""
-    out = parse_all(texts, parse_preference, Preference)
+    out = parse_all(texts, lambda t: parse_preference(t, judged_only=judged_only), Preference)
     if not out:
         raise ValueError("no preference given")
     return out

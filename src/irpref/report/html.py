@@ -92,7 +92,8 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
                  baseline: str | Sequence[str] | None = None, rel: int = 1,
                  preferences: Sequence[str] = PREFERENCES, alpha: float = 0.05,
                  title: str = "irpref report", missing: str = "skip",
-                 judged=None, use_tag: bool = False, trust=None, qrels_b=None) -> Report:
+                 judged=None, use_tag: bool = False, trust=None, qrels_b=None,
+                 settings=None, judged_only: bool = False) -> Report:
     """Evaluate ``runs`` and assemble the report's sections (see module doc).
 
     ``baseline`` is a run name or several (default: the first run; a run's file
@@ -113,13 +114,19 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     """
     import irpref.progress as progress
     from irpref.measures import parse_measures
+    from irpref.params import Settings
     from irpref.preferences import parse_preferences
     from irpref.report.trust import TrustOptions
 
+    settings = Settings.resolve(settings, rel=rel, missing=missing, use_tag=use_tag,
+                                judged_only=judged_only)
+    rel, missing, use_tag = settings.rel, settings.missing, settings.use_tag
     # canonical names, modifiers applied (--judged-only: AP(judged_only=true)): every
     # table is labelled and matched by them
-    measures = [str(m) for m in parse_measures(measures or DEFAULT_MEASURES)]
-    preferences = [str(p) for p in parse_preferences(preferences)]
+    measures = [str(m) for m in parse_measures(measures or DEFAULT_MEASURES,
+                                               judged_only=settings.judged_only)]
+    preferences = [str(p) for p in parse_preferences(preferences,
+                                                     judged_only=settings.judged_only)]
     if qrels_b is not None and judged is not None:
         from irpref.errors import UsageError
 
@@ -128,7 +135,8 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     bar = progress.bar(9 + (qrels_b is not None), "report", "step")  # one step per section
     try:
         return _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
-                      missing, judged, use_tag, trust or TrustOptions(), qrels_b)
+                      missing, judged, use_tag, trust or TrustOptions(), qrels_b,
+                      settings.judged_only)
     finally:
         bar.close()
 
@@ -151,7 +159,7 @@ def _resolve(baseline, names: list[str], runs) -> list[str]:
 
 
 def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
-           missing, judged, use_tag, trust, qrels_b) -> Report:
+           missing, judged, use_tag, trust, qrels_b, judged_only) -> Report:
     from irpref.compare import compare
     from irpref.evaluate import evaluate, judge_inputs
     from irpref.report import plots
@@ -341,10 +349,12 @@ def _build(qrels, runs, measures, baseline, rel, preferences, alpha, title, bar,
     bar.update()
     if len(names) >= 2:
         from irpref.measures.names import canonical_name
-        from irpref.meta.experiments import degrade
+        from irpref.meta.degradation import degrade
 
         # by canonical names: degrade matches its tables by the names it is given
-        curves = degrade(measures=[canonical_name("RR"), canonical_name("sgnLP", "preference")],
+        curves = degrade(measures=[canonical_name("RR", judged_only=judged_only),
+                                   canonical_name("sgnLP", "preference",
+                                                  judged_only=judged_only)],
                          fractions=DEGRADE_FRACTIONS,
                          samples=DEGRADE_SAMPLES, seed=0, judged=judged)
         sections.append(Section(
