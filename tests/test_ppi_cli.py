@@ -145,6 +145,9 @@ def _check_significance(got, machine, human, runs, metrics, prefs, rel):
         y, yhat, yu = vectors(dh.dropna(), dm.dropna())
         check_row(row, y, yhat, yu, "auto", 0.95, "mean", "ci_low", "ci_high")
         assert row["test"] == "ppi" and row["n"] == len(y) and row["n_unlabeled"] == len(yu)
+        # wins / losses / ties: the human-judged queries (every measure here: higher is better)
+        assert (row["wins"], row["losses"], row["ties"]) == (
+            (y > 0).sum(), (y < 0).sum(), (y == 0).sum())
         # p: ppi_py's at the weight used, and ppi_py's own where its weight needs no clip
         assert row["p"] == pytest.approx(_one(ppi_py.ppi_mean_pval(y, yhat, yu,
                                                                    lam=row["lambda"])), abs=TOL)

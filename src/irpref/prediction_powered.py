@@ -121,7 +121,9 @@ class TwoJudgments:
 
 
 def _query_ids(qrels) -> list[str]:
-    return list(dict.fromkeys(qrels.query.to_pylist()))
+    import pyarrow.compute as pc
+
+    return pc.unique(qrels.query).to_pylist()
 
 
 def _shown(names: Sequence[str]) -> str:

@@ -143,7 +143,7 @@ def significance_results(args: argparse.Namespace, default_measures: list[str]) 
     if args.tests:
         raise UsageError(f"--test {' '.join(args.tests)} does not combine with --human-qrels "
                          "(its test is ppi)")
-    _refuse(args, {"dask": None, "anova": False, "hsd_strict": False})
+    _refuse(args, {"dask": None, "anova": False, "hsd_strict": False, "seed": None})
     if args.ci not in ("t", "ppi"):
         raise UsageError(f"--ci {args.ci} does not combine with --human-qrels (its interval "
                          "is the PPI one)")

@@ -114,24 +114,22 @@ def _moments(x: np.ndarray, keep: np.ndarray, n: np.ndarray):
     return mean, np.where(keep, x - mean[..., None], 0.0)
 
 
-def tuned_lambda(y, yhat, yhat_unlabeled, *, clip: bool = True) -> np.ndarray:
-    """PPI++'s weight per row: cov(Y, Yhat) / ((1 + n / N) var1(all predictions)),
-    clipped to [0, 1] unless ``clip=False``; 0 where every prediction is equal."""
+def _units(y, yhat, yhat_unlabeled):
+    """The rows as arrays with the labelled / unlabelled units present and their counts."""
     y, yhat, yu = _rows(y), _rows(yhat), _rows(yhat_unlabeled)
     lab = ~np.isnan(y) & ~np.isnan(yhat)
     unl = ~np.isnan(yu)
-    n, big_n = lab.sum(-1), unl.sum(-1)
-    _, dy = _moments(y, lab, n)
-    _, df = _moments(yhat, lab, n)
-    total = n + big_n
+    return y, yhat, yu, lab, unl, lab.sum(-1), unl.sum(-1)
+
+
+def tuned_lambda(y, yhat, yhat_unlabeled, *, clip: bool = True) -> np.ndarray:
+    """PPI++'s weight per row: cov(Y, Yhat) / ((1 + n / N) var1(all predictions)),
+    with the population covariance (divisor n), clipped to [0, 1] unless
+    ``clip=False``; 0 where every prediction is equal."""
+    n, big_n, _, var_f, cov = pilot_moments(y, yhat, yhat_unlabeled)
     with np.errstate(invalid="ignore", divide="ignore"):
-        pooled = (np.where(lab, yhat, 0.0).sum(-1) + np.where(unl, yu, 0.0).sum(-1)) / total
-        dl = np.where(lab, yhat - pooled[..., None], 0.0)
-        du = np.where(unl, yu - pooled[..., None], 0.0)
-        var1 = ((dl * dl).sum(-1) + (du * du).sum(-1)) / (total - 1)
-        cov = (dy * df).sum(-1) / n
-        lam = cov / ((1.0 + n / big_n) * var1)
-    lam = np.where(var1 > 0, lam, np.where(np.isnan(var1), np.nan, 0.0))
+        lam = cov * ((n - 1) / n) / ((1.0 + n / big_n) * var_f)
+    lam = np.where(var_f > 0, lam, np.where(np.isnan(var_f), np.nan, 0.0))
     return np.clip(lam, 0.0, 1.0) if clip else lam
 
 
@@ -152,10 +150,7 @@ def ppi_mean(y, yhat, yhat_unlabeled, *, lam: str | float = "auto", confidence: 
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     from scipy import stats
 
-    y, yhat, yu = _rows(y), _rows(yhat), _rows(yhat_unlabeled)
-    lab = ~np.isnan(y) & ~np.isnan(yhat)
-    unl = ~np.isnan(yu)
-    n, big_n = lab.sum(-1), unl.sum(-1)
+    y, yhat, yu, lab, unl, n, big_n = _units(y, yhat, yhat_unlabeled)
     weight = tuned_lambda(y, yhat, yu) if lam == "auto" else np.full(n.shape, float(lam))
     w = weight[..., None]
     mean_u, du = _moments(w * yu, unl, big_n)
@@ -211,10 +206,7 @@ def pilot_moments(y, yhat, yhat_unlabeled) -> tuple[np.ndarray, ...]:
     units, the sample variance of ``Y`` and the covariance of ``Y`` and ``Yhat`` over
     the labelled units (divisor n - 1), and the sample variance of every prediction
     (divisor n + N - 1), the quantities :func:`queries_needed` plans with."""
-    y, yhat, yu = _rows(y), _rows(yhat), _rows(yhat_unlabeled)
-    lab = ~np.isnan(y) & ~np.isnan(yhat)
-    unl = ~np.isnan(yu)
-    n, big_n = lab.sum(-1), unl.sum(-1)
+    y, yhat, yu, lab, _, n, big_n = _units(y, yhat, yhat_unlabeled)
     _, dy = _moments(y, lab, n)
     _, df = _moments(yhat, lab, n)
     every = np.concatenate([np.where(lab, yhat, np.nan), yu], axis=-1)
