@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import time
 
 import numpy as np
 import pandas as pd
@@ -11,7 +10,7 @@ import pytest
 from helpers import QRELS, RUNS, irpref_cli
 
 import irpref
-from irpref import design
+from irpref import topic_sets as design
 from irpref.stats import Pairwise, anova_two_way
 
 
@@ -41,10 +40,15 @@ def test_ci_topics_and_min_difference():
         design.paired_t_topics(0.0)
 
 
-def _rows(res) -> dict[str, str]:
+def _frame(res) -> pd.DataFrame:
     assert res.returncode == 0, res.stderr
-    frame = pd.read_csv(io.StringIO(res.stdout), sep="\t", dtype=str)
-    assert list(frame.columns) == ["design", "value"]
+    return pd.read_csv(io.StringIO(res.stdout), sep="\t", dtype=str, keep_default_na=False)
+
+
+def _rows(res) -> dict[str, str]:
+    frame = _frame(res)
+    assert list(frame.columns) in (["design", "value", "unit"],
+                                   ["measure", "design", "value", "unit"])
     return dict(zip(frame.design, frame.value))
 
 
@@ -89,13 +93,66 @@ def test_cli_usage_errors():
     assert "Traceback" not in res.stderr
 
 
-def test_design_is_fast_for_100_runs_by_250_topics():
-    scores = np.random.default_rng(0).uniform(size=(100, 250))
-    start = time.perf_counter()
-    v_e = anova_two_way(scores).v_e
-    d = 0.02 / np.sqrt(2 * v_e)
-    design.paired_t_topics(d)
-    design.anova_topics(0.02 / np.sqrt(v_e), 100)
-    design.paired_t_power(250, d)
-    design.min_detectable_difference(250)
-    assert time.perf_counter() - start < 2.0
+def test_std_names_what_each_design_is_standardized_by():
+    """--std: D is in sds of the per-topic differences for paired-t and ci, in sds of
+    the scores (sqrt V_E) for anova (Sakai's conventions), and the table says so."""
+    frame = _frame(irpref_cli("design", "--min-diff", 0.5, "--std", "--systems", 3,
+                              "--ci-width", 0.3, "--format", "tsv"))
+    unit = dict(zip(frame.design, frame.unit))
+    assert unit["paired-t"] == "topics; D in sd of per-topic differences"
+    assert unit["ci"] == "topics; width in sd of per-topic differences"
+    assert unit["anova"] == "topics; D in sd of scores (sqrt V_E)"
+
+
+def test_several_measures_each_with_its_variance_and_population(tmp_path):
+    """-m AP nDCG@10: one block of rows per measure; V_E over the topics every run has,
+    with the runs and topics behind it, and the population announced."""
+    from irpref.io import read_run
+
+    run = read_run(RUNS[0])
+    queries = run.query.to_pylist()
+    drop = set(sorted(set(queries))[:4])
+    lacking = tmp_path / "lacking.txt"
+    with open(lacking, "w") as out:
+        out.writelines(f"{q} Q0 {d} 0 {float(v)!r} x\n"
+                       for q, d, v in zip(queries, run.doc.to_pylist(), run.score)
+                       if q not in drop)
+    res = irpref_cli("design", "--min-diff", 0.05, QRELS, lacking, *RUNS[1:], "-m", "AP",
+                     "nDCG@10", "--rel", "2", "--format", "tsv")
+    frame = _frame(res)
+    assert list(pd.unique(frame.measure)) == ["AP", "nDCG@10"]
+    assert res.stderr.count("run lacking lacks 4 of 43") == 1
+    for m in ("AP", "nDCG@10"):
+        rows = dict(zip(frame[frame.measure == m].design, frame[frame.measure == m].value))
+        assert rows["topics"] == "39" and rows["runs"] == str(len(RUNS))
+        table = irpref.evaluate(QRELS, [lacking, *RUNS[1:]], [m], rel=2)
+        anova = anova_two_way(Pairwise.from_metric(table, m).scores)
+        assert float(rows["V_E"]) == anova.v_e and anova.n_topics == 39
+    text = irpref_cli("design", "--min-diff", 0.05, QRELS, *RUNS, "-m", "AP").stdout
+    assert "residual variance of the two-way ANOVA" in text and "topics every run has" in text
+
+
+def test_one_run_says_what_the_design_needs():
+    res = irpref_cli("design", "--min-diff", 0.05, QRELS, RUNS[0], "-m", "AP")
+    assert res.returncode == 2
+    assert "V_E is the residual variance of the two-way ANOVA" in res.stderr
+    assert "needs at least 2 runs" in res.stderr and "--variance V" in res.stderr
+
+
+def test_sakai_method_on_the_command_line():
+    exact = _rows(irpref_cli("design", "--min-diff", 0.5, "--std", "--format", "tsv"))
+    sakai = _rows(irpref_cli("design", "--min-diff", 0.5, "--std", "--method", "sakai",
+                             "--format", "tsv"))
+    assert exact["paired-t"] == sakai["paired-t"] == "34"
+    assert _rows(irpref_cli("design", "--min-diff", 1.2, "--std", "--method", "sakai",
+                            "--format", "tsv"))["paired-t"] == str(
+        design.paired_t_topics(1.2, method="sakai"))
+    bad = irpref_cli("design", "--min-diff", 0.5, "--std", "--method", "normal")
+    assert bad.returncode == 2 and "--method normal: must be one of exact, sakai" in bad.stderr
+
+
+def test_design_is_a_public_entry_point_with_the_judging_settings():
+    frame = irpref.design(QRELS, RUNS, ["AP", "RR"], min_diff=0.05, rel=2)
+    assert list(pd.unique(frame.measure)) == ["AP", "RR"]
+    std = irpref.design(min_diff=0.2, standardized=True)
+    assert std.set_index("design").value["paired-t"] == 199

@@ -197,12 +197,11 @@ def residual_variance(table: pd.DataFrame, measure: str) -> tuple[float, int, in
     """(V_E, topics, runs) of ``measure`` in a tidy table: the residual variance
     of the two-way ANOVA without replication (systems x topics) over the topics
     every run has (Sakai 2016, Sec. 6)."""
-    scores = Pairwise.from_metric(table, measure).scores
-    if scores.shape[0] < 2:
+    if table.loc[table["measure"] == measure, "run"].nunique() < 2:
         raise UsageError(f"{measure}: V_E is the residual variance of the two-way ANOVA "
                          f"(systems x topics), which needs at least 2 runs; give more runs "
                          "or --variance V")
-    anova = anova_two_way(scores)
+    anova = anova_two_way(Pairwise.from_metric(table, measure).scores)
     if anova.n_topics < 2:
         raise UsageError(f"{measure}: fewer than 2 topics that every run has: no variance")
     return anova.v_e, anova.n_topics, anova.n_systems

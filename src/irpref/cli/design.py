@@ -21,6 +21,7 @@ import argparse
 import math
 
 from irpref import params
+from irpref.cli import human_qrels
 from irpref.cli.common import (
     add_format,
     add_judged_only,
@@ -64,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="significance level (default 0.05)")
     parser.add_argument("--beta", **checked(params.check_alpha), default=0.20,
                         help="type II error rate: power is 1 - beta (default 0.20)")
-    parser.add_argument("--min-diff", **checked(_positive), required=True, metavar="D",
+    parser.add_argument("--min-diff", **checked(_positive), default=None, metavar="D",
                         help="minimum difference to detect (standardized with --std, else in "
                              "units of the measure)")
     parser.add_argument("--std", action="store_true",
@@ -85,12 +86,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "sakai (his normal approximation, as his spreadsheets)")
     add_format(parser)
     add_output(parser)
+    human_qrels.add_arguments(parser, design=True)  # --human-qrels H, --half-width W
 
 
 def rows(args: argparse.Namespace):
     """The design table: columns ``measure, design, value, unit``."""
     args.qrels = args.inputs[0] if args.inputs else None
     args.runs = args.inputs[1:]
+    if args.min_diff is None:
+        raise UsageError("the following arguments are required: --min-diff")
     if args.std and (args.qrels or args.variance is not None):
         raise UsageError("--std takes standardized differences: give no QRELS RUN... "
                          "or --variance")
@@ -111,6 +115,8 @@ def rows(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    if human_qrels.wanted(args):  # planning the human judging (cli/human_qrels.py)
+        return human_qrels.run_design(args)
     frame = rows(args)
     if not frame["measure"].astype(bool).any():
         frame = frame.drop(columns="measure")

@@ -6,7 +6,7 @@ import argparse
 
 import pandas as pd
 
-from irpref.cli import baseline_view
+from irpref.cli import baseline_view, human_qrels
 from irpref.cli.common import (
     add_dask,
     add_format,
@@ -61,9 +61,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_format(parser)
     add_output(parser)
     baseline_view.add_arguments(parser)  # --baseline, --ci, --format markdown/latex/html
+    human_qrels.add_arguments(parser)  # --human-qrels H, --ppi-lambda
 
 
 def run(args: argparse.Namespace) -> int:
+    if human_qrels.wanted(args):  # prediction-powered inference (cli/human_qrels.py)
+        return human_qrels.run_evaluate(args, DEFAULT_MEASURES)
     settings = settings_from_args(args)
     # canonical names, refused before any input is read (exit 2)
     measures = as_usage(lambda: [canonical_name(t, judged_only=settings.judged_only)

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from irpref import params
+from irpref.cli import human_qrels
 from irpref.cli.baseline_view import add_family_options, baselines, run_list
 from irpref.cli.common import (
     add_inputs,
@@ -59,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--qrels-b", **once(), default=None, metavar="QRELS_B",
                         help="a second set of qrels (e.g. LLM labels): adds the agreement "
                              "between the two judgments, as irpref agree QRELS QRELS_B RUN...")
+    human_qrels.add_arguments(parser)  # --human-qrels H, --ppi-lambda
     parser.add_argument("--title", **once(), default="irpref report", help="report title")
     parser.add_argument("-o", "--output", **once(), required=True, metavar="FILE",
                         help="report.html (self-contained) or report.md (figures beside it)")
@@ -77,7 +79,7 @@ def _check(args: argparse.Namespace) -> tuple[Path, str]:
 def run(args: argparse.Namespace) -> int:
     out, kind = _check(args)  # a UsageError: usage and exit 2 (irpref.cli.main)
     require_matplotlib("report")
-    from irpref.report.html import build_report, write_html, write_markdown
+    from irpref.report.html import DEFAULT_MEASURES, build_report, write_html, write_markdown
     from irpref.report.trust import TrustOptions
     from irpref.store import is_judged_file
 
@@ -97,9 +99,13 @@ def run(args: argparse.Namespace) -> int:
     trust = TrustOptions(correction=args.correction, family=args.family,
                          confidence=args.confidence, bootstrap=args.bootstrap,
                          seed=args.seed or 0, beta=args.beta)
+    ppi = (human_qrels.report_section(args, list(DEFAULT_MEASURES))  # cli/human_qrels.py
+           if human_qrels.wanted(args) else None)
     report = build_report(args.qrels, args.runs, args.measures,
                           baseline=base, alpha=args.alpha, title=args.title, judged=judged,
                           trust=trust, qrels_b=args.qrels_b, settings=settings_from_args(args))
+    if ppi is not None:
+        report.sections.append(ppi)
     if kind == ".md":
         figures = write_markdown(report, out)
         print(f"wrote {out} and {len(figures)} figures beside it", file=sys.stderr)

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from irpref import params
+from irpref.cli import human_qrels
 from irpref.cli.baseline_view import FAMILY_TEXT, add_family_options, baselines, run_list
 from irpref.cli.common import (
     add_dask,
@@ -103,6 +104,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "significant column (default for the table with --baseline)")
     add_format(parser)
     add_output(parser)
+    human_qrels.add_arguments(parser)  # --human-qrels H, --ppi-lambda
 
 
 def measure_tables(args: argparse.Namespace, settings: Settings) -> list:
@@ -116,6 +118,8 @@ def measure_tables(args: argparse.Namespace, settings: Settings) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    if human_qrels.wanted(args):  # prediction-powered inference (cli/human_qrels.py)
+        return write_results(args, human_qrels.significance_results(args, DEFAULT_MEASURES))
     tests = args.tests or ["paired"]
     seed = args.seed
     base = baselines(args)
@@ -151,6 +155,12 @@ def run(args: argparse.Namespace) -> int:
         results = assign_families(results, args.family, args.correction, bool(base))
     else:
         results = significance(tables, tests, **options)
+    return write_results(args, results)
+
+
+def write_results(args: argparse.Namespace, results: pd.DataFrame) -> int:
+    """Write the tests' rows (or, with ``--summary``, the discriminative power)."""
+    base = baselines(args)
     if args.summary:
         with open_output(args.output) as out:
             write_any(discriminative_power(results, args.alpha), args.format, out)

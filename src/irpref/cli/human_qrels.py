@@ -1,0 +1,193 @@
+"""``--human-qrels H``: evaluate with machine labels (QRELS) on every query and human
+labels on some, by prediction-powered inference over queries
+(:mod:`irpref.prediction_powered`).
+
+The subcommands call in here from a few lines of their own:
+
+- ``irpref evaluate QRELS RUN... -m M... --human-qrels H [--ppi-lambda auto|0|1|X]
+  [--confidence C]``: per run and measure the PPI estimate and interval
+  (``value``, ``low``, ``high``), the queries behind it, the weight, the
+  human-only mean with its t interval and the machine-only mean;
+- ``irpref significance ... --human-qrels H [--baseline B]``: the significance
+  table with ``test`` = ``ppi`` (:func:`significance_results`);
+- ``irpref design --human-qrels H QRELS RUN... -m M --half-width W``: the
+  human-judged queries an interval of half-width W needs;
+- ``irpref report ... --human-qrels H``: a section with the PPI estimates next
+  to the human-only ones (:func:`report_section`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from irpref.cli.common import as_usage, checked, once, open_output, settings_from_args
+from irpref.errors import UsageError
+from irpref.report.tables import write_frame
+from irpref.stats.ppi import check_lambda
+
+__all__ = ["add_arguments", "report_section", "run_design", "run_evaluate",
+           "significance_results", "wanted"]
+
+
+def _half_width(value, flag: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        x = math.nan
+    if not (x > 0 and math.isfinite(x)):
+        raise UsageError(f"{flag} {value}: must be a positive number")
+    return x
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, design: bool = False) -> None:
+    """``--human-qrels H`` and ``--ppi-lambda``; for design also ``--half-width W``."""
+    g = parser.add_argument_group("human labels on some queries (prediction-powered inference)")
+    g.add_argument("--human-qrels", **once(), default=None, metavar="H",
+                   help="human qrels for a random sample of QRELS' queries (QRELS: machine "
+                        "labels, e.g. an LLM judge, on every query): estimates and intervals "
+                        "by prediction-powered inference over queries (PPI++)")
+    g.add_argument("--ppi-lambda", **checked(check_lambda), default="auto",
+                   metavar="auto|0|1|X",
+                   help="PPI weight of the machine labels: auto (PPI++'s tuned weight, "
+                        "default), 1 (classical PPI), 0 (the human labels alone), or a number")
+    if design:
+        g.add_argument("--half-width", **checked(_half_width), default=None, metavar="W",
+                       help="with --human-qrels: the half-width of the PPI interval to plan "
+                            "for (the level is 1 - --alpha)")
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    """Whether ``--human-qrels`` was given."""
+    return getattr(args, "human_qrels", None) is not None
+
+
+def _refuse(args: argparse.Namespace, flags: dict[str, object]) -> None:
+    """A usage error for the first option given that ``--human-qrels`` does not combine with
+    (``flags``: attribute -> its value when not given)."""
+    for attr, unset in flags.items():
+        value = getattr(args, attr, unset)
+        if value != unset and value is not None and value is not False:
+            flag = "--" + attr.replace("_", "-")
+            raise UsageError(f"{flag} does not combine with --human-qrels")
+
+
+def _inputs(args: argparse.Namespace) -> None:
+    from irpref.store import is_judged_file
+
+    if is_judged_file(args.qrels):
+        raise UsageError(f"{args.qrels} holds judged rankings: --human-qrels judges the runs "
+                         "under both qrels, give QRELS RUN...")
+    if not args.runs:
+        raise UsageError("no RUN file given")
+
+
+def _measures(args: argparse.Namespace, default: list[str], kind: str = "measure"
+              ) -> list[str]:
+    """The ``-m`` names (several per argument allowed), or ``default``, checked before
+    any input is read: canonical measure names (``kind="measure"``), or as given."""
+    from irpref.measures.names import canonical_name
+
+    judged_only = bool(getattr(args, "judged_only", False))
+    names = [t for m in args.measures or default for t in m.split()]
+    return names if kind == "any" else as_usage(
+        lambda: [canonical_name(t, judged_only=judged_only) for t in names])
+
+
+def _lambda_text(lam) -> str:
+    return "PPI++ (tuned lambda)" if lam == "auto" else f"lambda {lam:g}"
+
+
+def run_evaluate(args: argparse.Namespace, default_measures: list[str]) -> int:
+    """``irpref evaluate QRELS RUN... --human-qrels H``: one row per run and measure."""
+    from irpref.prediction_powered import ppi_evaluate
+
+    _refuse(args, {"per_query": False, "bounds": False, "dask": None, "subtopics": None,
+                   "baseline": None, "ci": None, "effects": False, "family": None})
+    _inputs(args)
+    measures = _measures(args, default_measures)
+    frame = ppi_evaluate(args.qrels, args.human_qrels, args.runs, measures,
+                         lam=args.ppi_lambda, confidence=args.confidence,
+                         settings=settings_from_args(args))
+    legend = (f"value, low, high: {_lambda_text(args.ppi_lambda)} estimate of the mean and its "
+              f"{args.confidence:g} interval from n_labeled human-judged and n_unlabeled "
+              "machine-only queries (prediction-powered inference, Angelopoulos et al. 2023); "
+              "human: the human-judged queries alone (Student t interval); machine: the "
+              "machine labels on every query.")
+    with open_output(args.output) as out:
+        write_frame(frame, args.format, out, digits=4, legend=legend)
+    return 0
+
+
+def significance_results(args: argparse.Namespace, default_measures: list[str]) -> pd.DataFrame:
+    """``irpref significance ... --human-qrels H``: the table of
+    :func:`irpref.prediction_powered.ppi_significance` (``test`` = ``ppi``); the
+    command writes it as it writes every test (``significant``, ``verdict``,
+    ``--compact``, ``--summary``)."""
+    from irpref.cli.baseline_view import baselines
+    from irpref.prediction_powered import ppi_significance
+
+    if args.tests:
+        raise UsageError(f"--test {' '.join(args.tests)} does not combine with --human-qrels "
+                         "(its test is ppi)")
+    _refuse(args, {"dask": None, "anova": False, "hsd_strict": False, "seed": None})
+    if args.ci not in ("t", "ppi"):
+        raise UsageError(f"--ci {args.ci} does not combine with --human-qrels (its interval "
+                         "is the PPI one)")
+    _inputs(args)
+    frame = ppi_significance(
+        args.qrels, args.human_qrels, args.runs, _measures(args, default_measures, "any"),
+        baseline=baselines(args) or None, correction=args.correction, family=args.family,
+        lam=args.ppi_lambda, confidence=args.confidence, settings=settings_from_args(args))
+    args.ci = "ppi"  # the legend names the interval
+    return frame
+
+
+def run_design(args: argparse.Namespace) -> int:
+    """``irpref design --human-qrels H QRELS RUN... -m M --half-width W``."""
+    from irpref.prediction_powered import ppi_design
+
+    if args.half_width is None:
+        raise UsageError("--human-qrels plans an interval: give --half-width W")
+    _refuse(args, {"std": False, "variance": None, "systems": None, "ci_width": None,
+                   "min_diff": None})
+    args.qrels = args.inputs[0] if args.inputs else None
+    args.runs = args.inputs[1:]
+    if args.qrels is None:
+        raise UsageError("give QRELS RUN... (the machine qrels and the runs)")
+    _inputs(args)
+    if not args.measures:
+        raise UsageError("-m MEASURE is needed")
+    confidence = 1.0 - args.alpha
+    frame = ppi_design(args.qrels, args.human_qrels, args.runs, _measures(args, []),
+                       half_width=args.half_width, confidence=confidence,
+                       lam=args.ppi_lambda, settings=settings_from_args(args))
+    most = frame.groupby("measure", sort=False)["n_ppi"].max()
+    worst = "; ".join(f"{m}: {'more than the collection has' if pd.isna(n) else int(n)}"
+                      for m, n in most.items())
+    legend = (f"n_ppi: human-judged queries (of queries, the rest machine-judged) whose "
+              f"{confidence:g} PPI interval ({_lambda_text(args.ppi_lambda)}) is expected no "
+              f"wider than +-{args.half_width:g}, planned from the pilot's pilot_n human-judged "
+              "queries (variances var_human, var_machine, correlation rho); empty: not "
+              "reachable below all queries. n_human: the human labels alone. Largest over "
+              f"the runs: {worst}.")
+    with open_output(args.output) as out:
+        write_frame(frame, args.format, out, digits=4, legend=legend)
+    return 0
+
+
+def report_section(args: argparse.Namespace, measures: list[str]):
+    """The report's section of PPI estimates beside the human-only ones
+    (:func:`irpref.report.ppi_section.ppi_section`) for ``-m`` (default ``measures``)."""
+    from irpref.prediction_powered import ppi_evaluate
+    from irpref.report.ppi_section import ppi_section
+
+    _inputs(args)
+    frame = ppi_evaluate(args.qrels, args.human_qrels, args.runs, _measures(args, measures),
+                         lam=args.ppi_lambda, confidence=args.confidence,
+                         settings=settings_from_args(args))
+    return ppi_section(frame, human_source=Path(args.human_qrels).name,
+                       machine_source=Path(args.qrels).name)
