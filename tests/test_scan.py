@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 
 from irpref import scan
 from irpref.evaluate import _unjudged_message, evaluate, judge_inputs
-from irpref.io.lines import _read_buffer
+from irpref.io.lines import read_buffer
 from irpref.io.trec import read_qrels
 
 try:  # the suite fails, never skips, when the extension is not built
@@ -120,7 +120,7 @@ def c_code(qrels, path, *, ties: str = "docid", depth=None, use_tag: bool = Fals
     """The code the C pass returns for one file (0: it read the file itself)."""
     with scan_mode("c"):
         index = scan.QrelsIndex(read_qrels(str(qrels)))
-        return _scan.judge(_read_buffer(str(path)), index.capsule,
+        return _scan.judge(read_buffer(str(path)), index.capsule,
                            {"docid": 0, "input": 1, "expected": 2}[ties], depth or 0, use_tag)[0]
 
 
@@ -814,7 +814,7 @@ def test_qrels_queries_the_run_lacks_and_grades_below_one():
 
 
 def test_large_file_read_through_a_memory_map():
-    """A file of 1 MB or more is mapped, not copied (irpref.io.lines._read_buffer)."""
+    """A file of 1 MB or more is mapped, not copied (irpref.io.lines.read_buffer)."""
     rng = np.random.default_rng(3)
     docs = [f"doc{i:05d}" for i in range(4000)]
     queries = [f"q{i}" for i in range(12)]

@@ -90,20 +90,21 @@ def judge_inputs(
     corpus_size = check_corpus_size(corpus_size, "corpus_size")
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
-    qrels = as_qrels(qrels)
     if layout == "full":
-        collection = intern(qrels, as_runs(runs, use_tag=use_tag))
+        collection = intern(as_qrels(qrels), as_runs(runs, use_tag=use_tag))
         if warn and collection.unjudged_queries:
             warnings.warn(_unjudged_message(collection.unjudged_queries), stacklevel=2)
         return judge(
             collection, ties=ties, depth=depth, rel=rel, corpus_size=corpus_size, in_place=True
         )
-    blocks, unjudged, docs, interned = [], {}, None, qrels
+    blocks, unjudged, docs = [], {}, None
     if not count_docs and scan.takes(runs):  # run files, one at a time
-        index = scan.QrelsIndex(qrels)
+        index = scan.qrels_index(qrels)
         interned = index.collection
         blocks, unjudged = scan.judge_files(index, runs, ties=ties, depth=depth, use_tag=use_tag)
+        index.close()
     else:
+        interned = qrels = as_qrels(qrels)
         for block in _run_blocks(runs, use_tag, max(1, int(block_runs))):
             collection = intern(qrels, block)
             del block

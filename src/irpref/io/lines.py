@@ -70,7 +70,7 @@ read_bytes = _read_bytes  # public name: every command reads files through this
 _MMAP_MIN = 1 << 20  # map files from 1 MB: no copy into fresh memory
 
 
-def _read_buffer(path: PathLike) -> bytes | mmap.mmap:
+def read_buffer(path: PathLike) -> bytes | mmap.mmap:
     """The file's bytes: a read-only memory map for a large plain regular file
     (the page cache itself, nothing copied), else ``bytes`` (``.gz`` inflated).
 

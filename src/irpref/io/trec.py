@@ -56,7 +56,7 @@ from irpref.io.lines import (
     _grades,
     _line_numbers,
     _normalise,
-    _read_buffer,
+    read_buffer,
     _read_bytes,
     _strip_comments,
     _unreadable,
@@ -142,7 +142,7 @@ def _read_run(
     path = str(path)
     if table_format(path):
         return read_table_run(path, name, use_tag=use_tag, check_duplicates=check_duplicates)
-    raw = _read_buffer(path)
+    raw = read_buffer(path)
     data = _normalise(_strip_comments(raw))
     if _empty(data):
         raise TrecFormatError(path, None, "empty run file: no retrieved documents")
