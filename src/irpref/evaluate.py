@@ -19,6 +19,7 @@ import irpref.scan as scan
 from irpref.bounds import residual_bounds
 from irpref.errors import MissingQueries
 from irpref.interning import intern, merge_docs
+from irpref.io.columns import check_columns
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import LAYOUTS, JudgedRankings
 from irpref.measures import Measure, parse_measure
@@ -64,6 +65,7 @@ def judge_inputs(
     layout: str = "full",
     count_docs: bool = False,
     block_runs: int = BLOCK_RUNS,
+    columns=None,
 ) -> JudgedRankings:
     """Read (if needed), intern and judge ``qrels`` and ``runs``.
 
@@ -83,6 +85,9 @@ def judge_inputs(
     a time on a pool of threads (:func:`irpref.scan.judge_files`: one C pass
     per file); in-memory runs ``block_runs`` at a time. ``count_docs``
     also counts the distinct documents (``n_docs``) of the compact layout.
+    ``columns`` names the columns of tables and DataFrames (``{"query":
+    "user_id", "doc": "item_id", "score": "score", "grade": "rating"}``,
+    :mod:`irpref.io.columns`).
     """
     rel = check_rel(rel, "rel")
     depth = check_depth(depth, "depth")
@@ -90,22 +95,24 @@ def judge_inputs(
     corpus_size = check_corpus_size(corpus_size, "corpus_size")
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
+    columns = check_columns(columns, "columns")
     if layout == "full":
-        collection = intern(as_qrels(qrels), as_runs(runs, use_tag=use_tag))
+        collection = intern(as_qrels(qrels, columns=columns),
+                            as_runs(runs, use_tag=use_tag, columns=columns))
         if warn and collection.unjudged_queries:
             warnings.warn(_unjudged_message(collection.unjudged_queries), stacklevel=2)
         return judge(
             collection, ties=ties, depth=depth, rel=rel, corpus_size=corpus_size, in_place=True
         )
     blocks, unjudged, docs = [], {}, None
-    if not count_docs and scan.takes(runs):  # run files, one at a time
-        index = scan.qrels_index(qrels)
+    if not count_docs and scan.takes(runs, columns):  # run files, one at a time
+        index = scan.qrels_index(qrels, columns=columns)
         interned = index.collection
         blocks, unjudged = scan.judge_files(index, runs, ties=ties, depth=depth, use_tag=use_tag)
         index.close()
     else:
-        interned = qrels = as_qrels(qrels)
-        for block in _run_blocks(runs, use_tag, max(1, int(block_runs))):
+        interned = qrels = as_qrels(qrels, columns=columns)
+        for block in _run_blocks(runs, use_tag, max(1, int(block_runs)), columns):
             collection = intern(qrels, block)
             del block
             unjudged.update(collection.unjudged_queries)
@@ -127,14 +134,14 @@ def judge_inputs(
     return judged
 
 
-def _run_blocks(runs, use_tag: bool, size: int):
+def _run_blocks(runs, use_tag: bool, size: int, columns=None):
     """The runs as lists of :class:`~irpref.io.trec.Run`, ``size`` at a time;
     a list of paths is read block by block (other inputs are in memory already)."""
     if isinstance(runs, (list, tuple)) and all(isinstance(r, (str, os.PathLike)) for r in runs):
         for i in range(0, len(runs), size):
-            yield as_runs(list(runs[i : i + size]), use_tag=use_tag)
+            yield as_runs(list(runs[i : i + size]), use_tag=use_tag, columns=columns)
         return
-    read = as_runs(runs, use_tag=use_tag)
+    read = as_runs(runs, use_tag=use_tag, columns=columns)
     for i in range(0, len(read), size):
         yield read[i : i + size]
 
@@ -198,22 +205,33 @@ def tidy(
     bounds: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> pd.DataFrame:
     """Long table (run, query, measure, value) of (R, Q) arrays, rows where ``mask``;
-    with ``bounds`` (``{name: (lower, upper)}``) the columns ``lower`` and ``upper`` too."""
+    with ``bounds`` (``{name: (lower, upper)}``) the columns ``lower`` and ``upper`` too.
+
+    ``run``, ``query`` and ``measure`` are categorical (codes into the run
+    names, the queries and the measure labels): no Python object per row,
+    whatever the number of queries."""
     r_idx, q_idx = np.nonzero(mask)
-    runs = np.asarray(judged.run_names, dtype=object)
     extra = ["lower", "upper"] if bounds is not None else []
+    names = list(values)
+    codes = pd.Categorical.from_codes
+    cols = {
+        "run": codes(np.tile(r_idx, len(names)), categories=pd.Index(judged.run_names)),
+        "query": codes(np.tile(q_idx, len(names)), categories=pd.Index(judged.queries)),
+        "measure": codes(np.repeat(np.arange(len(names)), len(r_idx)),
+                         categories=pd.Index(names)),
+        "value": _gathered([values[n] for n in names], r_idx, q_idx),
+    }
+    for i, col in enumerate(extra):
+        cols[col] = _gathered([bounds[n][i] for n in names], r_idx, q_idx)
+    return pd.DataFrame(cols)
 
-    def frame(name: str, arr: np.ndarray) -> pd.DataFrame:
-        cols = {"run": runs[r_idx], "query": judged.queries[q_idx], "measure": name,
-                "value": arr[r_idx, q_idx].astype(np.float64)}
-        for col, b in zip(extra, bounds[name] if bounds is not None else ()):
-            cols[col] = b[r_idx, q_idx].astype(np.float64)
-        return pd.DataFrame(cols)
 
-    frames = [frame(name, arr) for name, arr in values.items()]
-    if not frames:
-        return pd.DataFrame({c: [] for c in ["run", "query", "measure", "value", *extra]})
-    return pd.concat(frames, ignore_index=True)
+def _gathered(arrays: list[np.ndarray], r_idx: np.ndarray, q_idx: np.ndarray) -> np.ndarray:
+    """The ``[r_idx, q_idx]`` entries of every array, one after the other (float64)."""
+    out = np.empty(len(arrays) * len(r_idx), np.float64)
+    for i, arr in enumerate(arrays):
+        out[i * len(r_idx) : (i + 1) * len(r_idx)] = arr[r_idx, q_idx]
+    return out
 
 
 def evaluate(
@@ -229,6 +247,7 @@ def evaluate(
     judged: JudgedRankings | None = None,
     subtopics=None,
     bounds: bool = False,
+    columns=None,
 ) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels``: a tidy DataFrame (run, query, measure, value).
 
@@ -260,6 +279,12 @@ def evaluate(
                  completed with their unjudged items (:func:`irpref.bounds.with_unjudged`);
                  under ``ties="expected"`` the full layout is judged (a compact
                  ``judged`` is refused).
+    columns:     which column of a table (CSV/TSV/JSONL/Parquet, DataFrame) holds what:
+                 ``{"query": "user_id", "doc": "item_id", "score": "score",
+                 "grade": "rating"}`` (roles query, doc, score, grade, run; a role
+                 left out is found by its usual names; :mod:`irpref.io.columns`).
+
+    The ``run``, ``query`` and ``measure`` columns of the result are categorical.
     """
     # every name checked before reading (ir_measures objects through the converter
     # irpref.interop.ir_measures registers with the resolver)
@@ -278,7 +303,8 @@ def evaluate(
         if bounds and ties == "expected":  # the unjudged items' tie groups: full only
             layout, count_docs = "full", False
         judged = judge_inputs(qrels, runs, rel=rel, depth=depth, ties=ties,
-                              corpus_size=corpus_size, layout=layout, count_docs=count_docs)
+                              corpus_size=corpus_size, layout=layout, count_docs=count_docs,
+                              columns=columns)
     if sub is not None:
         attach_subtopics(judged, sub)
     mask = judged.query_mask(missing)
@@ -314,7 +340,8 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
         table.index.name = "run"
         return table
     out = []
-    per_query = results[results["query"].notna()] if "query" in results else results
+    per_query = (results[results["query"].notna()]
+                 if "query" in results and results["query"].hasnans else results)
     for measure, group in per_query.groupby("measure", sort=False):
         aggregate = parse_measure(measure).family.aggregate or np.mean
         by_run = group.groupby("run", sort=False)["value"]

@@ -27,12 +27,13 @@ try:  # optional C helpers (setup.py); without them Arrow numbers the strings
     import irpref._strings as _strings
 except ImportError:  # pragma: no cover - depends on the build
     _strings = None
-from irpref.io.lines import _check_unique_pairs, _read_bytes
+from irpref.io.lines import check_unique_pairs, read_bytes
 from irpref.io.records import Qrels, Run
 from irpref.io.tables import row_line
 
 __all__ = [
     "Collection",
+    "Documents",
     "DocumentIds",
     "intern",
     "merge_docs",
@@ -82,7 +83,7 @@ class DocumentIds:
         return pd.Index(self.distinct).get_indexer(keys).astype(np.int32)
 
 
-class _Documents:
+class Documents:
     """Documents of the qrels and all runs, for classes holding ``doc_ids``
     and ``qrels_doc_key``: their count, strings and dense codes on demand."""
 
@@ -106,7 +107,7 @@ class _Documents:
 
 
 @dataclass(frozen=True, eq=False)
-class Collection(_Documents):
+class Collection(Documents):
     """Qrels and runs with query ids interned and document ids keyed once."""
 
     queries: np.ndarray  # (Q,) str, sorted: the qrels' queries
@@ -604,8 +605,8 @@ def _refuse_repeated_documents(
     suspects = threads.in_threads(suspect, range(len(runs)), weight=np.diff(run_offsets))
     for r in np.flatnonzero(suspects):
         run = runs[r]
-        raw = _read_bytes(run.source) if os.path.isfile(run.source) else None
-        _check_unique_pairs(run.query, run.doc, run.source,
+        raw = read_bytes(run.source) if os.path.isfile(run.source) else None
+        check_unique_pairs(run.query, run.doc, run.source,
                             partial(row_line, run.source, raw), what="retrieved twice")
 
 

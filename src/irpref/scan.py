@@ -70,16 +70,16 @@ def enabled() -> bool:
     return _scan is not None and mode == "c"
 
 
-def takes(runs) -> bool:
-    """``runs`` is a list of TREC run files (not tables, not ``irds:``):
-    :func:`judge_files` judges them one file at a time (by the C pass when
-    :func:`enabled`, else by the Python reader)."""
+def takes(runs, columns=None) -> bool:
+    """``runs`` is a list of TREC run files (not tables, by their names or
+    ``columns``, not ``irds:``): :func:`judge_files` judges them one file at
+    a time (by the C pass when :func:`enabled`, else by the Python reader)."""
     if not isinstance(runs, (list, tuple)) or not runs:
         return False
     return all(
         isinstance(r, (str, os.PathLike))
         and not str(r).startswith("irds:")
-        and table_format(str(r)) is None
+        and table_format(str(r), columns) is None
         for r in runs
     )
 
@@ -138,15 +138,17 @@ def qrels_index(qrels, *, columns=None) -> QrelsIndex:
     is read by the careful reader, which names the problem with its line."""
     if isinstance(qrels, QrelsIndex):
         return qrels
-    if enabled() and isinstance(qrels, (str, os.PathLike)) and _is_trec_file(str(qrels)):
+    if (enabled() and isinstance(qrels, (str, os.PathLike))
+            and _is_trec_file(str(qrels), columns)):
         index = _read_qrels_file(str(qrels))
         if index is not None:
             return index
-    return QrelsIndex(as_qrels(qrels) if columns is None else as_qrels(qrels, columns=columns))
+    return QrelsIndex(as_qrels(qrels, columns=columns))
 
 
-def _is_trec_file(path: str) -> bool:
-    return not any(path.startswith(p) for p in QRELS_SOURCES) and table_format(path) is None
+def _is_trec_file(path: str, columns) -> bool:
+    return (not any(path.startswith(p) for p in QRELS_SOURCES)
+            and table_format(path, columns) is None)
 
 
 def _read_qrels_file(path: str) -> QrelsIndex | None:

@@ -247,6 +247,17 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="name runs by their tag column instead of their file names",
     )
+    add_columns(parser)
+
+
+def add_columns(parser: argparse.ArgumentParser) -> None:
+    from irpref.io.columns import ROLES, check_columns
+
+    parser.add_argument(
+        "--columns", metavar="ROLE=NAME,...", default=None, **checked(check_columns),
+        help="the columns of table inputs (CSV/TSV/JSONL/Parquet), e.g. "
+        f"query=user_id,doc=item_id,score=score,grade=rating (roles: {', '.join(ROLES)})",
+    )
 
 
 def add_judging(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
@@ -381,6 +392,7 @@ def judge_args(
         corpus_size=corpus_size,
         layout=layout,
         count_docs=count_docs or (layout == "compact" and not measures and not preferences),
+        columns=getattr(args, "columns", None),
     )
 
 
