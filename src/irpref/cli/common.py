@@ -20,6 +20,7 @@ from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.judged import JudgedRankings
 from irpref.params import TIES
+from irpref.report.formats import BINARY_FORMATS
 from irpref.report.tables import FORMATS
 
 # trec_eval flags irpref's own commands spell differently: flag -> (long option, takes a value)
@@ -292,13 +293,17 @@ def add_depth(parser: argparse.ArgumentParser) -> None:
                         help="keep the top N >= 1 of each ranking after sorting (trec_eval -M)")
 
 
-def add_format(parser: argparse.ArgumentParser, default: str = "table") -> None:
+def add_format(parser: argparse.ArgumentParser, default: str = "table", *,
+               binary: bool = False) -> None:
+    """``--format``; ``binary``: parquet too (the command writes every table
+    through the one writer; Parquet needs -o FILE or a stdout that is not a tty)."""
     parser.add_argument(
         "--format",
         **once(),
-        choices=FORMATS,
+        choices=(*FORMATS, *BINARY_FORMATS) if binary else FORMATS,
         default=default,
-        help=f"output format (default {default}); tsv keeps full precision",
+        help=f"output format (default {default}); tsv keeps full precision"
+        + ("; parquet needs -o FILE (or stdout redirected)" if binary else ""),
     )
 
 
