@@ -41,9 +41,9 @@ import pandas as pd
 
 from irpref.report.records import sort_queries, sort_runs, write_json, write_parquet, write_tsv
 
-__all__ = ["BINARY_FORMATS", "FORMATS", "PAPER_FORMATS", "TEXT_FORMATS", "check_format", "render", "render_frame",
-           "render_text", "report_html_table", "report_markdown_table", "write_frame",
-           "write_table"]
+__all__ = ["BINARY_FORMATS", "FORMATS", "PAPER_FORMATS", "TEXT_FORMATS", "check_format", "render",
+           "render_frame", "render_text", "report_html_table", "report_markdown_table",
+           "write_frame", "write_table"]
 
 TEXT_FORMATS = ("table", "tsv", "json")
 PAPER_FORMATS = ("markdown", "latex", "html")
