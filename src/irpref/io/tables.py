@@ -113,7 +113,10 @@ def _pick(columns: list[str], role: str, path: str, mapping: Columns | None,
 
 def _read(path: str, fmt: str, what: str, mapping: Columns | None):
     """(columns dict of pa arrays, row -> line function) with ids, value and name;
-    ``what`` is ``run`` (a score column) or ``qrels`` (a grade column)."""
+    ``what`` is ``run`` (a score column) or ``qrels`` (a grade column; a run
+    column the mapping names is a run's, not looked for)."""
+    if what == "qrels" and mapping and "run" in mapping:
+        mapping = {role: name for role, name in mapping.items() if role != "run"}
     if fmt in ("csv", "tsv"):
         return _read_csv(path, "," if fmt == "csv" else "\t", what, mapping)
     if fmt == "jsonl":
