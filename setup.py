@@ -3,8 +3,8 @@
 - ``irpref._kernels``: the randomized Tukey HSD inner loops (irpref.stats);
 - ``irpref._strings``: hashing, numbering and sorting of document ids of any
   shape (irpref.judged);
-- ``irpref._scan``: a TREC run file parsed, checked and judged in one pass
-  (irpref.scan).
+- ``irpref._scan``: a TREC run file parsed, checked and judged in one pass,
+  and a TREC qrels file read and indexed in one pass (irpref.scan).
 
 Both are optional: if they fail to compile, the install goes on and irpref
 uses its NumPy / Arrow code paths, which give the same numbers.
@@ -23,14 +23,15 @@ setup(
         Extension(
             "irpref._strings",
             sources=["src/irpref/_strings.c"],
-            depends=["src/irpref/_hash.h"],
+            depends=["src/irpref/_hash.h", "src/irpref/_sort.h"],
             extra_compile_args=["-O3"],
             optional=True,
         ),
         Extension(
             "irpref._scan",
-            sources=["src/irpref/_scan.c"],
-            depends=["src/irpref/_hash.h"],
+            sources=["src/irpref/_scan.c", "src/irpref/_qrels.c"],
+            depends=["src/irpref/_hash.h", "src/irpref/_lex.h", "src/irpref/_scan.h",
+                     "src/irpref/_sort.h"],
             extra_compile_args=["-O3"],
             optional=True,
         ),

@@ -727,8 +727,8 @@ def test_unexplained_parse_failure_still_names_the_file(tmp_path, monkeypatch, r
     comes out as an InputError naming the file (never pyarrow's bare text)."""
     from irpref.io import trec
 
-    monkeypatch.setattr(trec, "_diagnose_run", lambda *a, **k: None)
-    monkeypatch.setattr(trec, "_diagnose_qrels", lambda *a, **k: None)
+    monkeypatch.setattr(trec, "diagnose_run", lambda *a, **k: None)
+    monkeypatch.setattr(trec, "diagnose_qrels", lambda *a, **k: None)
     if reader == "run":
         path = _write(tmp_path, "r.txt", b"q1 Q0 d1 1 1 r\nq1 Q0 d2 1 x r\n")
         call = trec.read_run

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from irpref.hashing import hash_strings
 from irpref.interning import intern
-from irpref.io.lines import _normalise
+from irpref.io.lines import normalise
 from irpref.io.records import TrecFormatError
 from irpref.io.trec import read_qrels, read_run
 from irpref.ranking import judge
@@ -98,13 +98,13 @@ def test_normalise_matches_split(rows, blanks, newline):
     """Normalising any spacing gives the fields ``str.split`` sees, one line per row."""
     it = iter(blanks * 10)
     text = newline.join(next(it).join(row) for row in rows) + newline
-    out = _normalise(text.encode()).decode()
+    out = normalise(text.encode()).decode()
     assert out == "".join(" ".join(row) + "\n" for row in rows)
 
 
 def test_clean_input_is_returned_unchanged():
     data = _clean_run().encode()
-    assert _normalise(data) is data
+    assert normalise(data) is data
 
 
 @pytest.mark.parametrize(

@@ -34,12 +34,12 @@ import pyarrow.csv as pcsv
 import pytest
 from environment import setenv
 from helpers import irpref_exe
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from irpref import scan
 from irpref.evaluate import _unjudged_message, evaluate, judge_inputs
-from irpref.io.lines import _read_buffer
+from irpref.io.lines import read_buffer
 from irpref.io.trec import read_qrels
 
 try:  # the suite fails, never skips, when the extension is not built
@@ -120,7 +120,7 @@ def c_code(qrels, path, *, ties: str = "docid", depth=None, use_tag: bool = Fals
     """The code the C pass returns for one file (0: it read the file itself)."""
     with scan_mode("c"):
         index = scan.QrelsIndex(read_qrels(str(qrels)))
-        return _scan.judge(_read_buffer(str(path)), index.capsule,
+        return _scan.judge(read_buffer(str(path)), index.capsule,
                            {"docid": 0, "input": 1, "expected": 2}[ties], depth or 0, use_tag)[0]
 
 
@@ -178,8 +178,9 @@ def oracle(qrels: dict, runs: list, ties: str, depth: int | None) -> dict:
                 group = (first, last - first + 1) if ties == "expected" else None
                 items.append((i, qrels[q][d], d, group))
             segments.append((len(cut), bool(mine), items))
+    sharing_none = [n for n, lines in runs if not any(q in qrels for q, _, _ in lines)]
     return {"runs": [n for n, _ in runs], "queries": queries, "segments": segments,
-            "unknown": unknown}
+            "unknown": unknown, "refused": sharing_none[0] if sharing_none else None}
 
 
 def compact_view(j) -> dict:
@@ -201,6 +202,10 @@ def compact_view(j) -> dict:
 
 
 def assert_oracle(out: Outcome, expected: dict) -> None:
+    if expected["refused"] is not None:  # a run sharing no query with the qrels
+        assert out.error[0] == "InputError", out.error
+        assert out.error[1].startswith(f"run {expected['refused']}: it shares no query")
+        return
     assert out.error is None, out.error
     got = compact_view(out.judged)
     assert got["runs"] == expected["runs"]
@@ -572,6 +577,8 @@ def test_generated_runs_give_the_same_measures(coll, style, rnd, ties, depth):
     """AP, nDCG, RR, P, R, ... on the C pass's compact layout, the Python
     reader's and the full layout: equal (the tie-aware kernels under expected)."""
     qrels, runs = coll
+    runs = [r for r in runs if any(q in qrels for q, _, _ in r.lines)]  # others: refused
+    assume(runs)
     qpath, paths, _ = write_collection(qrels, runs, style, rnd, False)
     measures_agree(qpath, paths, ties=ties, depth=depth)
 
@@ -798,13 +805,13 @@ def test_unknown_queries_warn_identically():
     runs = [write(d, f"r{i}", "".join(f"{q} Q0 d1 1 1 r\n" for q in qs).encode())
             for i, qs in enumerate([["q1", "z", "é", "a1", "a2"], ["q2", "z"], ["q1"],
                                     ["zz", "中", "😀", "q\x0b"]])]
+    out = judge_both(qpath, runs[:3])
+    assert len(out.warned) == 1
+    assert out.warned[0].startswith("4 queries absent from the qrels ignored in 2 runs")
+    # every query unknown: the run is refused, alike in both paths
     out = judge_both(qpath, runs)
-    assert len(out.warned) == 1
-    assert out.warned[0].startswith("8 queries absent from the qrels ignored in 3 runs")
-    # every query unknown: no item, nothing present, the same warning
-    out = judge_both(qpath, runs[3:])
-    assert not out.judged.present.any() and len(out.judged.grade) == 0
-    assert len(out.warned) == 1
+    assert out.error[0] == "InputError"
+    assert out.error[1].startswith("run r3: it shares no query with the qrels")
 
 
 def test_qrels_queries_the_run_lacks_and_grades_below_one():
@@ -814,7 +821,7 @@ def test_qrels_queries_the_run_lacks_and_grades_below_one():
 
 
 def test_large_file_read_through_a_memory_map():
-    """A file of 1 MB or more is mapped, not copied (irpref.io.lines._read_buffer)."""
+    """A file of 1 MB or more is mapped, not copied (irpref.io.lines.read_buffer)."""
     rng = np.random.default_rng(3)
     docs = [f"doc{i:05d}" for i in range(4000)]
     queries = [f"q{i}" for i in range(12)]
@@ -1096,7 +1103,7 @@ def test_bom_after_a_comment_line():
     qpath = write(d, "qrels", b"q1 0 d1 1\n")
     path = write(d, "r", b"# comment\n\xef\xbb\xbfq1 Q0 d1 1 1 r\n")
     out = judge_both(qpath, [path])  # only a BOM at the start of a file is skipped
-    assert out.warned and "\ufeffq1" in out.warned[0]
+    assert out.error[0] == "InputError" and "\ufeffq1" in out.error[1]
 
 
 def test_bom_after_a_comment_line_of_qrels_is_data():

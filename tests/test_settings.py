@@ -98,7 +98,7 @@ def test_rankings_keep_their_judging_settings_and_the_evaluation_its_own():
     assert list(plain["measure"].unique()) == ["AP"]
     again = irpref.evaluate(None, None, ["AP"], judged=judged, judged_only=True)
     assert list(again["measure"].unique()) == ["AP(judged_only=true)"]
-    assert set(JUDGING) == {"rel", "depth", "ties", "corpus_size", "use_tag"}
+    assert set(JUDGING) == {"rel", "depth", "ties", "corpus_size", "use_tag", "columns"}
 
 
 def test_judged_only_is_a_value_and_leaves_nothing_behind():
@@ -176,3 +176,22 @@ def test_missing_means_the_same_for_measures_and_preferences(tmp_path):
         assert f"--missing {missing}" in out.stderr or missing == "skip"
     assert sig["skip"] == {"sgnLP": 38, "AP": 38}
     assert sig["zero"] == {"sgnLP": 43, "AP": 43}
+
+
+def test_a_column_mapping_is_a_setting_every_entry_point_takes():
+    s = Settings(columns={"query": "user_id", "doc": "item_id"})
+    assert s.columns == (("doc", "item_id"), ("query", "user_id"))
+    assert s == Settings(columns="query=user_id,doc=item_id")
+    assert s.column_map == {"doc": "item_id", "query": "user_id"}
+    with pytest.raises(UsageError, match="unknown role 'user'"):
+        Settings(columns={"user": "user_id"})
+    import pandas as pd
+
+    qrels = pd.DataFrame({"user_id": ["u1", "u1", "u2"], "item_id": ["a", "b", "a"],
+                          "rating": [1, 0, 2]})
+    run = pd.DataFrame({"user_id": ["u1", "u1", "u2"], "item_id": ["a", "b", "a"],
+                        "score": [2.0, 1.0, 1.0]})
+    mapping = {"query": "user_id", "doc": "item_id", "grade": "rating"}
+    table = irpref.compare(qrels, {"A": run, "B": run.assign(score=-run.score)}, ["sgnLP"],
+                           columns=mapping)
+    assert set(table["query"]) == {"u1", "u2"}

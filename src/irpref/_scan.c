@@ -1,10 +1,10 @@
 /* irpref._scan: a TREC run file read and judged in one pass (irpref.scan).
  *
- *   index(q_off, q_data, row_off, d_off, d_data) -> capsule
- *       the qrels: query ids in code order (offsets int64 + bytes), the
- *       qrels rows of query q at [row_off[q], row_off[q+1]), the document
- *       id of every row; hashed once into one table per query.
- *   judge(data, index, ties, depth, use_tag) -> tuple
+ *   index(q_off, q_data, row_off, d_off, d_data) -> capsule     (_qrels.c)
+ *   qrels(data, release) -> (0, capsule, ...) or (code, line)    (_qrels.c)
+ *       the qrels index (_scan.h): from arrays Python holds, or read from a
+ *       TREC qrels file in one pass.
+ *   judge(data, index, ties, depth, use_tag, release) -> tuple
  *       parse the bytes of a run file ("qid Q0 docid rank score [tag]"),
  *       check them as irpref.io.trec does, rank every query (score
  *       descending; ties 0 = docid descending as trec_eval, 1 = file order,
@@ -12,557 +12,26 @@
  *       layout of irpref.judged holds: per query the number retrieved, per
  *       retrieved document the qrels mention its rank, qrels row and tie
  *       group. Unjudged documents are hashed (repeats are refused) but never
- *       ordered by id unless they tie with a judged one.
+ *       ordered by id unless they tie with a judged one. `release`: data is
+ *       a read-only map of a file, whose pages are handed back to the
+ *       kernel once their queries are judged (files grouped by query).
  *
  * judge returns (0, counts, kept, rank, row, tie_first, tie_size, unknown,
- * tag) on success (arrays as int64 bytes; unknown: the query ids the qrels
- * lack, in order of first appearance; tag: the tag when use_tag, else None)
- * or (code, line) when the file breaks a rule or is too large for this pass:
- * the caller then reads it with the careful Python reader, which names the
- * problem exactly (or, for a rule this pass is stricter about, reads it).
- * judge releases the GIL: callers judge several files on several threads.
+ * tag) on success (arrays as int64 bytes, tie_first and tie_size None unless
+ * ties = 2; unknown: the query ids the qrels lack, in order of first
+ * appearance; tag: the tag when use_tag, else None) or (code, line) when the
+ * file breaks a rule or is too large for this pass: the caller then reads it
+ * with the careful Python reader, which names the problem exactly (or, for a
+ * rule this pass is stricter about, reads it). Both passes release the GIL:
+ * callers judge several files on several threads.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <errno.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+#include "_scan.h"
 
-#include "_hash.h"
+#include <sys/mman.h>
+#include <unistd.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
-enum {
-    SCAN_OK = 0,
-    SCAN_FIELDS = 1,   /* not 5 or 6 fields, or not as many as the first line */
-    SCAN_SCORE = 2,    /* a score that is not a decimal float or inf */
-    SCAN_UTF8 = 3,     /* an id that is not UTF-8 */
-    SCAN_REPEAT = 4,   /* a document twice for one query */
-    SCAN_TAG = 5,      /* use_tag and two different tags */
-    SCAN_EMPTY = 6,    /* no data line */
-    SCAN_MEMORY = 7,   /* out of memory */
-    SCAN_TOO_BIG = 8,  /* more lines or longer ids than this pass holds */
-};
-
-/* ---- the qrels index ----------------------------------------------------- */
-
-typedef struct {
-    uint64_t hash; /* of the document id */
-    int64_t row;   /* qrels row, or -1: empty */
-} Slot;
-
-typedef struct {
-    int64_t n_queries, n_rows;
-    int64_t *q_off;
-    unsigned char *q_data;
-    int64_t q_mask;
-    int64_t *q_slots; /* query code or -1 */
-    int64_t *row_off;
-    int64_t *d_off;
-    unsigned char *d_data;
-    int64_t *slot_off; /* slots of query q: [slot_off[q], slot_off[q+1]), a power of 2 */
-    Slot *slots;
-    /* per query a filter of its documents' hashes (bit (h >> 40) mod its size,
-       16 bits per document): most unjudged ids are refused without a probe */
-    int64_t *bits_off; /* 64-bit words of query q: [bits_off[q], bits_off[q+1]), a power of 2 */
-    uint64_t *bits;
-} Index;
-
-static void free_index(Index *ix) {
-    if (!ix)
-        return;
-    free(ix->q_off);
-    free(ix->q_data);
-    free(ix->q_slots);
-    free(ix->row_off);
-    free(ix->d_off);
-    free(ix->d_data);
-    free(ix->slot_off);
-    free(ix->slots);
-    free(ix->bits_off);
-    free(ix->bits);
-    free(ix);
-}
-
-static void index_destructor(PyObject *capsule) {
-    free_index((Index *)PyCapsule_GetPointer(capsule, "irpref._scan.index"));
-}
-
-static int64_t pow2_at_least(int64_t n) {
-    int64_t size = 2;
-    while (size < n)
-        size <<= 1;
-    return size;
-}
-
-/* A copy of a contiguous buffer of int64 (n_expected entries, or any if < 0). */
-static int64_t *copy_int64(PyObject *obj, int64_t n_expected, int64_t *n_out) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(obj, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
-    int64_t *out = NULL;
-    if (view.itemsize != 8 || (view.format && strcmp(view.format, "q") && strcmp(view.format, "l")))
-        PyErr_SetString(PyExc_TypeError, "offsets must be int64");
-    else if (n_expected >= 0 && view.len / 8 != n_expected)
-        PyErr_SetString(PyExc_ValueError, "offsets have the wrong length");
-    else if (view.len < 8)
-        PyErr_SetString(PyExc_ValueError, "offsets must hold at least one entry");
-    else if (!(out = malloc((size_t)view.len)))
-        PyErr_NoMemory();
-    else {
-        memcpy(out, view.buf, (size_t)view.len);
-        *n_out = view.len / 8;
-    }
-    PyBuffer_Release(&view);
-    return out;
-}
-
-static unsigned char *copy_bytes(PyObject *obj, int64_t *n_out) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0)
-        return NULL;
-    unsigned char *out = malloc((size_t)view.len + 1);
-    if (!out)
-        PyErr_NoMemory();
-    else {
-        memcpy(out, view.buf, (size_t)view.len);
-        *n_out = view.len;
-    }
-    PyBuffer_Release(&view);
-    return out;
-}
-
-/* Offsets that start at 0, never decrease and end at the data's length. */
-static int valid_offsets(const int64_t *off, int64_t n, int64_t len) {
-    if (off[0] != 0 || off[n] != len)
-        return 0;
-    for (int64_t i = 0; i < n; i++)
-        if (off[i + 1] < off[i])
-            return 0;
-    return 1;
-}
-
-/* Equal byte strings (inline: most ids are short, a call to memcmp costs more). */
-static inline int same_bytes(const unsigned char *a, int64_t na, const unsigned char *b,
-                             int64_t nb) {
-    if (na != nb)
-        return 0;
-    for (; na >= 8; a += 8, b += 8, na -= 8)
-        if (load64(a) != load64(b))
-            return 0;
-    while (na-- > 0)
-        if (*a++ != *b++)
-            return 0;
-    return 1;
-}
-
-/* Hash of an id (query or document), and whether it is ASCII (when `ascii`
- * is not NULL), in one pass: two lanes
- * of 8 bytes (independent multiply chains, so long ids such as URLs hash at
- * twice the speed of one chain); the high bits of every byte are or-ed. */
-static inline uint64_t hash_id(const unsigned char *p, int64_t n, int *ascii) {
-    uint64_t a = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n, b = 0xc2b2ae3d27d4eb4fULL, seen = 0;
-    for (; n >= 16; p += 16, n -= 16) {
-        uint64_t u = load64(p), v = load64(p + 8);
-        seen |= u | v;
-        a = (a ^ u) * 0x100000001b3ULL;
-        b = (b ^ v) * 0x9fb21c651e98df25ULL;
-        a ^= a >> 29;
-        b ^= b >> 31;
-    }
-    if (n >= 8) {
-        uint64_t u = load64(p);
-        seen |= u;
-        a = (a ^ u) * 0x100000001b3ULL;
-        a ^= a >> 29;
-        p += 8;
-        n -= 8;
-    }
-    if (n > 0) {
-        uint64_t w = 0;
-        memcpy(&w, p, (size_t)n);
-        seen |= w;
-        b = (b ^ w) * 0x9fb21c651e98df25ULL;
-        b ^= b >> 31;
-    }
-    if (ascii)
-        *ascii = (seen & 0x8080808080808080ULL) == 0;
-    return mix64(a ^ mix64(b));
-}
-
-static PyObject *build_index(PyObject *self, PyObject *args) {
-    PyObject *q_off_obj, *q_data_obj, *row_off_obj, *d_off_obj, *d_data_obj;
-    if (!PyArg_ParseTuple(args, "OOOOO", &q_off_obj, &q_data_obj, &row_off_obj, &d_off_obj,
-                          &d_data_obj))
-        return NULL;
-    Index *ix = calloc(1, sizeof(Index));
-    if (!ix)
-        return PyErr_NoMemory();
-    int64_t n_q1, n_r1, n_d1, q_len, d_len;
-    if (!(ix->q_off = copy_int64(q_off_obj, -1, &n_q1)) || !(ix->q_data = copy_bytes(q_data_obj, &q_len)) ||
-        !(ix->row_off = copy_int64(row_off_obj, n_q1, &n_r1)) ||
-        !(ix->d_off = copy_int64(d_off_obj, -1, &n_d1)) || !(ix->d_data = copy_bytes(d_data_obj, &d_len)))
-        goto fail;
-    ix->n_queries = n_q1 - 1;
-    ix->n_rows = n_d1 - 1;
-    if (!valid_offsets(ix->q_off, ix->n_queries, q_len) ||
-        !valid_offsets(ix->row_off, ix->n_queries, ix->n_rows) ||
-        !valid_offsets(ix->d_off, ix->n_rows, d_len)) {
-        PyErr_SetString(PyExc_ValueError, "offsets out of range");
-        goto fail;
-    }
-    int64_t q_size = pow2_at_least(2 * ix->n_queries);
-    ix->q_mask = q_size - 1;
-    ix->q_slots = malloc((size_t)q_size * sizeof(int64_t));
-    ix->slot_off = malloc((size_t)(ix->n_queries + 1) * sizeof(int64_t));
-    ix->bits_off = malloc((size_t)(ix->n_queries + 1) * sizeof(int64_t));
-    if (!ix->q_slots || !ix->slot_off || !ix->bits_off) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (int64_t s = 0; s < q_size; s++)
-        ix->q_slots[s] = -1;
-    ix->slot_off[0] = ix->bits_off[0] = 0;
-    for (int64_t q = 0; q < ix->n_queries; q++) {
-        const unsigned char *id = ix->q_data + ix->q_off[q];
-        int64_t n = ix->q_off[q + 1] - ix->q_off[q];
-        int64_t s = (int64_t)(hash_id(id, n, NULL) & (uint64_t)ix->q_mask);
-        while (ix->q_slots[s] >= 0) {
-            int64_t o = ix->q_slots[s];
-            if (same_bytes(id, n, ix->q_data + ix->q_off[o], ix->q_off[o + 1] - ix->q_off[o])) {
-                PyErr_SetString(PyExc_ValueError, "a query id occurs twice");
-                goto fail;
-            }
-            s = (s + 1) & ix->q_mask;
-        }
-        ix->q_slots[s] = q;
-        int64_t rows = ix->row_off[q + 1] - ix->row_off[q];
-        ix->slot_off[q + 1] = ix->slot_off[q] + pow2_at_least(2 * rows);
-        ix->bits_off[q + 1] = ix->bits_off[q] + pow2_at_least((rows + 3) / 4);
-    }
-    ix->slots = malloc((size_t)(ix->slot_off[ix->n_queries] + 1) * sizeof(Slot));
-    if (!ix->slots) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (int64_t s = 0; s < ix->slot_off[ix->n_queries]; s++)
-        ix->slots[s].row = -1;
-    ix->bits = calloc((size_t)ix->bits_off[ix->n_queries] + 1, sizeof(uint64_t));
-    if (!ix->bits) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (int64_t q = 0; q < ix->n_queries; q++) {
-        Slot *slots = ix->slots + ix->slot_off[q];
-        uint64_t mask = (uint64_t)(ix->slot_off[q + 1] - ix->slot_off[q] - 1);
-        uint64_t *bits = ix->bits + ix->bits_off[q];
-        uint64_t bit_mask = (uint64_t)(64 * (ix->bits_off[q + 1] - ix->bits_off[q]) - 1);
-        for (int64_t r = ix->row_off[q]; r < ix->row_off[q + 1]; r++) {
-            const unsigned char *id = ix->d_data + ix->d_off[r];
-            int64_t n = ix->d_off[r + 1] - ix->d_off[r];
-            uint64_t h = hash_id(id, n, NULL);
-            uint64_t s = h & mask;
-            while (slots[s].row >= 0) {
-                int64_t o = slots[s].row;
-                if (slots[s].hash == h &&
-                    same_bytes(id, n, ix->d_data + ix->d_off[o], ix->d_off[o + 1] - ix->d_off[o])) {
-                    PyErr_SetString(PyExc_ValueError, "a document is judged twice for one query");
-                    goto fail;
-                }
-                s = (s + 1) & mask;
-            }
-            slots[s].hash = h;
-            slots[s].row = r;
-            uint64_t bit = (h >> 40) & bit_mask;
-            bits[bit >> 6] |= 1ULL << (bit & 63);
-        }
-    }
-    PyObject *capsule = PyCapsule_New(ix, "irpref._scan.index", index_destructor);
-    if (!capsule)
-        free_index(ix);
-    return capsule;
-fail:
-    free_index(ix);
-    return NULL;
-}
-
-static int64_t find_query(const Index *ix, const unsigned char *id, int64_t n) {
-    int64_t s = (int64_t)(hash_id(id, n, NULL) & (uint64_t)ix->q_mask);
-    for (;;) {
-        int64_t q = ix->q_slots[s];
-        if (q < 0)
-            return -1;
-        if (same_bytes(id, n, ix->q_data + ix->q_off[q], ix->q_off[q + 1] - ix->q_off[q]))
-            return q;
-        s = (s + 1) & ix->q_mask;
-    }
-}
-
-/* The qrels row of document (id, n, hash h) in query q, or -1. */
-static inline int64_t find_row(const Index *ix, int64_t q, const unsigned char *id, int64_t n,
-                               uint64_t h) {
-    const uint64_t *bits = ix->bits + ix->bits_off[q];
-    uint64_t bit = (h >> 40) & (uint64_t)(64 * (ix->bits_off[q + 1] - ix->bits_off[q]) - 1);
-    if (!(bits[bit >> 6] >> (bit & 63) & 1))
-        return -1;
-    const Slot *slots = ix->slots + ix->slot_off[q];
-    uint64_t mask = (uint64_t)(ix->slot_off[q + 1] - ix->slot_off[q] - 1);
-    for (uint64_t s = h & mask;; s = (s + 1) & mask) {
-        int64_t r = slots[s].row;
-        if (r < 0)
-            return -1;
-        if (slots[s].hash == h &&
-            same_bytes(id, n, ix->d_data + ix->d_off[r], ix->d_off[r + 1] - ix->d_off[r]))
-            return r;
-    }
-}
-
-/* ---- lexing --------------------------------------------------------------- */
-
-static inline int is_blank(unsigned char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-/* Tokens of a line: at most MAX_TOKENS are recorded, all are counted. */
-#define MAX_TOKENS 7
-typedef struct {
-    const unsigned char *start[MAX_TOKENS];
-    int64_t len[MAX_TOKENS];
-    int n;
-    const unsigned char *open; /* start of a token still being read, or NULL */
-} Tokens;
-
-static inline void token_starts(Tokens *t, const unsigned char *p) { t->open = p; }
-
-static inline void token_ends(Tokens *t, const unsigned char *p) {
-    if (t->n < MAX_TOKENS) {
-        t->start[t->n] = t->open;
-        t->len[t->n] = p - t->open;
-    }
-    t->n++;
-    t->open = NULL;
-}
-
-/* The file as 64-byte blocks (from its start), each classified once: bit i
- * of `sep` is set when byte i is a blank or a newline, of `nl` when it is a
- * newline. Bytes past the end count as newlines (the last line ends there). */
-typedef struct {
-    const unsigned char *base, *end;
-    int64_t at; /* offset of the classified block, or -64: none yet */
-    uint64_t sep, nl;
-} Blocks;
-
-static void classify(Blocks *k, int64_t at) {
-    const unsigned char *block = k->base + at;
-    k->at = at;
-    uint64_t sep = 0, nl = 0;
-#ifdef __SSE2__
-    if (k->end - block >= 64) {
-        const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
-                      cr = _mm_set1_epi8('\r'), newline = _mm_set1_epi8('\n');
-        for (int i = 0; i < 4; i++) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(block + 16 * i));
-            __m128i n = _mm_cmpeq_epi8(v, newline);
-            __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab)),
-                                     _mm_or_si128(_mm_cmpeq_epi8(v, cr), n));
-            sep |= (uint64_t)(unsigned)_mm_movemask_epi8(b) << (16 * i);
-            nl |= (uint64_t)(unsigned)_mm_movemask_epi8(n) << (16 * i);
-        }
-        k->sep = sep;
-        k->nl = nl;
-        return;
-    }
-#endif
-    for (int i = 0; i < 64; i++) {
-        const unsigned char *c = block + i;
-        if (c >= k->end || *c == '\n') {
-            sep |= 1ULL << i;
-            nl |= 1ULL << i;
-        } else if (is_blank(*c))
-            sep |= 1ULL << i;
-    }
-    k->sep = sep;
-    k->nl = nl;
-}
-
-/* Split the line starting at p into tokens separated by blanks; return the
- * byte after its newline (past the end for the last line). The bit masks
- * of the blocks give every token's start and end at once. */
-static const unsigned char *split_line(Blocks *k, const unsigned char *p, Tokens *t) {
-    t->n = 0;
-    t->open = NULL;
-    for (;;) {
-        int64_t at = (p - k->base) & ~(int64_t)63;
-        if (at != k->at)
-            classify(k, at);
-        int off = (int)(p - k->base - at);
-        uint64_t sep = k->sep >> off, nl = k->nl >> off;
-        uint64_t stop = nl & -nl; /* the first newline's bit */
-        uint64_t upto = stop ? (stop << 1) - 1 : ~0ULL >> off;
-        uint64_t inside = ~sep & upto;                       /* token bytes */
-        uint64_t before = (inside << 1) | (t->open != NULL); /* the previous byte is one */
-        uint64_t events = (inside ^ before) & upto;
-        while (events) {
-            int b = __builtin_ctzll(events);
-            if (t->open)
-                token_ends(t, p + b);
-            else
-                token_starts(t, p + b);
-            events &= events - 1;
-        }
-        if (stop)
-            return p + __builtin_ctzll(stop) + 1;
-        p = k->base + at + 64;
-    }
-}
-
-static inline int is_ascii(const unsigned char *p, int64_t n) {
-    uint64_t acc = 0;
-    while (n >= 8) {
-        acc |= load64(p);
-        p += 8;
-        n -= 8;
-    }
-    while (n-- > 0)
-        acc |= *p++;
-    return (acc & 0x8080808080808080ULL) == 0;
-}
-
-/* Well-formed UTF-8 (no overlong forms, surrogates or code points > U+10FFFF). */
-static int valid_utf8(const unsigned char *p, int64_t n) {
-    if (is_ascii(p, n))
-        return 1;
-    const unsigned char *end = p + n;
-    while (p < end) {
-        unsigned char c = *p;
-        if (c < 0x80) {
-            p++;
-            continue;
-        }
-        int more;
-        unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
-        if (c >= 0xC2 && c <= 0xDF)
-            more = 1;
-        else if (c >= 0xE0 && c <= 0xEF) {
-            more = 2;
-            if (c == 0xE0)
-                lo = 0xA0;
-            else if (c == 0xED)
-                hi = 0x9F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            more = 3;
-            if (c == 0xF0)
-                lo = 0x90;
-            else if (c == 0xF4)
-                hi = 0x8F;
-        } else
-            return 0;
-        if (end - p <= more || p[1] < lo || p[1] > hi)
-            return 0;
-        for (int k = 2; k <= more; k++)
-            if (p[k] < 0x80 || p[k] > 0xBF)
-                return 0;
-        p += more + 1;
-    }
-    return 1;
-}
-
-/* ---- scores --------------------------------------------------------------- */
-
-static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-static inline int lower_is(const unsigned char *p, const char *word, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        if ((p[i] | 0x20) != (unsigned char)word[i])
-            return 0;
-    return 1;
-}
-
-/* Parse a score: [+-] (digits [. digits] | . digits) [(e|E) [+-] digits], or
- * [+-] inf / infinity in any case (what the Python reader accepts; NaN is
- * not). The value is the correctly rounded double, as strtod gives: exact
- * arithmetic when the digits fit 2**53 and the power of ten is exact
- * (Clinger's fast path), strtod otherwise. Returns 0, or -1 if malformed. */
-static int parse_score(const unsigned char *s, int64_t n, double *out) {
-    const unsigned char *p = s, *end = s + n;
-    int neg = 0;
-    if (p < end && (*p == '+' || *p == '-'))
-        neg = *p++ == '-';
-    int64_t rest = end - p;
-    if (rest > 0 && (*p | 0x20) == 'i') {
-        if ((rest == 3 && lower_is(p, "inf", 3)) || (rest == 8 && lower_is(p, "infinity", 8))) {
-            *out = neg ? -INFINITY : INFINITY;
-            return 0;
-        }
-        return -1;
-    }
-    /* digits before and after the point, as one integer while they are at
-       most 19 (< 2**64); longer numbers are left to strtod */
-    uint64_t mant = 0;
-    const unsigned char *first = p;
-    for (; p < end && (unsigned)(*p - '0') < 10; p++)
-        mant = mant * 10 + (uint64_t)(*p - '0');
-    int64_t digits = p - first, scale = 0;
-    if (p < end && *p == '.') {
-        const unsigned char *frac = ++p;
-        for (; p < end && (unsigned)(*p - '0') < 10; p++)
-            mant = mant * 10 + (uint64_t)(*p - '0');
-        scale = -(p - frac);
-        digits -= scale;
-    }
-    if (digits == 0)
-        return -1;
-    int64_t exponent = 0;
-    if (p < end && (*p | 0x20) == 'e') {
-        p++;
-        int eneg = 0;
-        if (p < end && (*p == '+' || *p == '-'))
-            eneg = *p++ == '-';
-        if (p == end || *p < '0' || *p > '9')
-            return -1;
-        for (; p < end && *p >= '0' && *p <= '9'; p++)
-            if (exponent < 100000000)
-                exponent = exponent * 10 + (*p - '0');
-        if (eneg)
-            exponent = -exponent;
-    }
-    if (p != end)
-        return -1;
-    int exact = digits <= 19;
-    if (exact && mant == 0) {
-        *out = neg ? -0.0 : 0.0;
-        return 0;
-    }
-    int64_t e10 = scale + exponent;
-    if (exact && mant <= (1ULL << 53) && e10 >= -22 && e10 <= 22) {
-        double v = (double)mant;
-        v = e10 >= 0 ? v * POW10[e10] : v / POW10[-e10];
-        *out = neg ? -v : v;
-        return 0;
-    }
-    char local[128];
-    char *text = n < (int64_t)sizeof(local) ? local : malloc((size_t)n + 1);
-    if (!text)
-        return -1;
-    memcpy(text, s, (size_t)n);
-    text[n] = '\0';
-    char *stop;
-    errno = 0;
-    double v = strtod(text, &stop);
-    int ok = stop == text + n;
-    if (text != local)
-        free(text);
-    if (!ok)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* ---- growable arrays ------------------------------------------------------ */
+/* ---- lines of a run ------------------------------------------------------ */
 
 typedef struct {
     uint64_t hash;
@@ -572,23 +41,6 @@ typedef struct {
     int32_t group; /* query code, or n_queries + k for the k-th unknown query */
 } Line;
 
-typedef struct {
-    void *data;
-    int64_t n, cap;
-    size_t item;
-} Vec;
-
-static void *vec_push(Vec *v) {
-    if (v->n == v->cap) {
-        int64_t cap = v->cap ? 2 * v->cap : 1024;
-        void *data = realloc(v->data, (size_t)cap * v->item);
-        if (!data)
-            return NULL;
-        v->data = data;
-        v->cap = cap;
-    }
-    return (char *)v->data + (size_t)(v->n++) * v->item;
-}
 
 /* Query ids the qrels lack: a small growable hash set of (offset, length). */
 typedef struct {
@@ -655,23 +107,7 @@ static int score_before(const Line *lines, const unsigned char *base, int32_t a,
 
 /* Byte order of two document ids, as strcmp (a prefix sorts first). */
 static inline int compare_ids(const Line *x, const Line *y, const unsigned char *base) {
-    int32_t n = x->doc_len < y->doc_len ? x->doc_len : y->doc_len;
-    const unsigned char *a = base + x->doc, *b = base + y->doc;
-    int32_t i = 0;
-    for (; i + 8 <= n; i += 8) { /* 8 bytes at a time, compared big-endian */
-        uint64_t u = load64(a + i), v = load64(b + i);
-        if (u != v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            u = __builtin_bswap64(u);
-            v = __builtin_bswap64(v);
-#endif
-            return u < v ? -1 : 1;
-        }
-    }
-    for (; i < n; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return (x->doc_len > y->doc_len) - (x->doc_len < y->doc_len);
+    return compare_bytes(base + x->doc, x->doc_len, base + y->doc, y->doc_len);
 }
 
 /* Larger document id first (trec_eval's tie-break). */
@@ -712,7 +148,7 @@ static void merge_sort(int32_t *idx, int32_t *tmp, int64_t n, Before before, con
 /* ---- judging one run ------------------------------------------------------ */
 
 typedef struct {
-    int64_t rank, row, first, size;
+    int32_t rank, row, first, size;
 } Kept;
 
 typedef struct {
@@ -723,6 +159,8 @@ typedef struct {
     int ties, use_tag;
     int64_t depth; /* 0: no cut */
     int stream;    /* judge each query as soon as its lines end (files grouped by query) */
+    int release;   /* data is a read-only file map: hand judged pages back (stream) */
+    int64_t released;
     /* state and outputs */
     int code;
     int64_t line, n_data;
@@ -820,10 +258,10 @@ static int judge_query(Job *job, int64_t q, const int32_t *idx, int64_t n) {
                 Kept *k = vec_push(&job->kept);
                 if (!k)
                     return fail(job, SCAN_MEMORY, 0);
-                k->rank = t; /* file order among ties; fixed below for docid */
-                k->row = row;
-                k->first = a;
-                k->size = (b < depth ? b : depth) - a;
+                k->rank = (int32_t)t; /* file order among ties; fixed below for docid */
+                k->row = (int32_t)row;
+                k->first = (int32_t)a;
+                k->size = (int32_t)((b < depth ? b : depth) - a);
             }
             int64_t m = job->kept.n - first_kept, size = b - a;
             if (m && size > 1 && job->ties != 1) {
@@ -834,7 +272,7 @@ static int judge_query(Job *job, int64_t q, const int32_t *idx, int64_t n) {
                         int64_t above = 0;
                         for (int64_t t = a; t < b; t++)
                             above += compare_ids(&lines[idx[t]], l, base) > 0;
-                        kept[j].rank = a + above;
+                        kept[j].rank = (int32_t)(a + above);
                     }
                 } else {
                     /* the kept lines sorted by id, descending; each other line
@@ -866,7 +304,7 @@ static int judge_query(Job *job, int64_t q, const int32_t *idx, int64_t n) {
                     int64_t larger = 0;
                     for (int64_t i = 0; i < m; i++) {
                         larger += diff[i];
-                        kept[job->mark[judged[i]]].rank = a + i + larger;
+                        kept[job->mark[judged[i]]].rank = (int32_t)(a + i + larger);
                     }
                     for (int64_t i = 0; i < m; i++)
                         job->mark[judged[i]] = -1;
@@ -925,6 +363,17 @@ static int finish_group(Job *job, int64_t g) {
     return rc;
 }
 
+/* Stream mode: the pages before `keep` (the first line of the query being
+ * read) are judged; hand them back to the kernel, 16 MB at a time. */
+static void release_pages(Job *job, const unsigned char *keep) {
+    int64_t page = (int64_t)sysconf(_SC_PAGESIZE);
+    int64_t end = ((keep - job->base) / page - 1) * page;
+    if (!job->release || end - job->released < (16 << 20))
+        return;
+    madvise((void *)(job->base + job->released), (size_t)(end - job->released), MADV_DONTNEED);
+    job->released = end;
+}
+
 /* Mark query code g as judged; 1 if it was already. */
 static int seen_before(Job *job, int64_t g) {
     while (job->seen.n <= g) {
@@ -943,7 +392,7 @@ static int parse_lines(Job *job) {
     const unsigned char *base = job->base, *p = base, *end = base + job->len;
     const Index *ix = job->ix;
     const unsigned char *prev_q = NULL;
-    int64_t prev_len = -1, prev_group = -1, current = -1, line = 0;
+    int64_t prev_len = -1, prev_group = -1, current = -1, line = 0, next_k = 0;
     Blocks blocks = {base, end, -64, 0, 0};
     int width = 0;
     while (p < end) {
@@ -964,7 +413,9 @@ static int parse_lines(Job *job) {
         else {
             if (!valid_utf8(tok[0], tlen[0]))
                 return fail(job, SCAN_UTF8, line);
-            group = find_query(ix, tok[0], tlen[0]);
+            group = find_query(ix, tok[0], tlen[0], next_k);
+            if (group >= 0)
+                next_k = group + 1; /* runs usually list queries as the qrels do */
             if (group < 0) {
                 int64_t k = unknown_code(&job->unknown, base, tok[0], tlen[0]);
                 if (k < 0)
@@ -1002,6 +453,7 @@ static int parse_lines(Job *job) {
             if (was)
                 return fail(job, SCAN_INTERLEAVED, line);
             current = group;
+            release_pages(job, tok[0]);
         }
         if (job->lines.n >= INT32_MAX)
             return fail(job, SCAN_TOO_BIG, line);
@@ -1063,21 +515,87 @@ static void restart(Job *job) {
     job->stream = 0;
 }
 
-static PyObject *int64_bytes(const void *data, int64_t n) {
-    return PyBytes_FromStringAndSize(data ? (const char *)data : "", (Py_ssize_t)(n * 8));
+static void free_job(Job *job) {
+    void *owned[] = {job->lines.data, job->kept.data, job->unknown.start.data,
+                     job->unknown.len.data, job->unknown.hash.data, job->unknown.slots,
+                     job->seen.data, job->counts, job->kept_start, job->n_kept, job->order,
+                     job->tmp, job->mark, job->table};
+    for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
+        free(owned[i]);
+}
+
+/* The index place of query code q. */
+static inline int64_t k_of(const Index *ix, int64_t q) {
+    return ix->k_of_code ? ix->k_of_code[q] : q;
+}
+
+/* Field f (0 rank, 1 row, 2 first, 3 size) of the kept items, query by
+ * query in code order, as int64 bytes. */
+static PyObject *kept_column(const Job *job, int f) {
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(job->kept.n * 8));
+    if (!out)
+        return NULL;
+    int64_t *col = (int64_t *)PyBytes_AS_STRING(out), i = 0;
+    const Kept *kept = job->kept.data;
+    for (int64_t q = 0; q < job->ix->n_queries; q++) {
+        int64_t k = k_of(job->ix, q);
+        for (int64_t j = job->kept_start[k]; j < job->kept_start[k] + job->n_kept[k]; j++) {
+            const int32_t *item = &kept[j].rank;
+            col[i++] = item[f];
+        }
+    }
+    return out;
+}
+
+/* A per-query count (by index place) as int64 bytes in code order. */
+static PyObject *by_code(const Job *job, const int64_t *values) {
+    int64_t n = job->ix->n_queries;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8));
+    if (!out)
+        return NULL;
+    int64_t *col = (int64_t *)PyBytes_AS_STRING(out);
+    for (int64_t q = 0; q < n; q++)
+        col[q] = values[k_of(job->ix, q)];
+    return out;
+}
+
+/* The success tuple of judge(). */
+static PyObject *job_result(const Job *job) {
+    PyObject *unknown = PyList_New(job->unknown.start.n);
+    if (!unknown)
+        return NULL;
+    const int64_t *st = job->unknown.start.data, *ln = job->unknown.len.data;
+    for (int64_t k = 0; k < job->unknown.start.n; k++) {
+        PyObject *id = PyBytes_FromStringAndSize((const char *)job->base + st[k], ln[k]);
+        if (!id) {
+            Py_DECREF(unknown);
+            return NULL;
+        }
+        PyList_SET_ITEM(unknown, k, id);
+    }
+    PyObject *tag = job->tag_start < 0
+                        ? (Py_INCREF(Py_None), Py_None)
+                        : PyBytes_FromStringAndSize((const char *)job->base + job->tag_start,
+                                                    job->tag_len);
+    int expected = job->ties == 2;
+    PyObject *first = expected ? kept_column(job, 2) : (Py_INCREF(Py_None), Py_None);
+    PyObject *size = expected ? kept_column(job, 3) : (Py_INCREF(Py_None), Py_None);
+    return Py_BuildValue("(iNNNNNNNN)", SCAN_OK, by_code(job, job->counts),
+                         by_code(job, job->n_kept), kept_column(job, 0),
+                         kept_column(job, 1), first, size, unknown, tag);
 }
 
 static PyObject *judge(PyObject *self, PyObject *args) {
     PyObject *data_obj, *capsule;
-    int ties, use_tag;
+    int ties, use_tag, release = 0;
     long long depth;
-    if (!PyArg_ParseTuple(args, "OOiLp", &data_obj, &capsule, &ties, &depth, &use_tag))
+    if (!PyArg_ParseTuple(args, "OOiLp|p", &data_obj, &capsule, &ties, &depth, &use_tag, &release))
         return NULL;
     if (ties < 0 || ties > 2 || depth < 0) {
         PyErr_SetString(PyExc_ValueError, "ties must be 0, 1 or 2 and depth >= 0");
         return NULL;
     }
-    Index *ix = PyCapsule_GetPointer(capsule, "irpref._scan.index");
+    Index *ix = PyCapsule_GetPointer(capsule, INDEX_CAPSULE);
     if (!ix)
         return NULL;
     Py_buffer data;
@@ -1090,6 +608,7 @@ static PyObject *judge(PyObject *self, PyObject *args) {
     job.ix = ix;
     job.ties = ties;
     job.use_tag = use_tag;
+    job.release = release;
     job.depth = depth;
     job.tag_start = -1;
     job.lines.item = sizeof(Line);
@@ -1100,7 +619,6 @@ static PyObject *judge(PyObject *self, PyObject *args) {
     job.counts = calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
     job.kept_start = calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
     job.n_kept = calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
-    PyObject *result = NULL;
     if (!job.counts || !job.kept_start || !job.n_kept)
         job.code = SCAN_MEMORY;
     else {
@@ -1113,56 +631,11 @@ static PyObject *judge(PyObject *self, PyObject *args) {
         }
         Py_END_ALLOW_THREADS
     }
-    if (job.code != SCAN_OK)
-        result = Py_BuildValue("(iL)", job.code, (long long)job.line);
-    else {
-        int64_t n = job.kept.n;
-        const Kept *kept = job.kept.data;
-        int64_t *cols = malloc((size_t)(4 * n + 1) * sizeof(int64_t));
-        PyObject *unknown = PyList_New(job.unknown.start.n);
-        if (!cols || !unknown) {
-            PyErr_NoMemory();
-            Py_XDECREF(unknown);
-        } else {
-            int64_t i = 0; /* query by query, in code order */
-            for (int64_t q = 0; q < ix->n_queries; q++)
-                for (int64_t j = job.kept_start[q]; j < job.kept_start[q] + job.n_kept[q]; j++, i++) {
-                    cols[i] = kept[j].rank;
-                    cols[n + i] = kept[j].row;
-                    cols[2 * n + i] = kept[j].first;
-                    cols[3 * n + i] = kept[j].size;
-                }
-            const int64_t *st = job.unknown.start.data, *ln = job.unknown.len.data;
-            for (int64_t k = 0; k < job.unknown.start.n; k++)
-                PyList_SET_ITEM(unknown, k,
-                                PyBytes_FromStringAndSize((const char *)job.base + st[k], ln[k]));
-            PyObject *tag = job.tag_start < 0
-                                ? (Py_INCREF(Py_None), Py_None)
-                                : PyBytes_FromStringAndSize((const char *)job.base + job.tag_start,
-                                                            job.tag_len);
-            result = Py_BuildValue(
-                "(iNNNNNNNN)", SCAN_OK, int64_bytes(job.counts, ix->n_queries),
-                int64_bytes(job.n_kept, ix->n_queries), int64_bytes(cols, n),
-                int64_bytes(cols + n, n), int64_bytes(cols + 2 * n, n), int64_bytes(cols + 3 * n, n),
-                unknown, tag);
-        }
-        free(cols);
-    }
+    PyObject *result = job.code != SCAN_OK
+                           ? Py_BuildValue("(iL)", job.code, (long long)job.line)
+                           : job_result(&job);
     PyBuffer_Release(&data);
-    free(job.lines.data);
-    free(job.kept.data);
-    free(job.unknown.start.data);
-    free(job.unknown.len.data);
-    free(job.unknown.hash.data);
-    free(job.unknown.slots);
-    free(job.seen.data);
-    free(job.counts);
-    free(job.kept_start);
-    free(job.n_kept);
-    free(job.order);
-    free(job.tmp);
-    free(job.mark);
-    free(job.table);
+    free_job(&job);
     return result;
 }
 
@@ -1188,7 +661,8 @@ static PyObject *hash_id_py(PyObject *self, PyObject *arg) {
 }
 
 static PyMethodDef methods[] = {
-    {"index", build_index, METH_VARARGS, "Hash the qrels: one table per query."},
+    {"index", scan_index, METH_VARARGS, "Index sorted qrels (arrays Python holds)."},
+    {"qrels", scan_qrels, METH_VARARGS, "Read, check, sort and index a TREC qrels file."},
     {"judge", judge, METH_VARARGS, "Read and judge the bytes of one run file."},
     {"parse_score", parse_score_py, METH_O, "The score a token reads as, or None."},
     {"hash_id", hash_id_py, METH_O, "The 64-bit hash the pass gives an id (for tests)."},

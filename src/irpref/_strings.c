@@ -1,14 +1,15 @@
-/* irpref._strings: two passes over Arrow string arrays that Arrow's Python
+/* irpref._strings: passes over Arrow string arrays that Arrow's Python
  * API lacks, used to number document ids of any shape (irpref.judged).
  *
  *   hash64(offsets, data, out)          out[i] = 64-bit hash of string i
  *   first_mismatch(offsets, data, ref_offsets, ref_data, index)
  *                                       first i whose string differs from
  *                                       reference string index[i], or -1
+ *   number64, sort_strings, short_keys  numbering, byte order, packed keys
  *
  * Arrays are passed through the buffer protocol: offsets are int32 (Arrow
- * string) or int64 (large_string), `index` int64, `out` uint64. Both
- * functions release the GIL, so callers run them on several threads. The
+ * string) or int64 (large_string), `index` int64, `out` uint64. Every
+ * function releases the GIL, so callers run them on several threads. The
  * hash only has to spread strings well: equal hashes are never trusted,
  * every string is compared with its reference byte for byte.
  */
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "_hash.h"
+#include "_sort.h"
 
 typedef struct {
     Py_buffer view;
@@ -313,112 +315,6 @@ done:
     return result;
 }
 
-/* ---- sort_strings: indices of strings in byte order (memcmp, then length) ----
- * Most-significant-digit radix order with 8-byte digits: the strings are
- * sorted by bytes [d, d + 8) read as one big-endian integer (zero-padded),
- * then every group of equal digits by the next 8 bytes, and so on. Zero
- * padding orders a string before its extensions only when no string holds
- * a NUL byte; with a NUL anywhere a plain memcmp sort is used instead.
- */
-
-typedef struct {
-    uint64_t word; /* the current digit */
-    const unsigned char *ptr;
-    int64_t len;
-    int64_t index;
-} Str;
-
-static int compare_word(const void *a, const void *b) {
-    const Str *x = (const Str *)a, *y = (const Str *)b;
-    if (x->word != y->word)
-        return x->word < y->word ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
-static int compare_bytes(const void *a, const void *b) {
-    const Str *x = (const Str *)a, *y = (const Str *)b;
-    int64_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->ptr, y->ptr, (size_t)n);
-    if (c)
-        return c;
-    if (x->len != y->len)
-        return x->len < y->len ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
-/* stable LSD radix sort of items by word, 16 bits a pass (large groups) */
-static int radix_by_word(Str *items, int64_t n) {
-    Str *tmp = (Str *)malloc((size_t)n * sizeof(Str));
-    size_t *count = (size_t *)malloc(65536 * sizeof(size_t));
-    if (!tmp || !count) {
-        free(tmp);
-        free(count);
-        return -1;
-    }
-    Str *src = items, *dst = tmp;
-    for (int shift = 0; shift < 64; shift += 16) {
-        memset(count, 0, 65536 * sizeof(size_t));
-        for (int64_t i = 0; i < n; i++)
-            count[(src[i].word >> shift) & 0xffff]++;
-        if (count[(src[0].word >> shift) & 0xffff] == (size_t)n)
-            continue; /* one digit value: this pass would not move anything */
-        size_t total = 0;
-        for (int v = 0; v < 65536; v++) {
-            size_t c = count[v];
-            count[v] = total;
-            total += c;
-        }
-        for (int64_t i = 0; i < n; i++)
-            dst[count[(src[i].word >> shift) & 0xffff]++] = src[i];
-        Str *swap = src;
-        src = dst;
-        dst = swap;
-    }
-    if (src != items)
-        memcpy(items, src, (size_t)n * sizeof(Str));
-    free(tmp);
-    free(count);
-    return 0;
-}
-
-static inline uint64_t digit_at(const Str *s, int64_t d) {
-    uint64_t w = 0;
-    for (int64_t j = 0; j < 8; j++) {
-        int64_t p = d + j;
-        w = (w << 8) | (p < s->len ? s->ptr[p] : 0);
-    }
-    return w;
-}
-
-static void sort_digits(Str *items, int64_t n, int64_t d) {
-    while (n > 1) {
-        int ended = 1;
-        for (int64_t i = 0; i < n; i++) {
-            items[i].word = digit_at(&items[i], d);
-            if (items[i].len > d + 8)
-                ended = 0;
-        }
-        /* items are in index order within the group, so a stable sort by
-           word alone gives (word, index) order, as compare_word does */
-        if (n < 4096 || radix_by_word(items, n) < 0)
-            qsort(items, (size_t)n, sizeof(Str), compare_word);
-        if (ended) /* equal digits here mean equal strings: index order */
-            return;
-        /* recurse into every group of equal digits but the last, loop on it */
-        int64_t start = 0;
-        for (int64_t i = 1; i < n; i++) {
-            if (items[i].word != items[start].word) {
-                if (i - start > 1)
-                    sort_digits(items + start, i - start, d + 8);
-                start = i;
-            }
-        }
-        items += start;
-        n -= start;
-        d += 8;
-    }
-}
-
 static PyObject *sort_strings(PyObject *self, PyObject *args) {
     PyObject *off_obj, *data_obj, *out_obj;
     if (!PyArg_ParseTuple(args, "OOO", &off_obj, &data_obj, &out_obj))
@@ -451,10 +347,7 @@ static PyObject *sort_strings(PyObject *self, PyObject *args) {
             items[i].len = offset_at(&str.off, i + 1) - a;
             items[i].index = i;
         }
-        if (has_nul)
-            qsort(items, (size_t)n, sizeof(Str), compare_bytes);
-        else
-            sort_digits(items, n, 0);
+        sort_strs(items, n, has_nul);
         for (Py_ssize_t i = 0; i < n; i++)
             order[i] = items[i].index;
         Py_END_ALLOW_THREADS
@@ -462,6 +355,49 @@ static PyObject *sort_strings(PyObject *self, PyObject *args) {
         Py_INCREF(result);
     }
     free(items);
+    release_strings(&str);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* ---- short_keys: big-endian zero-padded words of strings of <= 8 bytes ---- */
+
+static PyObject *short_keys(PyObject *self, PyObject *args) {
+    PyObject *off_obj, *data_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &off_obj, &data_obj, &out_obj))
+        return NULL;
+    Strings str;
+    Py_buffer out;
+    if (get_strings(off_obj, data_obj, &str) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        release_strings(&str);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (out.len != str.n * 8)
+        PyErr_SetString(PyExc_ValueError, "out must hold one uint64 per string");
+    else {
+        const unsigned char *base = (const unsigned char *)str.data.buf;
+        uint64_t *keys = (uint64_t *)out.buf;
+        int ok = 1;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < str.n && ok; i++) {
+            int64_t a = offset_at(&str.off, i), n = offset_at(&str.off, i + 1) - a;
+            uint64_t w = 0;
+            if (n > 8)
+                ok = 0;
+            for (int64_t k = 0; k < 8 && ok; k++) {
+                unsigned char c = k < n ? base[a + k] : 0;
+                if (k < n && c == 0)
+                    ok = 0;
+                w = (w << 8) | c;
+            }
+            keys[i] = w;
+        }
+        Py_END_ALLOW_THREADS
+        result = PyBool_FromLong(ok);
+    }
     release_strings(&str);
     PyBuffer_Release(&out);
     return result;
@@ -477,6 +413,10 @@ static PyMethodDef methods[] = {
      "number64(keys, ranges, codes) -> bytes: codes[i] = dense code of keys[i], numbered in\n"
      "order of first occurrence over the row ranges (B, 2); returns the first row of every\n"
      "code as int64 bytes (GIL released)."},
+    {"short_keys", short_keys, METH_VARARGS,
+     "short_keys(offsets, data, out) -> bool: out[i] = the bytes of string i as a big-endian\n"
+     "word, zero-padded; False if a string is longer than 8 bytes or holds a NUL (GIL\n"
+     "released)."},
     {"sort_strings", sort_strings, METH_VARARGS,
      "sort_strings(offsets, data, out): out = indices of the strings in byte order,\n"
      "ties by index (GIL released)."},

@@ -56,6 +56,7 @@ def search_lengths(
     corpus_size: int | None = None,
     judged_only: bool = False,
     use_tag: bool = False,
+    columns=None,
     unretrieved: str = "retrieved",
     cutoff: int | None = None,
     judged: JudgedRankings | None = None,
@@ -75,7 +76,7 @@ def search_lengths(
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                 rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
-                                use_tag=use_tag)
+                                use_tag=use_tag, columns=columns)
     if settings.judged_only:
         raise UsageError("per-document search lengths read the rankings as retrieved: "
                          "judged_only is not taken here")

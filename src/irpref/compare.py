@@ -53,6 +53,7 @@ def compare_matrices(
     corpus_size: int | None = None,
     judged_only: bool = False,
     use_tag: bool = False,
+    columns=None,
     subtopics=None,
     judged: JudgedRankings | None = None,
     client=None,
@@ -63,7 +64,7 @@ def compare_matrices(
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                 rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
-                                use_tag=use_tag)
+                                use_tag=use_tag, columns=columns)
     prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES,
                               judged_only=settings.judged_only)
     if client is not None:
@@ -174,6 +175,7 @@ def compare(
     corpus_size: int | None = None,
     judged_only: bool = False,
     use_tag: bool = False,
+    columns=None,
     subtopics=None,
     judged: JudgedRankings | None = None,
     client=None,
@@ -208,7 +210,7 @@ def compare(
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                 rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
-                                use_tag=use_tag)
+                                use_tag=use_tag, columns=columns)
     labelled = []
     for label, p in parse_labelled(measures if measures is not None else DEFAULT_PREFERENCES,
                                    parse_preference, Preference):

@@ -57,6 +57,7 @@ def judge_inputs(
     corpus_size: int | None = None,
     judged_only: bool = False,
     use_tag: bool = False,
+    columns=None,
     warn: bool = True,
     layout: str = "full",
     count_docs: bool = False,
@@ -84,37 +85,44 @@ def judge_inputs(
     a time on a pool of threads (:func:`irpref.scan.judge_files`: one C pass
     per file); in-memory runs ``block_runs`` at a time. ``count_docs``
     also counts the distinct documents (``n_docs``) of the compact layout.
+    ``columns`` names the columns of tables and DataFrames (``{"query":
+    "user_id", "doc": "item_id", "score": "score", "grade": "rating"}``,
+    :mod:`irpref.io.columns`).
     """
     settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
-                                use_tag=use_tag)
+                                use_tag=use_tag, columns=columns)
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
-    qrels = as_qrels(qrels)
+    columns = settings.column_map
     if layout == "full":
-        collection = intern(qrels, as_runs(runs, use_tag=settings.use_tag))
+        collection = intern(as_qrels(qrels, columns=columns),
+                            as_runs(runs, use_tag=settings.use_tag, columns=columns))
         unjudged = collection.unjudged_queries
         judged = judge(collection, settings, in_place=True)
     else:
-        judged, unjudged = _judge_compact(qrels, runs, settings, count_docs, block_runs)
+        judged, unjudged = _judge_compact(qrels, runs, settings, count_docs, block_runs,
+                                          columns)
     refuse_unshared(judged, unjudged)
     if warn and unjudged:
         warnings.warn(_unjudged_message(unjudged), stacklevel=2)
     return judged
 
 
-def _judge_compact(qrels, runs, settings: Settings, count_docs: bool,
-                   block_runs: int) -> tuple[JudgedRankings, dict[str, list[str]]]:
+def _judge_compact(qrels, runs, settings: Settings, count_docs: bool, block_runs: int,
+                   columns) -> tuple[JudgedRankings, dict[str, list[str]]]:
     """The compact layout of ``runs``: run files one C pass each, in-memory runs
     ``block_runs`` at a time; and the run queries absent from the qrels."""
-    blocks, unjudged, docs, interned = [], {}, None, qrels
+    blocks, unjudged, docs = [], {}, None
     ties, depth, use_tag = settings.ties, settings.depth, settings.use_tag
-    if not count_docs and scan.takes(runs):  # run files, one at a time
-        index = scan.QrelsIndex(qrels)
+    if not count_docs and scan.takes(runs, columns):  # run files, one at a time
+        index = scan.qrels_index(qrels, columns=columns)
         interned = index.collection
         blocks, unjudged = scan.judge_files(index, runs, ties=ties, depth=depth, use_tag=use_tag)
+        index.close()
     else:
-        for block in _run_blocks(runs, use_tag, max(1, int(block_runs))):
+        interned = qrels = as_qrels(qrels, columns=columns)
+        for block in _run_blocks(runs, use_tag, max(1, int(block_runs)), columns):
             collection = intern(qrels, block)
             del block
             unjudged.update(collection.unjudged_queries)
@@ -152,14 +160,14 @@ def refuse_unshared(judged: JudgedRankings, unjudged: dict[str, list[str]]) -> N
             f"{', '.join(ours)}{', ...' if judged.n_queries > 3 else ''}")
 
 
-def _run_blocks(runs, use_tag: bool, size: int):
+def _run_blocks(runs, use_tag: bool, size: int, columns=None):
     """The runs as lists of :class:`~irpref.io.trec.Run`, ``size`` at a time;
     a list of paths is read block by block (other inputs are in memory already)."""
     if isinstance(runs, (list, tuple)) and all(isinstance(r, (str, os.PathLike)) for r in runs):
         for i in range(0, len(runs), size):
-            yield as_runs(list(runs[i : i + size]), use_tag=use_tag)
+            yield as_runs(list(runs[i : i + size]), use_tag=use_tag, columns=columns)
         return
-    read = as_runs(runs, use_tag=use_tag)
+    read = as_runs(runs, use_tag=use_tag, columns=columns)
     for i in range(0, len(read), size):
         yield read[i : i + size]
 
@@ -225,22 +233,33 @@ def tidy(
     bounds: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> pd.DataFrame:
     """Long table (run, query, measure, value) of (R, Q) arrays, rows where ``mask``;
-    with ``bounds`` (``{name: (lower, upper)}``) the columns ``lower`` and ``upper`` too."""
+    with ``bounds`` (``{name: (lower, upper)}``) the columns ``lower`` and ``upper`` too.
+
+    ``run``, ``query`` and ``measure`` are categorical (codes into the run
+    names, the queries and the measure labels): no Python object per row,
+    whatever the number of queries."""
     r_idx, q_idx = np.nonzero(mask)
-    runs = np.asarray(judged.run_names, dtype=object)
     extra = ["lower", "upper"] if bounds is not None else []
+    names = list(values)
+    codes = pd.Categorical.from_codes
+    cols = {
+        "run": codes(np.tile(r_idx, len(names)), categories=pd.Index(judged.run_names)),
+        "query": codes(np.tile(q_idx, len(names)), categories=pd.Index(judged.queries)),
+        "measure": codes(np.repeat(np.arange(len(names)), len(r_idx)),
+                         categories=pd.Index(names)),
+        "value": _gathered([values[n] for n in names], r_idx, q_idx),
+    }
+    for i, col in enumerate(extra):
+        cols[col] = _gathered([bounds[n][i] for n in names], r_idx, q_idx)
+    return pd.DataFrame(cols)
 
-    def frame(name: str, arr: np.ndarray) -> pd.DataFrame:
-        cols = {"run": runs[r_idx], "query": judged.queries[q_idx], "measure": name,
-                "value": arr[r_idx, q_idx].astype(np.float64)}
-        for col, b in zip(extra, bounds[name] if bounds is not None else ()):
-            cols[col] = b[r_idx, q_idx].astype(np.float64)
-        return pd.DataFrame(cols)
 
-    frames = [frame(name, arr) for name, arr in values.items()]
-    if not frames:
-        return pd.DataFrame({c: [] for c in ["run", "query", "measure", "value", *extra]})
-    return pd.concat(frames, ignore_index=True)
+def _gathered(arrays: list[np.ndarray], r_idx: np.ndarray, q_idx: np.ndarray) -> np.ndarray:
+    """The ``[r_idx, q_idx]`` entries of every array, one after the other (float64)."""
+    out = np.empty(len(arrays) * len(r_idx), np.float64)
+    for i, arr in enumerate(arrays):
+        out[i * len(r_idx) : (i + 1) * len(r_idx)] = arr[r_idx, q_idx]
+    return out
 
 
 def evaluate(
@@ -256,6 +275,7 @@ def evaluate(
     corpus_size: int | None = None,
     judged_only: bool = False,
     use_tag: bool = False,
+    columns=None,
     judged: JudgedRankings | None = None,
     subtopics=None,
     bounds: bool = False,
@@ -299,11 +319,17 @@ def evaluate(
                  completed with their unjudged items (:func:`irpref.bounds.with_unjudged`);
                  under ``ties="expected"`` the full layout is judged (a compact
                  ``judged`` is refused).
+    columns:     which column of a table (CSV/TSV/JSONL/Parquet, DataFrame) holds what:
+                 ``{"query": "user_id", "doc": "item_id", "score": "score",
+                 "grade": "rating"}`` (roles query, doc, score, grade, run; a role
+                 left out is found by its usual names; :mod:`irpref.io.columns`).
+
+    The ``run``, ``query`` and ``measure`` columns of the result are categorical.
     """
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                 rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
-                                use_tag=use_tag)
+                                use_tag=use_tag, columns=columns)
     # every name checked before reading (ir_measures objects through the converter
     # irpref.interop.ir_measures registers with the resolver)
     labelled = labelled_measures(measures, settings)
@@ -361,7 +387,8 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
         table.index.name = "run"
         return table
     out = []
-    per_query = results[results["query"].notna()] if "query" in results else results
+    per_query = (results[results["query"].notna()]
+                 if "query" in results and results["query"].hasnans else results)
     for measure, group in per_query.groupby("measure", sort=False):
         aggregate = parse_measure(measure).family.aggregate or np.mean
         by_run = group.groupby("run", sort=False)["value"]

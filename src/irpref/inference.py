@@ -84,6 +84,7 @@ def significance(
     corpus_size: int | None = None,
     judged_only: bool = False,
     use_tag: bool = False,
+    columns=None,
     judged: JudgedRankings | None = None,
     **options,
 ) -> pd.DataFrame:
@@ -107,7 +108,7 @@ def significance(
         settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                     rel=rel, depth=depth, ties=ties, missing=missing,
                                     corpus_size=corpus_size, judged_only=judged_only,
-                                    use_tag=use_tag)
+                                    use_tag=use_tag, columns=columns)
         tables = scored_tables(qrels, runs, measures or DEFAULT_MEASURES, settings,
                                judged=judged)
     return stats.significance(tables, test, **options)

@@ -27,15 +27,17 @@ try:  # optional C helpers (setup.py); without them Arrow numbers the strings
     import irpref._strings as _strings
 except ImportError:  # pragma: no cover - depends on the build
     _strings = None
-from irpref.io.lines import _check_unique_pairs, _read_bytes
+from irpref.io.lines import check_unique_pairs, read_bytes
 from irpref.io.records import Qrels, Run
 from irpref.io.tables import row_line
 
 __all__ = [
     "Collection",
+    "Documents",
     "DocumentIds",
     "intern",
     "merge_docs",
+    "qrels_collection",
     "refuse_repeated_names",
 ]
 
@@ -81,7 +83,7 @@ class DocumentIds:
         return pd.Index(self.distinct).get_indexer(keys).astype(np.int32)
 
 
-class _Documents:
+class Documents:
     """Documents of the qrels and all runs, for classes holding ``doc_ids``
     and ``qrels_doc_key``: their count, strings and dense codes on demand."""
 
@@ -105,7 +107,7 @@ class _Documents:
 
 
 @dataclass(frozen=True, eq=False)
-class Collection(_Documents):
+class Collection(Documents):
     """Qrels and runs with query ids interned and document ids keyed once."""
 
     queries: np.ndarray  # (Q,) str, sorted: the qrels' queries
@@ -132,6 +134,14 @@ class Collection(_Documents):
     def run_doc(self) -> np.ndarray:
         """Dense document code of each run row (int32)."""
         return self.doc_ids.codes(self.run_doc_key)
+
+    def as_qrels(self, source: str = "<qrels>") -> Qrels:
+        """The qrels of this collection as :class:`Qrels` (rows in its order)."""
+        rows = np.diff(self.qrels_offsets)
+        query = pa.array(self.queries.tolist(), pa.string())
+        query = query.take(pa.array(np.repeat(np.arange(len(rows)), rows)))
+        doc = self.doc_ids.strings.take(pa.array(self.qrels_doc))
+        return Qrels(query, doc, self.qrels_grade.astype(np.int64), source)
 
 
 def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -161,6 +171,26 @@ def _packed_keys_decoder(arrays: Sequence[pa.Array]) -> tuple[np.ndarray | None,
     when neither applies.
     """
     parts = [string_buffers(a, widen=False) for a in arrays]
+    width, lo, hi = _common_width(parts)
+    total = sum(len(o) - 1 for o, _ in parts)
+    if width is None:
+        return _short_keys(parts), _decode_short_keys
+    if width < 0:  # no string at all
+        return None, None
+    if width == 0:
+        return np.zeros(total, np.uint64), lambda k: pa.array([""] * len(k), pa.string())
+    span = hi - lo + 1
+    if np.prod([int(x) for x in span], dtype=object) > 2**64:
+        return (_short_keys(parts), _decode_short_keys) if width <= 8 else (None, None)
+    varying = [(j, np.uint64(span[j]), np.uint8(lo[j])) for j in np.flatnonzero(span > 1)]
+    return _mixed_radix_keys(parts, width, varying), _mixed_radix_decoder(width, lo, varying)
+
+
+def _common_width(parts) -> tuple[int | None, np.ndarray | None, np.ndarray | None]:
+    """``(W, lo, hi)`` when every string of ``parts`` has ``W`` bytes, with the
+    per-position byte range over all of them (``lo``, ``hi`` None when W is
+    0); ``(None, None, None)`` for mixed widths, ``(-1, None, None)`` when
+    there is no string."""
 
     def scan(k: int) -> tuple[int | None, tuple | None]:
         """(common width or None, per-position byte range) of part k."""
@@ -179,20 +209,25 @@ def _packed_keys_decoder(arrays: Sequence[pa.Array]) -> tuple[np.ndarray | None,
                if r[0] != -1]
     widths = {w for w, _ in scanned}
     if None in widths or len(widths) > 1:
-        return _short_keys(parts), _decode_short_keys
+        return None, None, None
     if not widths:
-        return None, None
+        return -1, None, None
     (width,) = widths
-    total = sum(len(o) - 1 for o, _ in parts)
     if width == 0:
-        return np.zeros(total, np.uint64), lambda k: pa.array([""] * len(k), pa.string())
+        return 0, None, None
     lo = np.min([r[0] for _, r in scanned], axis=0).astype(np.int64)
     hi = np.max([r[1] for _, r in scanned], axis=0).astype(np.int64)
-    span = hi - lo + 1
-    if np.prod([int(x) for x in span], dtype=object) > 2**64:
-        return (_short_keys(parts), _decode_short_keys) if width <= 8 else (None, None)
-    varying = [(j, np.uint64(span[j]), np.uint8(lo[j])) for j in np.flatnonzero(span > 1)]
+    return width, lo, hi
+
+
+def _mixed_radix_keys(parts, width: int, varying: list) -> np.ndarray:
+    """The mixed-radix number of every string of ``parts`` (all ``width``
+    bytes): the digits are its bytes at the ``varying`` positions ``(j,
+    radix, low)``, minus ``low``."""
+    total = sum(len(o) - 1 for o, _ in parts)
     keys = np.zeros(total, np.uint64) if not varying else np.empty(total, np.uint64)
+    if not varying:
+        return keys
     # Horner over the raw bytes: sum_j byte_j * W_j, minus the constant
     # sum_j lo_j * W_j at the end (exact modulo 2**64, as the key fits)
     offset = 0
@@ -217,8 +252,12 @@ def _packed_keys_decoder(arrays: Sequence[pa.Array]) -> tuple[np.ndarray | None,
                     key[:] = rows[:, j]
             key -= offset
 
-    if varying:
-        threads.in_threads(fill, range(len(parts)), weight=[len(o) for o, _ in parts])
+    threads.in_threads(fill, range(len(parts)), weight=[len(o) for o, _ in parts])
+    return keys
+
+
+def _mixed_radix_decoder(width: int, lo: np.ndarray, varying: list):
+    """The function mapping mixed-radix keys back to their strings."""
 
     def decode(k: np.ndarray) -> pa.Array:
         """The strings of mixed-radix keys ``k``: digits peeled off from the
@@ -236,7 +275,7 @@ def _packed_keys_decoder(arrays: Sequence[pa.Array]) -> tuple[np.ndarray | None,
         offsets = np.arange(0, (n + 1) * width, width, dtype=np.int32)
         return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(rows))
 
-    return keys, decode
+    return decode
 
 
 def _decode_short_keys(k: np.ndarray) -> pa.Array:
@@ -248,8 +287,6 @@ def _decode_short_keys(k: np.ndarray) -> pa.Array:
     np.cumsum(used.sum(axis=1), out=offsets[1:])
     data = rows[used]
     return pa.StringArray.from_buffers(len(k), pa.py_buffer(offsets), pa.py_buffer(data))
-
-
 
 
 def _column_range(values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -273,6 +310,12 @@ def _short_keys(parts) -> np.ndarray | None:
     keys = np.zeros(sum(len(o) - 1 for o, _ in parts), np.uint64)
     start = 0
     for offsets, values in parts:
+        n = len(offsets) - 1
+        if _strings is not None:
+            if not _strings.short_keys(offsets, values, keys[start : start + n]):
+                return None
+            start += n
+            continue
         lengths = np.diff(offsets)
         if len(lengths) and lengths.max() > 8:
             return None
@@ -283,8 +326,8 @@ def _short_keys(parts) -> np.ndarray | None:
         row = np.repeat(np.arange(len(lengths)), lengths)
         col = np.arange(len(used)) - np.repeat(offsets[:-1] - offsets[0], lengths)
         padded[row, col] = used
-        keys[start : start + len(lengths)] = padded.view(">u8").ravel()
-        start += len(lengths)
+        keys[start : start + n] = padded.view(">u8").ravel()
+        start += n
     return keys
 
 
@@ -453,6 +496,36 @@ def _query_blocks(
     return np.vstack([[[0, n_qrels]], ranges]) if n_qrels else ranges
 
 
+def qrels_collection(
+    queries: pa.Array, qrels_offsets: np.ndarray, docs: pa.Array, grade: np.ndarray,
+    rows: np.ndarray | None = None,
+) -> Collection:
+    """The collection :func:`intern` makes of qrels with no runs, from qrels
+    already in its order: ``queries`` distinct and in byte order, the rows of
+    query ``q`` at ``[qrels_offsets[q], qrels_offsets[q + 1])``, ordered by
+    document id (byte order) within a query (as :func:`irpref.scan.qrels_index`
+    reads a file). ``docs[i]`` is the document of row ``rows[i]`` (default:
+    of row ``i``)."""
+    doc_ids = _document_ids([docs])
+    if rows is not None:
+        keys = np.empty_like(doc_ids.keys)
+        keys[rows] = doc_ids.keys
+        doc_ids = DocumentIds(keys, doc_ids.decode, doc_ids.blocks, doc_ids.dense)
+    empty = np.zeros(0, np.int64)
+    return Collection(
+        queries=queries.to_numpy(zero_copy_only=False),
+        qrels_offsets=np.asarray(qrels_offsets, np.int64),
+        qrels_doc_key=doc_ids.keys,
+        qrels_grade=np.asarray(grade, np.int32),
+        run_names=[],
+        run_offsets=np.zeros(1, np.int64),
+        run_query=empty.astype(np.int32),
+        run_doc_key=empty.astype(np.uint64),
+        run_score=empty.astype(np.float64),
+        doc_ids=doc_ids,
+    )
+
+
 def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
     """Intern the query ids of ``qrels`` and ``runs`` (names must be distinct)
     and key their document ids; refuse a document retrieved twice for one
@@ -532,8 +605,8 @@ def _refuse_repeated_documents(
     suspects = threads.in_threads(suspect, range(len(runs)), weight=np.diff(run_offsets))
     for r in np.flatnonzero(suspects):
         run = runs[r]
-        raw = _read_bytes(run.source) if os.path.isfile(run.source) else None
-        _check_unique_pairs(run.query, run.doc, run.source,
+        raw = read_bytes(run.source) if os.path.isfile(run.source) else None
+        check_unique_pairs(run.query, run.doc, run.source,
                             partial(row_line, run.source, raw), what="retrieved twice")
 
 

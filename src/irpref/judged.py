@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from irpref.interning import DocumentIds, _Documents
+from irpref.interning import DocumentIds, Documents
 from irpref.params import Settings, check_missing
 
 __all__ = [
@@ -83,7 +83,7 @@ class Items(NamedTuple):
 
 
 @dataclass(frozen=True, eq=False)
-class JudgedRankings(_Documents):
+class JudgedRankings(Documents):
     """Every run x query ranking, ranked, cut and joined with the qrels.
 
     Item arrays are flat over all segments; segment ``s = r * n_queries + q``.

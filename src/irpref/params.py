@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,12 +45,14 @@ from irpref.errors import UsageError
 
 __all__ = [
     "DEFAULT_MISSING",
+    "ROLES",
     "MISSING",
     "TIES",
     "Settings",
     "check_alpha",
     "check_corpus_size",
     "check_choice",
+    "check_columns",
     "check_depth",
     "check_missing",
     "check_nonnegative_int",
@@ -194,6 +196,10 @@ class Settings:
                   cut, trec_eval ``-J``): every measure and preference named gets the
                   modifier ``judged_only=true``.
     use_tag:      name runs by their tag column instead of their file names.
+    columns:      which column of a table (CSV, TSV, JSONL, Parquet, DataFrame) holds
+                  each role: ``{"query": "user_id", "doc": "item_id", "grade": "rating"}``
+                  (or the CLI's ``query=user_id,doc=item_id``; roles of :data:`ROLES`);
+                  kept as sorted ``(role, column)`` pairs; :attr:`column_map` is the dict.
 
     Built from keywords (``Settings(rel=2)``), from an entry point's keywords
     (:meth:`resolve`) or by the CLI from its arguments (``irpref.cli.common``);
@@ -207,6 +213,7 @@ class Settings:
     corpus_size: int | None = None
     judged_only: bool = False
     use_tag: bool = False
+    columns: tuple[tuple[str, str], ...] | None = None
 
     def __post_init__(self) -> None:
         checked = {
@@ -217,6 +224,7 @@ class Settings:
             "corpus_size": check_corpus_size(self.corpus_size, "corpus_size"),
             "judged_only": check_flag(self.judged_only, "judged_only"),
             "use_tag": check_flag(self.use_tag, "use_tag"),
+            "columns": _column_pairs(self.columns),
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)
@@ -228,6 +236,11 @@ class Settings:
             raise UsageError(f"unknown setting {', '.join(sorted(unknown))}: settings are "
                              f"{', '.join(SETTING_NAMES)}")
         return dataclasses.replace(self, **changes)
+
+    @property
+    def column_map(self) -> dict[str, str] | None:
+        """``columns`` as a dict ``{role: column}`` (None: no mapping)."""
+        return None if self.columns is None else dict(self.columns)
 
     def keywords(self) -> dict[str, object]:
         """The settings as keywords (``evaluate(..., **settings.keywords())``)."""
@@ -252,6 +265,8 @@ class Settings:
         if unknown:
             raise TypeError(f"unknown setting {', '.join(sorted(unknown))}")
         given = {k: v for k, v in keywords.items() if v != DEFAULTS[k]}
+        normal = cls(**given)  # checked, in their stored form (a column mapping as pairs)
+        given = {k: getattr(normal, k) for k in given}
         if settings is not None:
             if not isinstance(settings, Settings):
                 raise UsageError(f"settings must be an irpref Settings value, not "
@@ -282,9 +297,59 @@ SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Settin
 DEFAULTS: dict[str, object] = {f.name: f.default for f in dataclasses.fields(Settings)}
 """Each setting's default (trec_eval's behaviour where it has one)."""
 
-JUDGING: tuple[str, ...] = ("rel", "depth", "ties", "corpus_size", "use_tag")
+JUDGING: tuple[str, ...] = ("rel", "depth", "ties", "corpus_size", "use_tag", "columns")
 """The settings fixed when rankings are judged (the others, ``missing`` and
 ``judged_only``, are chosen by each evaluation of them)."""
+
+
+ROLES = ("query", "doc", "score", "grade", "run")
+"""The roles of a table's columns a mapping may name (``irpref.io.columns``)."""
+
+
+def check_columns(value, flag: str = "--columns") -> dict[str, str] | None:
+    """The mapping of ``value``: ``ROLE=NAME[,ROLE=NAME...]`` text or a mapping
+    (None: no mapping). A :class:`~irpref.errors.UsageError` names an unknown
+    role, a role given twice, an empty column name or two roles on one column."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        pairs = []
+        for part in value.split(","):
+            role, sep, name = part.partition("=")
+            if not sep:
+                raise UsageError(f"{flag} {value}: expected ROLE=COLUMN pairs separated by "
+                                 f"commas (roles: {', '.join(ROLES)}), got {part!r}")
+            pairs.append((role.strip(), name.strip()))
+    elif isinstance(value, Mapping):
+        pairs = [(str(k), v) for k, v in value.items()]
+    else:
+        raise UsageError(f"{flag}: expected ROLE=COLUMN pairs or a mapping, not "
+                         f"{type(value).__name__}")
+    out: dict[str, str] = {}
+    for role, name in pairs:
+        if role not in ROLES:
+            raise UsageError(f"{flag}: unknown role {role!r}; the roles are {', '.join(ROLES)}")
+        if role in out:
+            raise UsageError(f"{flag}: role {role!r} given twice")
+        if not isinstance(name, str) or not name:
+            raise UsageError(f"{flag}: role {role!r} needs a column name")
+        out[role] = name
+    names = list(out.values())
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise UsageError(f"{flag}: column {twice[0]!r} given to two roles")
+    return out
+
+
+def _column_pairs(value) -> tuple[tuple[str, str], ...] | None:
+    """A column mapping (text, mapping or pairs) as sorted ``(role, column)`` pairs."""
+    if value is None:
+        return None
+    if isinstance(value, (tuple, list)) and all(
+            isinstance(p, (tuple, list)) and len(p) == 2 for p in value):
+        value = {str(role): column for role, column in value}
+    mapping = check_columns(value, "columns")
+    return tuple(sorted(mapping.items())) if mapping else None
 
 
 def check_flag(value, flag: str) -> bool:

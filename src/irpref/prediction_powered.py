@@ -296,7 +296,7 @@ def ppi_evaluate(
     qrels, human_qrels, runs, measures, *, lam: str | float = "auto", confidence: float = 0.95,
     rel: int = 1, depth: int | None = None, ties: str = "docid",
     missing: str = DEFAULT_MISSING, corpus_size: int | None = None, judged_only: bool = False,
-    use_tag: bool = False, settings: Settings | None = None,
+    use_tag: bool = False, columns=None, settings: Settings | None = None,
 ) -> pd.DataFrame:
     """Per run and measure, the PPI estimate of the mean over queries with machine
     labels ``qrels`` on every query and human labels ``human_qrels`` on some.
@@ -312,7 +312,8 @@ def ppi_evaluate(
     ``settings=``). Refused: human-judged queries absent from the machine qrels,
     fewer than 2 human-judged queries (:class:`~irpref.errors.InputError`)."""
     s = _settings(settings, rel=rel, depth=depth, ties=ties, missing=missing,
-                  corpus_size=corpus_size, judged_only=judged_only, use_tag=use_tag)
+                  corpus_size=corpus_size, judged_only=judged_only, use_tag=use_tag,
+                  columns=columns)
     lam = check_lambda(lam, "lam")
     parsed = _parsed(measures, s)
     labels = [m if isinstance(m, str) else str(m) for m in _names(measures)]
@@ -386,7 +387,7 @@ def ppi_significance(
     correction: str = "holm", family: str = "measure", lam: str | float = "auto",
     confidence: float = 0.95, rel: int = 1, depth: int | None = None, ties: str = "docid",
     missing: str = DEFAULT_MISSING, corpus_size: int | None = None, judged_only: bool = False,
-    use_tag: bool = False, settings: Settings | None = None,
+    use_tag: bool = False, columns=None, settings: Settings | None = None,
 ) -> pd.DataFrame:
     """PPI tests of every run pair (a < b in input order), or of every run against
     each ``baseline``, for metrics (per-query differences run_a - run_b) and
@@ -401,7 +402,8 @@ def ppi_significance(
     ``correction`` within each ``family`` (``measure``, ``baseline``, ``all``).
     Effect sizes are not defined for PPI (NaN)."""
     s = _settings(settings, rel=rel, depth=depth, ties=ties, missing=missing,
-                  corpus_size=corpus_size, judged_only=judged_only, use_tag=use_tag)
+                  corpus_size=corpus_size, judged_only=judged_only, use_tag=use_tag,
+                  columns=columns)
     lam = check_lambda(lam, "lam")
     baselines = baseline_list(baseline)
     check_family(family, correction, bool(baselines))
@@ -459,7 +461,7 @@ def ppi_design(
     qrels, human_qrels, runs, measures, *, half_width: float, confidence: float = 0.95,
     lam: str | float = "auto", rel: int = 1, depth: int | None = None, ties: str = "docid",
     missing: str = DEFAULT_MISSING, corpus_size: int | None = None, judged_only: bool = False,
-    use_tag: bool = False, settings: Settings | None = None,
+    use_tag: bool = False, columns=None, settings: Settings | None = None,
 ) -> pd.DataFrame:
     """How many human-judged queries a PPI interval of half-width ``half_width`` needs,
     per run and measure, planned from the pilot (the human-judged queries given).
@@ -473,7 +475,8 @@ def ppi_design(
     = ceil(z^2 sigma_Y^2 / h^2) the queries the human labels alone would need;
     ``pilot_half_width`` the expected half-width with the pilot's own ``pilot_n``."""
     s = _settings(settings, rel=rel, depth=depth, ties=ties, missing=missing,
-                  corpus_size=corpus_size, judged_only=judged_only, use_tag=use_tag)
+                  corpus_size=corpus_size, judged_only=judged_only, use_tag=use_tag,
+                  columns=columns)
     lam = check_lambda(lam, "lam")
     if not (half_width > 0 and np.isfinite(half_width)):
         raise UsageError(f"half_width={half_width}: must be a positive number")

@@ -263,6 +263,7 @@ def judge(
     corpus_size: int | None = None,
     judged_only: bool = False,
     use_tag: bool = False,
+    columns=None,
     in_place: bool = False,
 ) -> JudgedRankings:
     """Rank every run of ``coll`` by the judging settings (``settings``, or the
@@ -278,7 +279,7 @@ def judge(
     ``ties="input"`` would see docid order)."""
     settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
-                                use_tag=use_tag)
+                                use_tag=use_tag, columns=columns)
     offsets, doc, score, query, present = _ranked(coll, settings.ties, settings.depth, in_place)
     grade = _join_grades(coll, query, doc)
     return JudgedRankings(

@@ -28,6 +28,7 @@ line, or, had the pass been stricter than the rules, gives the same numbers.
 
 from __future__ import annotations
 
+import mmap
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -38,11 +39,12 @@ import pyarrow as pa
 import irpref.progress as progress
 from irpref.errors import UsageError
 from irpref.hashing import string_buffers
-from irpref.interning import Collection, intern, refuse_repeated_names
-from irpref.io.lines import _read_buffer
+from irpref.interning import Collection, intern, qrels_collection, refuse_repeated_names
+from irpref.io.frames import as_qrels
+from irpref.io.lines import read_buffer
 from irpref.io.records import Qrels, run_name_from_path
 from irpref.io.tables import table_format
-from irpref.io.trec import read_run
+from irpref.io.trec import QRELS_SOURCES, read_run
 from irpref.params import check_depth, check_ties
 from irpref.ranking import CompactBlock, judge_block
 from irpref.threads import IO_CAP, worker_count
@@ -52,7 +54,7 @@ try:  # optional C extension (setup.py)
 except ImportError:  # pragma: no cover - depends on the build
     _scan = None
 
-__all__ = ["ENV", "QrelsIndex", "enabled", "judge_files", "takes"]
+__all__ = ["ENV", "QrelsIndex", "enabled", "judge_files", "qrels_index", "takes"]
 
 ENV = "IRPREF_SCAN"
 """Environment variable: ``c`` (default, when built) or ``python``."""
@@ -68,16 +70,16 @@ def enabled() -> bool:
     return _scan is not None and mode == "c"
 
 
-def takes(runs) -> bool:
-    """``runs`` is a list of TREC run files (not tables, not ``irds:``):
-    :func:`judge_files` judges them one file at a time (by the C pass when
-    :func:`enabled`, else by the Python reader)."""
+def takes(runs, columns=None) -> bool:
+    """``runs`` is a list of TREC run files (not tables, by their names or
+    ``columns``, not ``irds:``): :func:`judge_files` judges them one file at
+    a time (by the C pass when :func:`enabled`, else by the Python reader)."""
     if not isinstance(runs, (list, tuple)) or not runs:
         return False
     return all(
         isinstance(r, (str, os.PathLike))
         and not str(r).startswith("irds:")
-        and table_format(str(r)) is None
+        and table_format(str(r), columns) is None
         for r in runs
     )
 
@@ -90,18 +92,82 @@ def _flat(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 class QrelsIndex:
-    """The qrels, interned once (:func:`irpref.interning.intern` with no runs) and
-    hashed into one table per query for :func:`irpref._scan.judge`."""
+    """The qrels, interned once (the :class:`~irpref.interning.Collection`
+    :func:`irpref.interning.intern` makes of them with no runs) and hashed
+    into one table per query for :func:`irpref._scan.judge`.
 
-    def __init__(self, qrels: Qrels) -> None:
-        self.qrels = qrels
-        self.collection: Collection = intern(qrels, [])
+    Built from :class:`Qrels`, or by :func:`qrels_index` straight from a
+    TREC qrels file (one C pass: no string array, no interning of strings).
+    :meth:`close` frees the hash tables once every run is judged.
+    """
+
+    def __init__(self, qrels: Qrels | None, *, collection: Collection | None = None,
+                 capsule=None, source: str | None = None) -> None:
+        self._qrels = qrels
+        self.source = qrels.source if qrels is not None else source
+        if collection is not None:
+            self.collection, self.capsule = collection, capsule
+            return
+        self.collection = intern(qrels, [])
         coll = self.collection
         queries = pa.array(list(coll.queries), pa.string())
         docs = coll.doc_ids.strings.take(pa.array(coll.qrels_doc))
         self.capsule = (
             _scan.index(*_flat(queries), coll.qrels_offsets, *_flat(docs)) if enabled() else None
         )
+
+    @property
+    def qrels(self) -> Qrels:
+        """The qrels as :class:`Qrels` (rebuilt from the collection when the
+        index was read from a file: only the careful reader needs them)."""
+        if self._qrels is None:
+            self._qrels = self.collection.as_qrels(self.source)
+        return self._qrels
+
+    def close(self) -> None:
+        """Free the hash tables (the collection stays)."""
+        self.capsule = None
+
+
+def qrels_index(qrels, *, columns=None) -> QrelsIndex:
+    """The :class:`QrelsIndex` of ``qrels`` (anything :func:`irpref.io.as_qrels`
+    reads). A TREC qrels file is read by the C pass when :func:`enabled`:
+    checked by the rules of :mod:`irpref.io.trec`, its queries and every
+    query's documents sorted in byte order, and indexed, with the same
+    collection :func:`irpref.interning.intern` makes; a file the pass refuses
+    is read by the careful reader, which names the problem with its line."""
+    if isinstance(qrels, QrelsIndex):
+        return qrels
+    if (enabled() and isinstance(qrels, (str, os.PathLike))
+            and _is_trec_file(str(qrels), columns)):
+        index = _read_qrels_file(str(qrels))
+        if index is not None:
+            return index
+    return QrelsIndex(as_qrels(qrels, columns=columns))
+
+
+def _is_trec_file(path: str, columns) -> bool:
+    return (not any(path.startswith(p) for p in QRELS_SOURCES)
+            and table_format(path, columns) is None)
+
+
+def _read_qrels_file(path: str) -> QrelsIndex | None:
+    """The C pass over a TREC qrels file; None when it refuses the file."""
+    data = read_buffer(path)
+    try:
+        out = _scan.qrels(data, isinstance(data, mmap.mmap))
+    finally:
+        if hasattr(data, "close"):
+            data.close()
+    if out[0] != 0:
+        return None
+    _, capsule, q_off, q_data, row_off, d_off, d_data, grade, rows = out
+    n_q, n = len(q_off) // 8 - 1, len(grade) // 4
+    queries = pa.LargeStringArray.from_buffers(n_q, pa.py_buffer(q_off), pa.py_buffer(q_data))
+    docs = pa.StringArray.from_buffers(n, pa.py_buffer(d_off), pa.py_buffer(d_data))
+    coll = qrels_collection(queries, np.frombuffer(row_off, np.int64), docs,
+                            np.frombuffer(grade, np.int32), np.frombuffer(rows, np.int32))
+    return QrelsIndex(None, collection=coll, capsule=capsule, source=path)
 
 
 def judge_file(
@@ -110,9 +176,10 @@ def judge_file(
 ) -> tuple[CompactBlock, list[str]]:
     """The compact block of one run file and the query ids the qrels lack
     (sorted); a file the C pass refuses goes through the Python reader."""
-    data = _read_buffer(path)
+    data = read_buffer(path)
     try:
-        out = _scan.judge(data, index.capsule, _TIE_CODES[ties], depth or 0, use_tag)
+        out = _scan.judge(data, index.capsule, _TIE_CODES[ties], depth or 0, use_tag,
+                          isinstance(data, mmap.mmap))
     finally:
         if hasattr(data, "close"):
             data.close()

@@ -45,7 +45,7 @@ FORMAT = "irpref.judged/3"
 """Format tag stored in the file's metadata (key ``irpref``)."""
 
 _FLAGS = {"rel": "--rel", "depth": "--depth", "ties": "--ties",
-          "corpus_size": "--corpus-size", "use_tag": "--tag-names"}
+          "corpus_size": "--corpus-size", "use_tag": "--tag-names", "columns": "--columns"}
 
 
 class StaleCacheError(InputError):

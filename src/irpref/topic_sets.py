@@ -228,6 +228,7 @@ def design(
     corpus_size: int | None = None,
     judged_only: bool = False,
     use_tag: bool = False,
+    columns=None,
     judged: JudgedRankings | None = None,
 ) -> pd.DataFrame:
     """Topic set size design (Sakai 2016): a table ``measure, design, value, unit``.
@@ -271,7 +272,7 @@ def design(
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                 rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
-                                use_tag=use_tag)
+                                use_tag=use_tag, columns=columns)
     names = [str(m) for m in parse_measures(measures, judged_only=settings.judged_only)]
     if judged is None:
         judged = judge_inputs(qrels, runs, settings)

@@ -162,6 +162,7 @@ def agree(
     corpus_size: int | None = None,
     judged_only: bool = False,
     use_tag: bool = False,
+    columns=None,
     top: int = 5,
     alpha: float = 0.05,
     judged_at: int | None = None,
@@ -195,7 +196,7 @@ def agree(
     """
     settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
-                                use_tag=use_tag)
+                                use_tag=use_tag, columns=columns)
     top = check_positive_int(top, "top")
     if judged_at is not None:
         judged_at = check_positive_int(judged_at, "judged_at")

@@ -259,10 +259,12 @@ def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
         if legend:
             out.write(legend + "\n")
         return 0
-    from irpref.report.records import write_json, write_tsv
+    from irpref.report.records import write_json, write_parquet, write_tsv
 
     if fmt == "json":  # null for NaN, a missing count or an infinite value, as every irpref JSON
         write_json(table, out)
+    elif fmt == "parquet":
+        write_parquet(table, out)
     else:
         write_tsv(table, out, empty_nan=True)  # shortest round-trip text, as every irpref TSV
     return 0

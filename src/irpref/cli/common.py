@@ -20,6 +20,7 @@ from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.judged import JudgedRankings
 from irpref.params import DEFAULTS, TIES, Settings
+from irpref.report.formats import BINARY_FORMATS
 from irpref.report.tables import FORMATS
 
 # trec_eval flags irpref's own commands spell differently: flag -> (long option, takes a value)
@@ -270,6 +271,16 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="name runs by their tag column instead of their file names",
     )
+    add_columns(parser)
+
+
+def add_columns(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--columns", metavar="ROLE=NAME,...", default=None, **checked(params.check_columns),
+        help="the columns of table inputs (CSV/TSV/JSONL/Parquet), e.g. "
+        "query=user_id,doc=item_id,score=score,grade=rating (roles: "
+        f"{', '.join(params.ROLES)})",
+    )
 
 
 def add_judging(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
@@ -304,13 +315,17 @@ def add_depth(parser: argparse.ArgumentParser) -> None:
                         help="keep the top N >= 1 of each ranking after sorting (trec_eval -M)")
 
 
-def add_format(parser: argparse.ArgumentParser, default: str = "table") -> None:
+def add_format(parser: argparse.ArgumentParser, default: str = "table", *,
+               binary: bool = False) -> None:
+    """``--format``; ``binary``: parquet too (the command writes every table
+    through the one writer; Parquet needs -o FILE or a stdout that is not a tty)."""
     parser.add_argument(
         "--format",
         **once(),
-        choices=FORMATS,
+        choices=(*FORMATS, *BINARY_FORMATS) if binary else FORMATS,
         default=default,
-        help=f"output format (default {default}); tsv keeps full precision",
+        help=f"output format (default {default}); tsv keeps full precision"
+        + ("; parquet needs -o FILE (or stdout redirected)" if binary else ""),
     )
 
 
@@ -353,6 +368,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         corpus_size=getattr(args, "corpus_size", DEFAULTS["corpus_size"]),
         judged_only=bool(getattr(args, "judged_only", False)),
         use_tag=bool(getattr(args, "tag_names", False)),
+        columns=getattr(args, "columns", None),
     )
     if settings.judged_only and getattr(args, "dask", None):
         raise UsageError("--judged-only does not run on --dask: evaluate without --dask")

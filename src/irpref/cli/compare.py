@@ -59,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="MC4 random-jump probability in [0, 1) (default 0.05; 0 = plain "
                              "chain)")
     add_dask(parser)
-    add_format(parser)
+    add_format(parser, binary=True)
     add_output(parser)
 
 

@@ -26,6 +26,7 @@ from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
 from irpref.measures.diversity import check_subtopics, use_subtopics
 from irpref.measures.names import canonical_name
+from irpref.report.records import write_parquet
 from irpref.report.tables import (  # the one writer
     PAPER_FORMATS,
     write_json,
@@ -58,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "every grade (0 to the highest in the qrels) the unjudged documents "
                         "each run retrieved could have (NaN where a measure has no bound; "
                         "judges every retrieved document)")
-    add_format(parser)
+    add_format(parser, binary=True)
     add_output(parser)
     baseline_view.add_arguments(parser)  # --baseline, --ci, --format markdown/latex/html
     human_qrels.add_arguments(parser)  # --human-qrels H, --ppi-lambda
@@ -147,8 +148,8 @@ def _write_bounds(args: argparse.Namespace, results: pd.DataFrame, means: pd.Dat
     keys = ["run", "query", "measure"] if args.per_query else ["run", "measure"]
     frames = [results, means] if args.per_query else means
     sort_by = "query" if args.per_query else None
-    if args.format in ("tsv", "json"):
-        write = write_tsv if args.format == "tsv" else write_json
+    if args.format in ("tsv", "json", "parquet"):
+        write = {"tsv": write_tsv, "json": write_json, "parquet": write_parquet}[args.format]
         write(frames, out, [*keys, "value", "lower", "upper"], sort_by=sort_by)
         return
     wide = [_spread(f) for f in (frames if isinstance(frames, list) else [frames])]

@@ -102,7 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compact", action="store_true",
                         help="compact view: measure, test, runs, mean, W/L/T, p_adjusted and a "
                              "significant column (default for the table with --baseline)")
-    add_format(parser)
+    add_format(parser, binary=True)
     add_output(parser)
     human_qrels.add_arguments(parser)  # --human-qrels H, --ppi-lambda
 

@@ -25,24 +25,26 @@ import pandas as pd
 import pyarrow as pa
 
 from irpref.errors import InputError
-from irpref.io.lines import _check_unique_pairs
+from irpref.io.columns import NAMES, Columns, check_columns, find_column
+from irpref.io.lines import check_unique_pairs
 from irpref.io.records import GRADE_MAX, Qrels, Run
-from irpref.io.tables import DOC, GRADE, QUERY, SCORE
 from irpref.io.trec import read_qrels, read_run, read_runs
 
 __all__ = ["as_qrels", "as_runs", "qrels_from_frame", "run_from_frame"]
 
-# the column names of DataFrames are those of table files
-_QUERY, _DOC, _GRADE, _SCORE = QUERY, DOC, GRADE, SCORE
 
-
-def _column(frame: pd.DataFrame, names: tuple[str, ...], what: str) -> str:
-    for name in names:
-        if name in frame.columns:
-            return name
+def _column(frame: pd.DataFrame, role: str, what: str, columns: Columns | None = None) -> str:
+    """The column of ``frame`` holding ``role`` (the mapped name, else one of
+    the role's fixed names, exactly as written: the column names of table
+    files, :mod:`irpref.io.columns`)."""
+    found = find_column(frame.columns, role, columns, "<DataFrame>", line=None,
+                        case_sensitive=True)
+    if found is not None:
+        return found
     raise InputError(
-        "<DataFrame>", None, f"{what}: no column named one of {', '.join(names)} "
-        f"(columns: {', '.join(map(str, frame.columns))})"
+        "<DataFrame>", None, f"{what}: no column named one of {', '.join(NAMES[role])} "
+        f"(columns: {', '.join(map(str, frame.columns))}); or name it with "
+        f"columns={{{role!r}: NAME}}"
     )
 
 
@@ -50,10 +52,11 @@ def _strings(values) -> pa.Array:
     return pa.array(np.asarray(values).astype(str), type=pa.string())
 
 
-def qrels_from_frame(frame: pd.DataFrame, source: str = "<DataFrame>") -> Qrels:
-    q = _column(frame, _QUERY, "qrels")
-    d = _column(frame, _DOC, "qrels")
-    g = _column(frame, _GRADE, "qrels")
+def qrels_from_frame(frame: pd.DataFrame, source: str = "<DataFrame>", *,
+                     columns: Columns | None = None) -> Qrels:
+    q = _column(frame, "query", "qrels", columns)
+    d = _column(frame, "doc", "qrels", columns)
+    g = _column(frame, "grade", "qrels", columns)
     grade = pd.to_numeric(frame[g], errors="coerce")
     bad = grade.isna() | (grade != np.floor(grade))
     if bad.any():
@@ -69,14 +72,15 @@ def qrels_from_frame(frame: pd.DataFrame, source: str = "<DataFrame>") -> Qrels:
             f" grades lie in [-{GRADE_MAX}, {GRADE_MAX}]",
         )
     qrels = Qrels(_strings(frame[q]), _strings(frame[d]), grade.to_numpy(np.int64), source)
-    _check_unique_pairs(qrels.query, qrels.doc, source, what="judged twice")
+    check_unique_pairs(qrels.query, qrels.doc, source, what="judged twice")
     return qrels
 
 
-def run_from_frame(frame: pd.DataFrame, name: str, source: str = "<DataFrame>") -> Run:
-    q = _column(frame, _QUERY, f"run {name}")
-    d = _column(frame, _DOC, f"run {name}")
-    s = _column(frame, _SCORE, f"run {name}")
+def run_from_frame(frame: pd.DataFrame, name: str, source: str = "<DataFrame>", *,
+                   columns: Columns | None = None) -> Run:
+    q = _column(frame, "query", f"run {name}", columns)
+    d = _column(frame, "doc", f"run {name}", columns)
+    s = _column(frame, "score", f"run {name}", columns)
     score = pd.to_numeric(frame[s], errors="coerce").to_numpy(np.float64)
     if np.isnan(score).any():
         i = int(np.flatnonzero(np.isnan(score))[0])
@@ -103,14 +107,16 @@ def _from_nested(nested: Mapping, value_name: str) -> pd.DataFrame:
     return pd.DataFrame({"query_id": q, "doc_id": d, value_name: v})
 
 
-def as_qrels(qrels) -> Qrels:
-    """Qrels from a path, DataFrame, ``{qid: {docid: grade}}`` dict or Qrels."""
+def as_qrels(qrels, *, columns: Columns | None = None) -> Qrels:
+    """Qrels from a path, DataFrame, ``{qid: {docid: grade}}`` dict or Qrels;
+    ``columns`` names the columns of a table or DataFrame (:mod:`irpref.io.columns`)."""
+    columns = check_columns(columns, "columns")
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
-        return read_qrels(qrels)
+        return read_qrels(qrels, columns=columns)
     if isinstance(qrels, pd.DataFrame):
-        return qrels_from_frame(qrels)
+        return qrels_from_frame(qrels, columns=columns)
     if _is_ranx(qrels, "Qrels"):
         return qrels_from_frame(_from_nested(qrels.to_dict(), "relevance"), "<ranx Qrels>")
     if isinstance(qrels, Mapping):
@@ -131,25 +137,33 @@ def _is_nested_run(obj) -> bool:
     return isinstance(first, Mapping) and not any(isinstance(v, Mapping) for v in first.values())
 
 
-def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
+def as_runs(runs, *, use_tag: bool = False, columns: Columns | None = None) -> list[Run]:
     """Runs from paths, DataFrames, dicts or Run objects.
 
     ``runs`` may be one run or a collection: a list of paths/Run objects, a
     ``{name: run}`` mapping (each run a path, DataFrame or nested dict), or a
-    DataFrame with a ``run``/``name`` column.
+    DataFrame with a ``run``/``name`` column (or the ``run`` column of
+    ``columns``, which names the columns of tables and DataFrames,
+    :mod:`irpref.io.columns`).
     """
+    columns = check_columns(columns, "columns")
     if isinstance(runs, Run):
         return [runs]
     if _is_ranx(runs, "Run"):
         name = getattr(runs, "name", None) or "run"
         return [run_from_frame(_from_nested(runs.to_dict(), "score"), str(name), "<ranx Run>")]
     if isinstance(runs, (str, os.PathLike)):
-        return [read_run(runs, use_tag=use_tag, check_duplicates=False)]
+        return [read_run(runs, use_tag=use_tag, check_duplicates=False, columns=columns)]
     if isinstance(runs, pd.DataFrame):
-        col = next((c for c in ("run", "name", "run_id", "system") if c in runs.columns), None)
+        if columns and "run" in columns:
+            col = _column(runs, "run", "runs", columns)
+        else:
+            col = next((c for c in ("run", "name", "run_id", "system") if c in runs.columns),
+                       None)
         if col is None:
-            return [run_from_frame(runs, "run")]
-        return [run_from_frame(group, str(name)) for name, group in runs.groupby(col, sort=False)]
+            return [run_from_frame(runs, "run", columns=columns)]
+        return [run_from_frame(group, str(name), columns=columns)
+                for name, group in runs.groupby(col, sort=False)]
     if isinstance(runs, Mapping):
         if _is_nested_run(runs):
             return [run_from_frame(_from_nested(runs, "score"), "run", "<dict>")]
@@ -161,9 +175,10 @@ def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
             elif isinstance(run, Mapping):
                 out.append(run_from_frame(_from_nested(run, "score"), str(name), "<dict>"))
             elif isinstance(run, pd.DataFrame):
-                out.append(run_from_frame(run, str(name)))
+                out.append(run_from_frame(run, str(name), columns=columns))
             elif isinstance(run, (str, os.PathLike)):
-                out.append(read_run(run, name=str(name), check_duplicates=False))
+                out.append(read_run(run, name=str(name), check_duplicates=False,
+                                    columns=columns))
             elif isinstance(run, Run):
                 out.append(Run(str(name), run.query, run.doc, run.score, run.source, run.tag))
             else:
@@ -173,9 +188,9 @@ def as_runs(runs, *, use_tag: bool = False) -> list[Run]:
         runs = list(runs)
         if len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
             # files read in parallel; intern() refuses repeated documents
-            return read_runs(runs, use_tag=use_tag, check_duplicates=False)
+            return read_runs(runs, use_tag=use_tag, check_duplicates=False, columns=columns)
         out = []
         for run in runs:
-            out.extend(as_runs(run, use_tag=use_tag))
+            out.extend(as_runs(run, use_tag=use_tag, columns=columns))
         return out
     raise TypeError(f"cannot read runs from a {type(runs).__name__}")

@@ -1,7 +1,7 @@
 """TREC files as bytes and lines: reading, normalising, and the line checks
 that name the first offending line (the rules are listed in :mod:`irpref.io.trec`).
 
-The fast path (:func:`_csv`: normalised bytes parsed by pyarrow's CSV reader)
+The fast path (:func:`parse_csv`: normalised bytes parsed by pyarrow's CSV reader)
 and the careful line-by-line diagnosis that runs only when it fails, plus the
 check that no (query, document) pair occurs twice.
 """
@@ -47,7 +47,7 @@ def _open_error(path: PathLike, exc: OSError) -> TrecFormatError:
     return TrecFormatError(str(path), None, problem)
 
 
-def _read_bytes(path: PathLike) -> bytes:
+def read_bytes(path: PathLike) -> bytes:
     """The file's bytes: ``.gz`` inflated, UTF-8 byte order marks at the start dropped."""
     try:
         with open(path, "rb") as handle:
@@ -64,13 +64,12 @@ def _read_bytes(path: PathLike) -> bytes:
     return data
 
 
-read_bytes = _read_bytes  # public name: every command reads files through this
 
 
 _MMAP_MIN = 1 << 20  # map files from 1 MB: no copy into fresh memory
 
 
-def _read_buffer(path: PathLike) -> bytes | mmap.mmap:
+def read_buffer(path: PathLike) -> bytes | mmap.mmap:
     """The file's bytes: a read-only memory map for a large plain regular file
     (the page cache itself, nothing copied), else ``bytes`` (``.gz`` inflated).
 
@@ -89,13 +88,13 @@ def _read_buffer(path: PathLike) -> bytes | mmap.mmap:
                     return data
     except OSError as exc:
         raise _open_error(path, exc) from None
-    return _read_bytes(path)
+    return read_bytes(path)
 
 
 _COMMENT = re.compile(rb"(?m)^[ \t\r]*#")
 
 
-def _normalise(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
+def normalise(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
     """One space between fields, no blank lines, no leading/trailing blanks.
 
     Clean input is returned as it is (a map stays a map).
@@ -159,12 +158,12 @@ def _blank_pairs(data: bytes, step: int = 1 << 18) -> bool:
     return False
 
 
-def _empty(data: bytes) -> bool:
+def is_empty(data: bytes) -> bool:
     """Normalised data holds no row (no copy, unlike ``not data.strip()``)."""
     return len(data) <= 1 and not data[:1].strip()
 
 
-def _strip_comments(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
+def strip_comments(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
     """Drop comment lines (first non-blank character ``#``); data without a
     ``#`` byte is returned as it is, after one ``memchr`` pass."""
     if data.find(b"#") < 0 or not _COMMENT.search(data):
@@ -178,7 +177,7 @@ _BLOCK_SIZE = 1 << 22  # 4 MB: several blocks per typical run file, parsed in pa
 _WHOLE_MAX = 1 << 28  # up to 256 MB a file is one block when files are read in parallel
 
 
-def _csv(
+def parse_csv(
     buffer: bytes | mmap.mmap,
     names: list[str],
     types: dict[str, pa.DataType],
@@ -282,7 +281,7 @@ def _check_grade(path: str, number: int, token: bytes, line: bytes) -> None:
         )
 
 
-def _diagnose_qrels(
+def diagnose_qrels(
     data: bytes,
     path: str,
     fields_text: str = "qid iter docid grade",
@@ -304,7 +303,7 @@ def _diagnose_qrels(
         raise TrecFormatError(path, None, f"empty {what} file: no judgements")
 
 
-def _diagnose_run(data: bytes, path: str, use_tag: bool = False) -> None:
+def diagnose_run(data: bytes, path: str, use_tag: bool = False) -> None:
     """Raise a precise error for the first bad run line."""
     width = None
     seen: set[tuple[bytes, ...]] = set()
@@ -349,14 +348,14 @@ def _check_repeat(path: str, number: int, line: bytes, tokens, ids, seen, what: 
     seen.add(key)
 
 
-def _unreadable(path: str, exc: Exception) -> TrecFormatError:
+def unreadable(path: str, exc: Exception) -> TrecFormatError:
     """The error when the fast parser failed but no line could be blamed:
     still names the file."""
     message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return TrecFormatError(path, None, f"cannot be parsed ({message})")
 
 
-def _line_numbers(data: bytes) -> np.ndarray:
+def line_numbers(data: bytes) -> np.ndarray:
     """1-based line number of each data row (as counted by the parsers): blank
     and comment (``#``) lines are not data rows."""
     numbers = []
@@ -367,7 +366,7 @@ def _line_numbers(data: bytes) -> np.ndarray:
     return np.asarray(numbers, dtype=np.int64)
 
 
-def _grades(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
+def parse_grades(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
     """Grades parsed from their text, or None if one is not a plain decimal
     integer within [-GRADE_MAX, GRADE_MAX] (the caller then diagnoses)."""
     if pc.any(pc.invert(pc.match_substring_regex(column, r"^-?[0-9]+$"))).as_py():
@@ -386,7 +385,7 @@ def _grades(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
 
 
 
-def _check_unique_pairs(
+def check_unique_pairs(
     query: pa.Array, doc: pa.Array, path: str,
     line_of: Callable[[int], int | None] | None = None, *, what: str
 ) -> None:

@@ -24,14 +24,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irpref.io.lines import (
-    _csv,
-    _diagnose_qrels,
-    _grades,
-    _line_numbers,
-    _normalise,
-    _read_bytes,
-    _strip_comments,
-    _unreadable,
+    diagnose_qrels,
+    line_numbers,
+    normalise,
+    parse_csv,
+    parse_grades,
+    read_bytes,
+    strip_comments,
+    unreadable,
 )
 from irpref.io.records import Qrels, TrecFormatError
 
@@ -62,18 +62,18 @@ class SubtopicQrels:
 
 
 def _diagnose(data: bytes, path: str) -> None:
-    _diagnose_qrels(data, path, "topic subtopic docid grade", "subtopic qrels", ids=(0, 1, 2))
+    diagnose_qrels(data, path, "topic subtopic docid grade", "subtopic qrels", ids=(0, 1, 2))
 
 
 def read_subtopic_qrels(path: str | os.PathLike) -> SubtopicQrels:
     """Read ndeval-format qrels ``topic subtopic docid grade`` (plain or ``.gz``)."""
     path = str(path)
-    raw = _read_bytes(path)
-    data = _normalise(_strip_comments(raw))
+    raw = read_bytes(path)
+    data = normalise(strip_comments(raw))
     if not bytes(data).strip():
         raise TrecFormatError(path, None, "empty subtopic qrels file: no judgements")
     try:
-        table = _csv(
+        table = parse_csv(
             data,
             ["query", "subtopic", "doc", "grade"],
             {
@@ -83,12 +83,12 @@ def read_subtopic_qrels(path: str | os.PathLike) -> SubtopicQrels:
                 "grade": pa.string(),
             },
         )
-        grade = _grades(table["grade"])
+        grade = parse_grades(table["grade"])
         if grade is None:
             raise pa.ArrowInvalid("a grade is not a decimal integer in range")
     except pa.ArrowException as exc:
         _diagnose(raw, path)
-        raise _unreadable(path, exc) from None
+        raise unreadable(path, exc) from None
     sub = SubtopicQrels(
         table["query"].combine_chunks(),
         table["subtopic"].combine_chunks(),
@@ -115,7 +115,7 @@ def _check_unique(sub: SubtopicQrels, raw: bytes | None) -> None:
     row = int(np.flatnonzero(dup.to_numpy())[0])
     line = None
     if raw is not None:
-        numbers = _line_numbers(raw)
+        numbers = line_numbers(raw)
         line = int(numbers[row]) if row < len(numbers) else None
     raise TrecFormatError(
         sub.source,

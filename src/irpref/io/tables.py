@@ -40,16 +40,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irpref.errors import InputError
-from irpref.io.lines import _check_unique_pairs, _line_numbers, _read_bytes
+from irpref.io.columns import NAMES, Columns, find_column
+from irpref.io.lines import check_unique_pairs, line_numbers, read_bytes
 from irpref.io.records import GRADE_MAX, Qrels, Run, run_name_from_path
 
 __all__ = ["read_table_qrels", "read_table_run", "row_lines", "table_format"]
 
-QUERY = ("query_id", "qid", "q_id", "query", "topic")
-DOC = ("doc_id", "docid", "docno", "doc", "document")
-SCORE = ("score", "sim", "similarity")
-GRADE = ("relevance", "grade", "rel", "label", "judgment")
-NAME = ("run", "name", "run_id", "system", "tag")
+QUERY, DOC, SCORE, GRADE, NAME = (NAMES[r] for r in ("query", "doc", "score", "grade", "run"))
+_WHAT = {"query": "query", "doc": "document", "score": "score", "grade": "relevance",
+         "run": "name"}
 
 _SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
              ".parquet": "parquet"}
@@ -62,20 +61,21 @@ _NAN_PY = re.compile(r"^[+-]?[nN][aA][nN]$")
 _GRADE_PY = re.compile(r"^-?[0-9]+$")
 
 
-def table_format(path: str) -> str | None:
+def table_format(path: str, columns: Columns | None = None) -> str | None:
     """``csv``, ``tsv``, ``jsonl`` or ``parquet`` from the file name, else None
-    (TREC whitespace format). A ``.tsv`` without a recognised header is TREC."""
+    (TREC whitespace format). A ``.tsv`` without a recognised header (the
+    query and document columns by their names or by ``columns``) is TREC."""
     name = str(path).lower()
     base = name[:-3] if name.endswith(".gz") else name
     fmt = next((f for s, f in _SUFFIXES.items() if base.endswith(s)), None)
     if fmt == "parquet" and name.endswith(".gz"):
         return None
-    if fmt == "tsv" and not _has_header(path):
+    if fmt == "tsv" and not _has_header(path, columns):
         return None
     return fmt
 
 
-def _has_header(path: str) -> bool:
+def _has_header(path: str, columns: Columns | None = None) -> bool:
     """The first lines of a ``.tsv`` name a query and a document column (reads
     at most 64 KB)."""
     try:
@@ -90,32 +90,42 @@ def _has_header(path: str) -> bool:
     while data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     first = next((ln for ln in data.split(b"\n", 64)[:64] if ln.strip()), b"")
-    names = {f.strip().strip('"').lower() for f in first.decode("utf-8", "replace").split("\t")}
-    return bool(names & set(QUERY)) and bool(names & set(DOC))
+    fields = {f.strip().strip('"') for f in first.decode("utf-8", "replace").split("\t")}
+    names = {f.lower() for f in fields}
+    mapped = columns or {}
+    query = ({mapped["query"]} & fields) if "query" in mapped else names & set(QUERY)
+    doc = ({mapped["doc"]} & fields) if "doc" in mapped else names & set(DOC)
+    return bool(query) and bool(doc)
 
 
-def _pick(columns: list[str], names: tuple[str, ...], path: str, what: str,
+def _pick(columns: list[str], role: str, path: str, mapping: Columns | None,
           required: bool = True, line: int | None = 1) -> str | None:
-    lower = {c.lower(): c for c in columns}
-    for name in names:
-        if name in lower:
-            return lower[name]
-    if not required:
-        return None
-    raise InputError(path, line, f"no {what} column: expected one of {', '.join(names)}"
-                     f" (columns: {', '.join(columns)})")
+    found = find_column(columns, role, mapping, path, line=line)
+    if found is not None or not required:
+        return found
+    raise InputError(path, line, f"no {_WHAT[role]} column: expected one of"
+                     f" {', '.join(NAMES[role])} (columns: {', '.join(columns)}); or name it"
+                     f" with --columns {role}=NAME")
 
 
 # ----------------------------------------------------------------------------- reading
 
 
-def _read(path: str, fmt: str, value_names: tuple[str, ...], what: str):
-    """(columns dict of pa arrays, row -> line function) with ids, value and name."""
+def _read(path: str, fmt: str, what: str, mapping: Columns | None):
+    """(columns dict of pa arrays, row -> line function) with ids, value and name;
+    ``what`` is ``run`` (a score column) or ``qrels`` (a grade column; a run
+    column the mapping names is a run's, not looked for)."""
+    if what == "qrels" and mapping and "run" in mapping:
+        mapping = {role: name for role, name in mapping.items() if role != "run"}
     if fmt in ("csv", "tsv"):
-        return _read_csv(path, "," if fmt == "csv" else "\t", value_names, what)
+        return _read_csv(path, "," if fmt == "csv" else "\t", what, mapping)
     if fmt == "jsonl":
-        return _read_jsonl(path, value_names, what)
-    return _read_parquet(path, value_names, what)
+        return _read_jsonl(path, what, mapping)
+    return _read_parquet(path, what, mapping)
+
+
+def _value_role(what: str) -> str:
+    return "score" if what == "run" else "grade"
 
 
 def _csv_rows(text: str, delimiter: str, path: str):
@@ -145,19 +155,19 @@ def _decode(data: bytes, path: str) -> str:
                          f" (byte 0x{data[exc.start]:02x})") from None
 
 
-def _read_csv(path: str, delimiter: str, value_names, what: str):
+def _read_csv(path: str, delimiter: str, what: str, mapping: Columns | None):
     """CSV / TSV through Python's csv module: one exact path, every row checked."""
-    text = _decode(_read_bytes(path), path)
+    text = _decode(read_bytes(path), path)
     records = list(_csv_rows(text, delimiter, path))
     if not records:
         raise InputError(path, None, f"empty {what} file: no header and no rows")
     header_line, header = records[0]
     if len(set(header)) != len(header):
         raise InputError(path, header_line, f"repeated column name in the header {header}")
-    q = _pick(header, QUERY, path, "query", line=header_line)
-    d = _pick(header, DOC, path, "document", line=header_line)
-    v = _pick(header, value_names, path, value_names[0], line=header_line)
-    n = _pick(header, NAME, path, "name", required=False)
+    q = _pick(header, "query", path, mapping, line=header_line)
+    d = _pick(header, "doc", path, mapping, line=header_line)
+    v = _pick(header, _value_role(what), path, mapping, line=header_line)
+    n = _pick(header, "run", path, mapping, required=False, line=header_line)
     iq, id_, iv = header.index(q), header.index(d), header.index(v)
     inn = header.index(n) if n else None
     queries, docs, values, names, lines = [], [], [], [], []
@@ -226,8 +236,8 @@ def _json_value(value, path, line, what):
     return value
 
 
-def _read_jsonl(path: str, value_names, what: str):
-    data = _read_bytes(path)
+def _read_jsonl(path: str, what: str, mapping: Columns | None):
+    data = read_bytes(path)
     text = _decode(data, path)
     keys = None
     out = {"query": [], "doc": [], "value": [], "name": []}
@@ -244,9 +254,9 @@ def _read_jsonl(path: str, value_names, what: str):
             raise InputError(path, number, "expected a JSON object per line", line)
         if keys is None:
             cols = list(obj)
-            keys = (_pick(cols, QUERY, path, "query"), _pick(cols, DOC, path, "document"),
-                    _pick(cols, value_names, path, value_names[0]),
-                    _pick(cols, NAME, path, "name", required=False))
+            keys = (_pick(cols, "query", path, mapping), _pick(cols, "doc", path, mapping),
+                    _pick(cols, _value_role(what), path, mapping),
+                    _pick(cols, "run", path, mapping, required=False))
         for key in keys[:3]:
             if key not in obj or obj[key] is None:
                 raise InputError(path, number, f"no value for {key!r}", line)
@@ -268,21 +278,21 @@ def _read_jsonl(path: str, value_names, what: str):
     return cols, (lambda: lines), None
 
 
-def _read_parquet(path: str, value_names, what: str):
+def _read_parquet(path: str, what: str, mapping: Columns | None):
     import pyarrow.parquet as pq
 
     try:
         table = pq.read_table(path, use_threads=False)  # no Arrow thread outlives the read
     except OSError as exc:
         if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError)):
-            _read_bytes(path)  # raises the usual error
+            read_bytes(path)  # raises the usual error
         raise InputError(path, None, f"not a readable Parquet file ({exc})") from None
     except pa.ArrowException as exc:
         raise InputError(path, None, f"not a readable Parquet file ({exc})") from None
     cols = table.column_names
-    q, d = _pick(cols, QUERY, path, "query"), _pick(cols, DOC, path, "document")
-    v = _pick(cols, value_names, path, value_names[0])
-    n = _pick(cols, NAME, path, "name", required=False)
+    q, d = _pick(cols, "query", path, mapping), _pick(cols, "doc", path, mapping)
+    v = _pick(cols, _value_role(what), path, mapping)
+    n = _pick(cols, "run", path, mapping, required=False)
     for c in (q, d, v):
         column = table[c]
         if column.null_count:
@@ -361,24 +371,26 @@ def _single(column) -> pa.Array:
     return column
 
 
-def read_table_qrels(path: str) -> Qrels:
-    """Qrels from a CSV/TSV/JSONL/Parquet file (see the module docstring)."""
+def read_table_qrels(path: str, *, columns: Columns | None = None) -> Qrels:
+    """Qrels from a CSV/TSV/JSONL/Parquet file (see the module docstring);
+    ``columns``: which column holds what (:mod:`irpref.io.columns`)."""
     path = str(path)
-    fmt = table_format(path)
-    cols, lines, info = _read(path, fmt, GRADE, "qrels")
+    fmt = table_format(path, columns)
+    cols, lines, info = _read(path, fmt, "qrels", columns)
     query, doc, grade, _ = _finish(path, fmt, "qrels", cols, lines, info)
     qrels = Qrels(query, doc, grade, source=path)
-    _check_unique_pairs(qrels.query, qrels.doc, path, partial(row_line, path, None),
+    check_unique_pairs(qrels.query, qrels.doc, path, partial(row_line, path, None),
                         what="judged twice")
     return qrels
 
 
 def read_table_run(path: str, name: str | None = None, *, use_tag: bool = False,
-                   check_duplicates: bool = True) -> Run:
-    """A run from a CSV/TSV/JSONL/Parquet file (see the module docstring)."""
+                   check_duplicates: bool = True, columns: Columns | None = None) -> Run:
+    """A run from a CSV/TSV/JSONL/Parquet file (see the module docstring);
+    ``columns``: which column holds what (:mod:`irpref.io.columns`)."""
     path = str(path)
-    fmt = table_format(path)
-    cols, lines, info = _read(path, fmt, SCORE, "run")
+    fmt = table_format(path, columns)
+    cols, lines, info = _read(path, fmt, "run", columns)
     query, doc, score, names = _finish(path, fmt, "run", cols, lines, info)
     tag = None
     if names is not None:
@@ -393,8 +405,8 @@ def read_table_run(path: str, name: str | None = None, *, use_tag: bool = False,
     run = Run(name or (tag if use_tag else None) or run_name_from_path(_stem(path)),
               query, doc, score, source=path, tag=tag)
     if check_duplicates:
-        _check_unique_pairs(query, doc, path, partial(row_line, path, None),
-                            what="retrieved twice")
+        check_unique_pairs(query, doc, path, partial(row_line, path, None),
+                           what="retrieved twice")
     return run
 
 
@@ -413,7 +425,7 @@ def row_lines(path: str) -> np.ndarray:
         import pyarrow.parquet as pq
 
         return np.arange(1, pq.ParquetFile(path).metadata.num_rows + 1, dtype=np.int64)
-    data = _read_bytes(path)
+    data = read_bytes(path)
     text = _decode(data, path)
     if fmt == "jsonl":
         return np.asarray([i for i, ln in enumerate(text.split("\n"), 1) if ln.strip()],
@@ -431,7 +443,7 @@ def row_line(path: str, raw: bytes | None, row: int) -> int | None:
         except InputError:
             return None
     elif raw is not None:
-        numbers = _line_numbers(raw)
+        numbers = line_numbers(raw)
     else:
         return None
     return int(numbers[row]) if row < len(numbers) else None

@@ -47,19 +47,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import irpref.progress as progress
+from irpref.io.columns import Columns
 from irpref.io.lines import (
-    _check_unique_pairs,
-    _csv,
-    _diagnose_qrels,
-    _diagnose_run,
-    _empty,
-    _grades,
-    _line_numbers,
-    _normalise,
-    _read_buffer,
-    _read_bytes,
-    _strip_comments,
-    _unreadable,
+    check_unique_pairs,
+    diagnose_qrels,
+    diagnose_run,
+    is_empty,
+    line_numbers,
+    normalise,
+    parse_csv,
+    parse_grades,
+    read_buffer,
+    read_bytes,
+    strip_comments,
+    unreadable,
 )
 from irpref.io.records import PathLike, Qrels, Run, TrecFormatError, run_name_from_path
 from irpref.io.tables import read_table_qrels, read_table_run, row_line, table_format
@@ -73,40 +74,41 @@ A higher layer registers its own: :mod:`irpref.interop.ir_datasets` adds
 ``irds:`` (qrels through ir_datasets) when the package is imported."""
 
 
-def read_qrels(path: PathLike) -> Qrels:
+def read_qrels(path: PathLike, *, columns: Columns | None = None) -> Qrels:
     """Read TREC qrels ``qid iter docid grade`` (plain or ``.gz``), a
-    ``.csv``/``.tsv``/``.jsonl``/``.parquet`` table (:mod:`irpref.io.tables`), or
+    ``.csv``/``.tsv``/``.jsonl``/``.parquet`` table (:mod:`irpref.io.tables`;
+    ``columns`` names its columns, :mod:`irpref.io.columns`), or
     ``irds:DATASET-ID`` (qrels through ir_datasets; see :data:`QRELS_SOURCES`)."""
     if isinstance(path, str):
         for prefix, reader in QRELS_SOURCES.items():
             if path.startswith(prefix):
                 return reader(path)
     path = str(path)
-    if table_format(path):
-        return read_table_qrels(path)
-    raw = _read_bytes(path)
-    data = _normalise(_strip_comments(raw))
-    if _empty(data):
+    if table_format(path, columns):
+        return read_table_qrels(path, columns=columns)
+    raw = read_bytes(path)
+    data = normalise(strip_comments(raw))
+    if is_empty(data):
         raise TrecFormatError(path, None, "empty qrels file: no judgements")
     try:
-        table = _csv(
+        table = parse_csv(
             data,
             ["query", "iter", "doc", "grade"],
             {"query": pa.string(), "doc": pa.string(), "grade": pa.string()},
         )
-        grade = _grades(table["grade"])
+        grade = parse_grades(table["grade"])
         if grade is None:
             raise pa.ArrowInvalid("a grade is not a decimal integer in range")
     except pa.ArrowException as exc:
-        _diagnose_qrels(raw, path)
-        raise _unreadable(path, exc) from None
+        diagnose_qrels(raw, path)
+        raise unreadable(path, exc) from None
     qrels = Qrels(
         table["query"].combine_chunks(),
         table["doc"].combine_chunks(),
         grade,
         source=path,
     )
-    _check_unique_pairs(qrels.query, qrels.doc, path, partial(row_line, path, raw),
+    check_unique_pairs(qrels.query, qrels.doc, path, partial(row_line, path, raw),
                         what="judged twice")
     return qrels
 
@@ -122,8 +124,10 @@ def read_run(
     *,
     use_tag: bool = False,
     check_duplicates: bool = True,
+    columns: Columns | None = None,
 ) -> Run:
-    """Read a TREC run ``qid Q0 docid rank score [tag]`` (plain or ``.gz``).
+    """Read a TREC run ``qid Q0 docid rank score [tag]`` (plain or ``.gz``), or
+    a table (:mod:`irpref.io.tables`; ``columns`` names its columns).
 
     The run is named ``name``, else its tag column if ``use_tag``, else
     :func:`run_name_from_path`. The same document twice in one query is an
@@ -131,22 +135,24 @@ def read_run(
     :func:`irpref.interning.intern`, which every evaluation runs (and which
     checks document keys, cheaper than strings).
     """
-    return _read_run(path, name, use_tag, check_duplicates, whole=False)
+    return _read_run(path, name, use_tag, check_duplicates, whole=False, columns=columns)
 
 
 def _read_run(
-    path: PathLike, name: str | None, use_tag: bool, check_duplicates: bool, *, whole: bool
+    path: PathLike, name: str | None, use_tag: bool, check_duplicates: bool, *, whole: bool,
+    columns: Columns | None = None,
 ) -> Run:
     """:func:`read_run`; ``whole``: parse the file as one block without inner
     threads (for callers that read several files in parallel)."""
     path = str(path)
-    if table_format(path):
-        return read_table_run(path, name, use_tag=use_tag, check_duplicates=check_duplicates)
-    raw = _read_buffer(path)
-    data = _normalise(_strip_comments(raw))
-    if _empty(data):
+    if table_format(path, columns):
+        return read_table_run(path, name, use_tag=use_tag, check_duplicates=check_duplicates,
+                              columns=columns)
+    raw = read_buffer(path)
+    data = normalise(strip_comments(raw))
+    if is_empty(data):
         raise TrecFormatError(path, None, "empty run file: no retrieved documents")
-    start = 1 if data[:1] == b"\n" else 0  # see _normalise: a leading BOM kept as data
+    start = 1 if data[:1] == b"\n" else 0  # see normalise: a leading BOM kept as data
     first = data[start : data.find(b"\n", start)]
     n_fields = first.count(b" ") + 1
     names = ["query", "q0", "doc", "rank", "score", "tag"][: max(5, min(n_fields, 6))]
@@ -154,13 +160,13 @@ def _read_run(
     if use_tag and len(names) == 6:
         types["tag"] = pa.string()
     try:
-        table = _csv(data, names, types, whole=whole)
+        table = parse_csv(data, names, types, whole=whole)
         score = _single(table["score"]).to_numpy(zero_copy_only=False)
         if table["score"].null_count or np.isnan(score).any():
             raise pa.ArrowInvalid("NaN or missing score")
     except pa.ArrowException as exc:
-        _diagnose_run(raw, path, use_tag)
-        raise _unreadable(path, exc) from None
+        diagnose_run(raw, path, use_tag)
+        raise unreadable(path, exc) from None
     tag = None
     if "tag" in types:
         tags = pc.unique(table["tag"]).to_pylist()
@@ -168,7 +174,7 @@ def _read_run(
         if tag is None:
             row = int(np.flatnonzero(pc.not_equal(table["tag"], tags[0]).to_numpy(
                 zero_copy_only=False))[0])
-            numbers = _line_numbers(raw)
+            numbers = line_numbers(raw)
             raise TrecFormatError(
                 path,
                 int(numbers[row]) if row < len(numbers) else None,
@@ -184,7 +190,7 @@ def _read_run(
         tag=tag,
     )
     if check_duplicates:
-        _check_unique_pairs(run.query, run.doc, path, partial(row_line, path, raw),
+        check_unique_pairs(run.query, run.doc, path, partial(row_line, path, raw),
                             what="retrieved twice")
     return run
 
@@ -195,6 +201,7 @@ def read_runs(
     use_tag: bool = False,
     threads: int | None = None,
     check_duplicates: bool = True,
+    columns: Columns | None = None,
 ) -> list[Run]:
     """Read several run files (each as :func:`read_run`) on a pool of threads.
 
@@ -206,11 +213,12 @@ def read_runs(
     paths = list(paths)
     threads = max(1, min(worker_count(IO_CAP) if threads is None else threads, len(paths)))
     if threads == 1:
-        return [_read_run(p, None, use_tag, check_duplicates, whole=False)
+        return [_read_run(p, None, use_tag, check_duplicates, whole=False, columns=columns)
                 for p in progress.track(paths, len(paths), "reading runs", "run")]
     pool = ThreadPoolExecutor(threads, thread_name_prefix="irpref-read")
     futures = [
-        pool.submit(_read_run, p, None, use_tag, check_duplicates, whole=True) for p in paths
+        pool.submit(_read_run, p, None, use_tag, check_duplicates, whole=True, columns=columns)
+        for p in paths
     ]
     try:
         return [f.result() for f in progress.track(futures, len(futures), "reading runs", "run")]

@@ -158,6 +158,7 @@ def ties_report(
     corpus_size: int | None = None,
     judged_only: bool = False,
     use_tag: bool = False,
+    columns=None,
     tolerance: float = 1e-12,
     judged: JudgedRankings | None = None,
     judged_at: Sequence[int] = DEFAULT_JUDGED_AT,
@@ -175,7 +176,7 @@ def ties_report(
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                 rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
-                                use_tag=use_tag)
+                                use_tag=use_tag, columns=columns)
     missing = settings.missing
     parsed = parse_measures(list(measures) if not isinstance(measures, str) else measures,
                             judged_only=settings.judged_only)

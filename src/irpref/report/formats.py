@@ -39,15 +39,17 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
-from irpref.report.records import sort_queries, sort_runs, write_json, write_tsv
+from irpref.report.records import sort_queries, sort_runs, write_json, write_parquet, write_tsv
 
-__all__ = ["FORMATS", "PAPER_FORMATS", "TEXT_FORMATS", "check_format", "render", "render_frame",
-           "render_text", "report_html_table", "report_markdown_table", "write_frame",
-           "write_table"]
+__all__ = ["BINARY_FORMATS", "FORMATS", "PAPER_FORMATS", "TEXT_FORMATS", "check_format", "render",
+           "render_frame", "render_text", "report_html_table", "report_markdown_table",
+           "write_frame", "write_table"]
 
 TEXT_FORMATS = ("table", "tsv", "json")
 PAPER_FORMATS = ("markdown", "latex", "html")
 FORMATS = (*TEXT_FORMATS, *PAPER_FORMATS)  # the one list of --format choices
+BINARY_FORMATS = ("parquet",)  # records.write_parquet: -o FILE, or stdout that is not a tty;
+# offered by the commands whose tables all go through write_table / write_frame
 
 LATEX_MARKERS = {"▲": r"$^{\uparrow}$", "▼": r"$^{\downarrow}$"}
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -55,7 +57,7 @@ LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", 
                  "^": r"\textasciicircum{}"}
 
 
-def check_format(fmt: str, allowed: Sequence[str] = FORMATS) -> str:
+def check_format(fmt: str, allowed: Sequence[str] = (*FORMATS, *BINARY_FORMATS)) -> str:
     """``fmt`` if it is one of ``allowed``, else a UsageError naming them."""
     from irpref.errors import UsageError
 
@@ -244,6 +246,8 @@ def write_table(
         write_tsv(frame, out, columns, sort_by=sort_by)
     elif fmt == "json":
         write_json(frame, out, columns, sort_by=sort_by)
+    elif fmt == "parquet":
+        write_parquet(frame, out, columns, sort_by=sort_by)
     elif fmt in ("table", *PAPER_FORMATS):
         if sort_by:
             frame = ([sort_queries(f) for f in frame] if isinstance(frame, (list, tuple))
@@ -298,6 +302,8 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *,
         write_tsv(frame, out)
     elif fmt == "json":
         write_json(frame, out)
+    elif fmt == "parquet":
+        write_parquet(frame, out)
     elif fmt in PAPER_FORMATS:
         out.write(render_frame(frame, fmt, digits=digits, caption=caption, legend=legend))
     elif fmt == "table":

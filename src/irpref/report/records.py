@@ -23,6 +23,7 @@ per-query and mean rows are printed together) is an empty field in TSV and
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -45,6 +46,7 @@ __all__ = [
     "sort_runs",
     "tsv_chunks",
     "write_json",
+    "write_parquet",
     "write_tsv",
 ]
 
@@ -418,3 +420,74 @@ def write_json(frame, out: TextIO, columns: Sequence[str] | None = None, *,
     _emit(out, b"[\n")
     _write_records(frames, columns, _json_layout(columns), out, sort_by)
     _emit(out, b"\n]\n")
+
+
+def _binary_sink(out):
+    """The binary stream under ``out`` (a text stream's ``buffer``, or ``out``
+    itself); a terminal is refused (UsageError, exit 2): Parquet is binary."""
+    from irpref.errors import UsageError
+
+    isatty = getattr(out, "isatty", None)
+    if isatty is not None and isatty():
+        raise UsageError("--format parquet writes binary data: give -o FILE (or redirect "
+                         "standard output to a file or a pipe)")
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None:
+        out.flush()
+        return buffer
+    if isinstance(out, io.TextIOBase):
+        raise UsageError("--format parquet writes binary data: it needs a binary stream")
+    return out
+
+
+def _arrow_column(part: pd.DataFrame, name: str) -> pa.Array:
+    """One column of ``part`` for Parquet: floats and integers as they are,
+    everything else as strings (a categorical by its codes, no object per
+    row); a column the frame lacks is all null."""
+    if name not in part.columns:
+        return pa.nulls(len(part), pa.string())
+    col = part[name]
+    if _is_float(col) or pd.api.types.is_integer_dtype(col.dtype) or \
+            pd.api.types.is_bool_dtype(col.dtype):
+        return pa.Array.from_pandas(col)
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy()
+        texts = pa.array([str(c) for c in col.cat.categories], pa.string())
+        valid = codes >= 0
+        return texts.take(pa.array(np.where(valid, codes, 0), mask=~valid))
+    return pa.array([None if v is None or (isinstance(v, float) and v != v) else str(v)
+                     for v in col], pa.string())
+
+
+def write_parquet(frame, out, columns: Sequence[str] | None = None, *,
+                  sort_by: str | None = None) -> None:
+    """``frame`` (or a list of frames, one table) as Parquet: floats and
+    integers typed, other columns strings (a column a frame lacks is null),
+    written row group by row group (``CHUNK_ROWS`` rows each) so a large
+    per-query table is never converted whole. ``sort_by`` as in
+    :func:`write_tsv`. ``out``: a binary stream, or a text stream with a
+    ``buffer``; a terminal is refused (UsageError)."""
+    import pyarrow.parquet as pq
+
+    sink = _binary_sink(out)
+    frames = _frames(frame)
+    if columns is None:
+        columns = list((frames[0] if frames else frame).columns)
+    writer = None
+    try:
+        for part in frames:
+            if sort_by in part.columns:
+                part = sort_queries(part, sort_by)
+            for start in range(0, len(part), CHUNK_ROWS):
+                rows = part.iloc[start : start + CHUNK_ROWS]
+                table = pa.table({str(c): _arrow_column(rows, c) for c in columns})
+                if writer is None:
+                    writer = pq.ParquetWriter(sink, table.schema)
+                writer.write_table(table.cast(writer.schema))
+        if writer is None:  # no row: the columns, typed as strings
+            empty = pa.table({str(c): pa.array([], pa.string()) for c in columns})
+            writer = pq.ParquetWriter(sink, empty.schema)
+            writer.write_table(empty)
+    finally:
+        if writer is not None:
+            writer.close()
