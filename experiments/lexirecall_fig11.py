@@ -39,7 +39,7 @@ from _common import figure_name, hsd_percent_se, parse, parser, pyplot, rel, rep
 
 import irpref
 from irpref.evaluate import judge_inputs
-from irpref.meta.experiments import pairwise, power_percent, stats_pairwise
+from irpref.meta.pairwise import pairwise, power_percent, stats_pairwise
 
 MEASURES = ["sgnLR", "R@1000", "Rprec", "AP", "nDCG", "RR", "nDCG@10"]
 RECALL = ["R@1000", "Rprec"]

@@ -23,7 +23,7 @@ from _common import figure_name, hsd_percent_se, parse, parser, pyplot, rel, rep
 import irpref
 from irpref.evaluate import judge_inputs
 from irpref.meta import degrade, subsample
-from irpref.meta.experiments import pairwise, power_percent
+from irpref.meta.pairwise import pairwise, power_percent
 
 MEASURES = ["RR", "rrLP", "sgnLP"]
 PAPER = "lexiprecision"

@@ -22,7 +22,7 @@ from irpref.meta.disaggregate import (
     disaggregated_ecdf,
     level_differences,
 )
-from irpref.meta.experiments import _level_comparisons
+from irpref.meta.recall_levels import level_comparisons
 
 DISCOUNTS = ["RBP(p=0.5)", "nDCG", "AP", "RR", "sgn"]
 
@@ -39,7 +39,7 @@ def run(coll, level: int, figure: str | None) -> None:
     e = disaggregated_ecdf(judged=judged, discounts=DISCOUNTS, points=201)
     zero = e.groupby("discount", sort=False).percent_zero.first()
     d, use = level_differences(judged, "sgn")
-    pos, a, b, _, _ = _level_comparisons(judged)
+    pos, a, b, _, _ = level_comparisons(judged)
     some = np.isfinite(pos[a]) | np.isfinite(pos[b])  # the i-th item retrieved by a run
     ret = use & some
     report("rpp", "Fig. 2", coll.name,

@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _rpp(judged, oi):
-    from irpref.meta.experiments import pairwise
+    from irpref.meta.pairwise import pairwise
 
     pw = pairwise(judged, ["RPP"])
     names = list(pw.runs)

@@ -36,7 +36,7 @@ from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
 from irpref.meta.discounts import parse_discount
 from irpref.meta.pairwise import _judge
-from irpref.meta.recall_levels import _level_comparisons
+from irpref.meta.recall_levels import level_comparisons
 
 __all__ = ["DISCOUNTS", "disaggregated_by_level", "disaggregated_ecdf", "level_differences"]
 
@@ -75,7 +75,7 @@ def level_differences(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(P, Q, L) Delta mu_i of ``discount`` and the (P, Q, L) mask of real comparisons."""
     kind, gamma = _parse_discount(discount)
-    pos, a, b, valid, m = _level_comparisons(judged)
+    pos, a, b, valid, m = level_comparisons(judged)
     if levels is not None:
         if pos.shape[2] < levels:
             pad = np.full(pos.shape[:2] + (levels - pos.shape[2],), np.inf)

@@ -27,6 +27,7 @@ from irpref.meta.pairwise import (
 )
 
 __all__ = [
+    "level_comparisons",
     "recall_level_correlation",
     "recall_level_needed",
     "recall_level_regression",
@@ -91,7 +92,7 @@ def suffix_agreement(
 # ------------------------------------------------------ recall-level analyses
 
 
-def _level_comparisons(judged: JudgedRankings):
+def level_comparisons(judged: JudgedRankings):
     qidx = np.flatnonzero(judged.num_rel() > 0)
     pos = _relevant_positions(judged, qidx)
     a, b = np.triu_indices(judged.n_runs, 1)
@@ -109,7 +110,7 @@ def recall_level_ties(
     at least i relevant items (an unretrieved i-th item has 1/p_i = 0)."""
     if levels < 1:
         raise UsageError(f"levels={levels}: must be >= 1")
-    pos, a, b, valid, m = _level_comparisons(_judge(qrels, runs, judged, rel))
+    pos, a, b, valid, m = level_comparisons(_judge(qrels, runs, judged, rel))
     rows = []
     for i in range(min(levels, pos.shape[2])):
         use = valid & (m > i)[None, :]
@@ -126,7 +127,7 @@ def recall_level_needed(
     """``level, fraction``: ECDF of i*, the first recall level at which two
     rankings differ (lexiprecision Fig. 6), over the comparisons that differ
     at some level (sgnLP != 0)."""
-    pos, a, b, valid, _ = _level_comparisons(_judge(qrels, runs, judged, rel))
+    pos, a, b, valid, _ = level_comparisons(_judge(qrels, runs, judged, rel))
     diff = pos[a] != pos[b]
     some = diff.any(axis=-1) & valid
     istar = np.argmax(diff, axis=-1)[some] + 1
@@ -144,7 +145,7 @@ def tie_given_p1(
     ordered (run, other run, query) comparisons (lexiprecision Fig. 3; the
     closed form for random rankings is :func:`irpref.meta.rr_tie_given_p1`).
     Rankings without a retrieved relevant item are left out as p_1."""
-    pos, a, b, valid, _ = _level_comparisons(_judge(qrels, runs, judged, rel))
+    pos, a, b, valid, _ = level_comparisons(_judge(qrels, runs, judged, rel))
     p_a, p_b = pos[a, :, 0][valid], pos[b, :, 0][valid]
     p1 = np.concatenate([p_a, p_b])
     tied = np.concatenate([p_a == p_b, p_a == p_b])
@@ -161,7 +162,7 @@ def tie_given_p1(
 def _delta_rr(judged: JudgedRankings, levels: int):
     """(P, Q, levels) δRR_i = 1/p_i - 1/p'_i (unretrieved: 1/p = 0), the
     valid (P, Q) mask and the (Q,) relevant counts m."""
-    pos, a, b, valid, m = _level_comparisons(judged)
+    pos, a, b, valid, m = level_comparisons(judged)
     if pos.shape[2] < levels:
         pad = np.full(pos.shape[:2] + (levels - pos.shape[2],), np.inf)
         pos = np.concatenate([pos, pad], axis=2)
