@@ -221,6 +221,8 @@ def collections(draw):
             docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=10, unique=True))
             # few distinct scores (ties), all exact in float32 (pytrec_eval's precision)
             run[f"q{q}"] = {d: float(draw(st.integers(0, 4))) / 2 for d in docs}
+        if not any(q in qrels for q in run):  # a run sharing no query is refused
+            run["q0"] = {DOCS[0]: 0.0}
         runs[f"r{r}"] = run
     return qrels, runs
 
