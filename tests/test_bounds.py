@@ -134,7 +134,7 @@ def test_graded_rules_are_exact_on_binary_qrels(data, ties, k):
        ties=st.sampled_from(["docid", "input", "expected"]))
 def test_graded_bounds_are_exact(data, k, ties):
     """nDCG's and NCG's bounds are exact on graded qrels too (the upper one by
-    grade layers and Dinkelbach's method: irpref.measures.residual_ideal)."""
+    grade layers and Dinkelbach's method: irpref.measures.ndcg_bounds)."""
     judged = _judge(data, ties, None, 1)
     assume(_few_unjudged(judged, 3))
     for text in ["nDCG", f"nDCG@{k}", f"nDCG(gain=exp)@{k}", "NCG", f"NCG@{k}"]:
@@ -155,7 +155,7 @@ def test_every_family_is_covered():
     assert set(FAMILIES) == set(SUBTOPIC_FAMILIES)
 
 
-RANK_MODULES = {"irpref.measures.classic", "irpref.measures.tie_aware",
+RANK_MODULES = {"irpref.measures.rank", "irpref.measures.tie_aware",
                 "irpref.measures.err", "irpref.measures.trec_gain"}
 
 

@@ -18,7 +18,7 @@ from irpref.evaluate import judge_inputs
 from irpref.judged import LayoutError
 from irpref.measures import parse_measure
 from irpref.measures.base import REGISTRY, reads_compact
-from irpref.measures.residual_rank import unjudged_of
+from irpref.measures.rank_bounds import unjudged_of
 
 DOCS = [f"d{i}" for i in range(14)]
 # every family with a bound, at a cut-off inside the rankings and beyond them

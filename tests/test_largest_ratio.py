@@ -1,4 +1,4 @@
-"""The exact largest gain ratio (irpref.measures.residual_ideal.largest_ratio,
+"""The exact largest gain ratio (irpref.measures.ndcg_bounds.largest_ratio,
 the NumPy rounds; the C kernel is compared with it in test_bounds_kernels.py)
 against a brute force over every assignment of grades, on random weights,
 judged grades and cut-offs."""
@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import irpref.measures.residual_ideal as ri
+import irpref.measures.ndcg_bounds as ri
 
 
 def brute(w, n0, judged, top, d, gain):

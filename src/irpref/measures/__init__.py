@@ -6,13 +6,13 @@ spelling by reading the records.
 """
 
 from irpref.measures import (
-    classic,  # noqa: F401  (registers its families)
     diversity,  # noqa: F401  (alpha-nDCG, ERR-IA, MAP-IA, S-recall: subtopic qrels)
     err,  # noqa: F401  (ERR, Judged)
+    rank,  # noqa: F401  (registers its families)
     recall_level,  # noqa: F401  (RL, TSE, SL1, SL3, RE)
     search_length,  # noqa: F401  (ASL)
     tie_aware,  # noqa: F401  (tie-aware kernels, F1)
-    trec_extra,  # noqa: F401  (the rest of trec_eval: Bpref, infAP, GMAP, ...)
+    trec,  # noqa: F401  (the rest of trec_eval: Bpref, infAP, GMAP, ...)
     trec_gain,  # noqa: F401  (trec_eval's gain-based measures: DCG, G, gRBP, ...)
 )
 from irpref.measures.base import REGISTRY, Family, Measure

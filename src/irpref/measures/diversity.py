@@ -46,10 +46,10 @@ from __future__ import annotations
 
 import numpy as np
 
-import irpref.measures.residual_diversity as rd
+import irpref.measures.diversity_bounds as rd
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Alias, Measure, Param, register
-from irpref.measures.classic import REL
+from irpref.measures.rank import REL
 from irpref.measures.subtopic_judgments import (
     alpha_of,
     attach_subtopics,

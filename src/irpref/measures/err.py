@@ -35,7 +35,7 @@ import numpy as np
 from irpref.errors import UsageError
 from irpref.judged import NONPOOL, JudgedRankings
 from irpref.measures.base import Measure, Param, attach_kernel, register
-from irpref.measures.classic import REL
+from irpref.measures.rank import REL
 from irpref.measures.ties import TieGroups, expected_marked
 
 __all__ = ["err", "judged_at_k", "satisfaction"]

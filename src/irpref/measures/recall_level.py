@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures import residual_recall as rr
+from irpref.measures import recall_level_bounds as rr
 from irpref.measures.base import (
     Measure,
     Param,

@@ -1,6 +1,6 @@
 """Subtopic judgments joined with judged rankings: what the intent-aware
 measures (:mod:`irpref.measures.diversity`) and their residual bounds
-(:mod:`irpref.measures.residual_diversity`) read.
+(:mod:`irpref.measures.diversity_bounds`) read.
 
 Relevance is binary (grade >= ``rel``, at least 1); S is the number of a
 topic's subtopics with a relevant document; c_t(i) counts the documents above

@@ -21,7 +21,7 @@ one vectorised pass over all runs and queries (no enumeration):
   when no relevant item precedes the group V_c holding rank k (an extension by
   the same argument as section 2.5).
 
-Conventions are those of :mod:`irpref.measures.classic` (trec_eval): relevant
+Conventions are those of :mod:`irpref.measures.rank` (trec_eval): relevant
 means grade >= rel, nDCG gains are the grades (grades <= 0 gain nothing), a
 query without relevant documents scores 0, P@k divides by k. Tie groups are
 those of :attr:`~irpref.judged.JudgedRankings.tie_offsets`: the depth cut-off
@@ -52,11 +52,11 @@ from __future__ import annotations
 
 import numpy as np
 
-import irpref.measures.residual_ideal as residual_ideal
-import irpref.measures.residual_rank as residual_rank
+import irpref.measures.ndcg_bounds as residual_ideal
+import irpref.measures.rank_bounds as residual_rank
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Alias, Measure, attach_kernel, register
-from irpref.measures.classic import REL, _safe_div, num_rel_ret
+from irpref.measures.rank import REL, _safe_div, num_rel_ret
 from irpref.measures.ties import (  # noqa: F401  (re-exported: the tie machinery)
     _CACHE,
     TieGroups,

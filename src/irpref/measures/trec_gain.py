@@ -1,7 +1,7 @@
 """trec_eval 10.0's gain-based measures, bit-exact: DCG, IDCG, nDCGRel, RnDCG,
 BinG, G, and graded rank-biased precision with its residual (gRBP, RBPResid).
 
-Conventions as in :mod:`irpref.measures.trec_extra`: gain = grade when positive,
+Conventions as in :mod:`irpref.measures.trec`: gain = grade when positive,
 0 otherwise; per-query values identical to trec_eval's, sums taken in its order.
 """
 
@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-import irpref.measures.residual_gain as residual_gain
-import irpref.measures.residual_rank as residual_rank
+import irpref.measures.rank_bounds as residual_rank
+import irpref.measures.trec_gain_bounds as residual_gain
 from irpref.judged import JudgedRankings
+from irpref.measures.arithmetic import exact_cumsum
 from irpref.measures.base import (
     Alias,
     Measure,
@@ -21,7 +22,7 @@ from irpref.measures.base import (
     register,
     trec_number,
 )
-from irpref.measures.classic import (
+from irpref.measures.rank import (
     REL,
     _safe_div,
     cut,
@@ -31,8 +32,7 @@ from irpref.measures.classic import (
     within_segment_cumsum,
 )
 from irpref.measures.ties import tie_groups
-from irpref.measures.trec_arith import exact_cumsum
-from irpref.measures.trec_extra import (
+from irpref.measures.trec import (
     _gain,
     _ideal,
     _num_rel,

@@ -155,7 +155,7 @@ class Unjudged:
         (e.g. beyond a cut-off): a scan where more weightless documents made
         relevant only add to a denominator reads the a_s items and, for the
         bottom j, the value at j = u_s - a_s (:func:`_linear_ratio`,
-        :func:`irpref.measures.residual_ideal.gain_ratio_bounds`)."""
+        :func:`irpref.measures.ndcg_bounds.gain_ratio_bounds`)."""
         pos = np.flatnonzero(w)
         if len(pos) == len(w):
             return self, w

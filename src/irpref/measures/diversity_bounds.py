@@ -29,7 +29,7 @@ import numpy as np
 
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Measure
-from irpref.measures.residual_rank import _div, holds_value
+from irpref.measures.rank_bounds import _div, holds_value
 from irpref.measures.subtopic_judgments import alpha_of, ideal_gain, joined, labels
 
 __all__ = ["ap_ia_bounds", "err_ia_bounds", "ideal_ratio_bounds", "s_recall_bounds"]
@@ -182,7 +182,7 @@ def s_recall_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.
 @holds_value
 def ap_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray]:
     """MAP-IA = (1/S) sum_t AP_t. Each actual subtopic's AP_t takes its extremes by
-    the AP rule (:func:`irpref.measures.residual_rank.ap_bounds`: for j unjudged
+    the AP rule (:func:`irpref.measures.rank_bounds.ap_bounds`: for j unjudged
     documents made relevant to t, the top j give the largest value and the
     bottom j the least; every j scanned), independently of the others (fact 2);
     a new subtopic's AP ranges over the same scan with no judged relevant

@@ -17,7 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import NONPOOL, JudgedRankings
-from irpref.measures import residual_trec as rt
+from irpref.measures import trec_bounds as rt
+from irpref.measures.arithmetic import (
+    MIN_GEO_MEAN,
+    exact_cumsum,
+    geometric_mean,
+    lround,
+    suffix_max,
+)
 from irpref.measures.base import (
     TREC_CUTS,
     TREC_MULTS,
@@ -29,20 +36,13 @@ from irpref.measures.base import (
     register,
     trec_number,
 )
-from irpref.measures.classic import (
+from irpref.measures.rank import (
     REL,
     _safe_div,
     cut,
     within_segment_cumsum,
 )
 from irpref.measures.ties import expected_marked, expected_rel_ret, tie_groups
-from irpref.measures.trec_arith import (
-    MIN_GEO_MEAN,
-    exact_cumsum,
-    geometric_mean,
-    lround,
-    suffix_max,
-)
 
 __all__ = ["MIN_GEO_MEAN", "exact_cumsum", "geometric_mean", "lround", "suffix_max"]
 

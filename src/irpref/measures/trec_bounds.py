@@ -1,4 +1,4 @@
-"""Residual bounds of the trec_eval extras (:mod:`irpref.measures.trec_extra`).
+"""Residual bounds of the trec_eval extras (:mod:`irpref.measures.trec`).
 
 The residual interval of a measure (:mod:`irpref.bounds`) ranges over every
 assignment of grades ``0 .. top`` to the ``u`` unjudged documents a run
@@ -27,9 +27,9 @@ import numpy as np
 
 from irpref.bounds import assign, top_grade, unjudged_items
 from irpref.judged import JudgedRankings
+from irpref.measures.arithmetic import lround, suffix_max
 from irpref.measures.base import TREC_RECALLS, Measure
-from irpref.measures.classic import _safe_div, within_segment_cumsum
-from irpref.measures.trec_arith import lround, suffix_max
+from irpref.measures.rank import _safe_div, within_segment_cumsum
 
 __all__ = [
     "JUDGED_ONLY_NOTE",

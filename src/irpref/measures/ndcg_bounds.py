@@ -30,7 +30,7 @@ import numpy as np
 from irpref.judged import JudgedRankings
 from irpref.kernels import c_kernels
 from irpref.measures.base import Measure
-from irpref.measures.residual_rank import (
+from irpref.measures.rank_bounds import (
     Unjudged,
     _div,
     holds_value,

@@ -3,7 +3,7 @@
 These three measures read DCG (or G's cost) against an ideal ranking at ranks
 that move with the assignment (every relevant document's rank, the ideal's
 level boundaries, the ideal gains inside G's discount), so the exchange
-argument of :mod:`irpref.measures.residual_rank` does not hold and no exact
+argument of :mod:`irpref.measures.rank_bounds` does not hold and no exact
 rule is known. Each rule below bounds every term of the measure between two
 assignment-free values and the number of terms by its range, which gives an
 interval that holds every outcome (the brute-force property tests check it).
@@ -24,9 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
+from irpref.measures.arithmetic import exact_cumsum
 from irpref.measures.base import Measure
-from irpref.measures.residual_rank import _div, holds_value, unjudged_of
-from irpref.measures.trec_arith import exact_cumsum
+from irpref.measures.rank_bounds import _div, holds_value, unjudged_of
 
 __all__ = ["g_bounds", "ndcg_rel_bounds", "r_ndcg_bounds"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import irpref.measures.residual_ideal as residual_ideal
-import irpref.measures.residual_rank as residual_rank
+import irpref.measures.ndcg_bounds as residual_ideal
+import irpref.measures.rank_bounds as residual_rank
 from irpref.judged import JudgedRankings
 from irpref.measures.base import (
     TREC_CUTS,

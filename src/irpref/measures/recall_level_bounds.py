@@ -20,7 +20,7 @@ same whichever document it is). Two facts give every rule:
   gaining e(p) >= e(b)); never raises p_m, sum p_i or any search length
   p_i - (i - 1). So for j newly relevant documents the first j unjudged in
   rank order (``top-j``) and the last j (``bottom-j``) are the extremes, and
-  the exact interval is a scan over j (:func:`irpref.measures.residual_trec.scan_bounds`).
+  the exact interval is a scan over j (:func:`irpref.measures.trec_bounds.scan_bounds`).
 
 Under ``ties="expected"`` the same hold for every ordering of the tied items
 (a tie group's items precede the next group's in every ordering), hence for
@@ -35,10 +35,10 @@ import numpy as np
 from irpref.bounds import assign, top_grade
 from irpref.judged import JudgedRankings
 from irpref.measures.base import Measure
-from irpref.measures.classic import within_segment_cumsum
 from irpref.measures.positions import relevant_positions, resolve_corpus_size
+from irpref.measures.rank import within_segment_cumsum
 from irpref.measures.recall_metrics import RecallLevelMetric, named_metric
-from irpref.measures.residual_trec import Candidates, candidates, scan_bounds
+from irpref.measures.trec_bounds import Candidates, candidates, scan_bounds
 
 __all__ = [
     "asl_rule",
