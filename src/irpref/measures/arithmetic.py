@@ -1,16 +1,103 @@
-"""trec_eval's arithmetic, reproduced exactly: sums in C loop order, C ``lround``,
-its geometric mean with a floor, and an exact suffix maximum. Per-query values
-computed with these are identical to trec_eval's, not merely close.
+"""The arithmetic every kernel and bounds rule shares, defined once.
+
+Items lie flat, run x query segment after segment (``offsets[s]:offsets[s+1]``,
+:class:`~irpref.judged.JudgedRankings`); the functions here divide, cut and
+sum within those segments:
+
+- :func:`divide`, the guarded division: 0 where the denominator is not
+  positive (a query without relevant documents scores 0, as in trec_eval);
+- :func:`within_cutoff`, :func:`within_segment_cumsum`, :func:`segment_last`,
+  :func:`for_every_run`;
+- trec_eval's arithmetic, reproduced exactly: :func:`exact_cumsum` (sums in C
+  loop order), :func:`power_table` (p^i multiplied out rank by rank), C
+  :func:`lround`, its :func:`geometric_mean` with a floor, an exact
+  :func:`suffix_max`, and its relevance (:func:`trec_relevant`: judged and
+  at least ``rel``). Per-query values computed with these are identical to
+  trec_eval's, not merely close.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-__all__ = ["MIN_GEO_MEAN", "exact_cumsum", "geometric_mean", "lround", "suffix_max"]
+from irpref.judged import JudgedRankings
+
+if TYPE_CHECKING:
+    from irpref.measures.base import Measure
+
+__all__ = [
+    "MIN_GEO_MEAN",
+    "divide",
+    "exact_cumsum",
+    "for_every_run",
+    "geometric_mean",
+    "lround",
+    "power_table",
+    "segment_last",
+    "suffix_max",
+    "trec_relevant",
+    "within_cutoff",
+    "within_segment_cumsum",
+]
+
+
+def divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` (broadcast), 0 where ``den`` is not positive (or NaN)."""
+    shape = np.broadcast_shapes(np.shape(num), np.shape(den))
+    out = np.zeros(shape)
+    np.divide(num, den, out=out, where=np.broadcast_to(den, shape) > 0)
+    return out
+
+
+def within_cutoff(judged: JudgedRankings, measure: Measure) -> np.ndarray:
+    """Boolean per item: rank within the measure's cut-off (all if none)."""
+    if measure.cutoff is None:
+        return np.ones(judged.n_items, bool)
+    return judged.rank < measure.cutoff
+
+
+def within_segment_cumsum(judged: JudgedRankings, values: np.ndarray) -> np.ndarray:
+    """Inclusive cumulative sum of ``values`` (per item) restarting at every segment."""
+    total = np.cumsum(values, dtype=np.float64 if values.dtype.kind == "f" else np.int64)
+    before = np.concatenate(([0], total))[judged.offsets[:-1]]
+    return total - before[judged.segment]
+
+
+def segment_last(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The last value of every segment ``offsets[s]:offsets[s+1]`` (0 where empty)."""
+    out = np.zeros(len(offsets) - 1)
+    nonempty = np.diff(offsets) > 0
+    out[nonempty] = values[offsets[1:][nonempty] - 1]
+    return out
+
+
+def for_every_run(judged: JudgedRankings, values: np.ndarray) -> np.ndarray:
+    """A (Q,) per-query array as (R, Q), the same for every run (a view)."""
+    return np.broadcast_to(values, (judged.n_runs, judged.n_queries))
+
+
+# ---- trec_eval's arithmetic ------------------------------------------------------
+def trec_relevant(judged: JudgedRankings, rel: int) -> np.ndarray:
+    """Relevant items as trec_eval sees them (form_res_rels.c): a judged grade
+    (>= 0) at least ``rel``."""
+    return (judged.grade >= 0) & (judged.grade >= rel)
+
+
+def power_table(p: float, judged: JudgedRankings) -> np.ndarray:
+    """``p**i`` for every rank i (plus one), multiplied out one rank at a time
+    as trec_eval's m_rbp.c does, so RBP sums are bit-identical."""
+    n = int(judged.n_retrieved.max(initial=0)) + 1
+    table = np.full(n, float(p))
+    table[0] = 1.0
+    return np.multiply.accumulate(table)
+
 
 MIN_GEO_MEAN = 1e-5
 """trec_eval's floor for geometric means (trec_eval.h)."""
+
+
 def geometric_mean(values: np.ndarray) -> float:
     """exp(mean(log(max(v, 1e-5)))), the log-sum taken in order (meas_avg.c)."""
     values = np.asarray(values, dtype=np.float64)
