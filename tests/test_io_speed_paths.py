@@ -357,7 +357,7 @@ def _dense_reference(j, name: str, rel: int, cutoff: int | None) -> np.ndarray:
         s = j.segment_sum(np.where(is_rel & inside, hits / (j.rank + 1.0), 0.0))
         return np.divide(s, num_rel, out=np.zeros(shape), where=num_rel > 0)
     if name == "nDCG":
-        from irpref.measures.ndcg import ideal_dcg
+        from irpref.measures.gains import ideal_dcg
 
         gain = np.where(j.grade > 0, j.grade, 0).astype(np.float64)
         gain[~inside] = 0.0

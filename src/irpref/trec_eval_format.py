@@ -20,7 +20,7 @@ from irpref.judged import NONPOOL, JudgedRankings
 from irpref.measures import REGISTRY, parse_measure
 from irpref.measures.arithmetic import geometric_mean
 from irpref.measures.base import TrecName, trec_number
-from irpref.measures.ndcg import Gains
+from irpref.measures.gains import Gains
 from irpref.measures.trec import iprec_average
 
 __all__ = [

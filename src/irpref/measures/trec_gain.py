@@ -33,7 +33,8 @@ from irpref.measures.base import (
     register,
     trec_number,
 )
-from irpref.measures.ndcg import expected_dcg, ideal_dcg
+from irpref.measures.gains import ideal_dcg
+from irpref.measures.ndcg import expected_dcg
 from irpref.measures.ties import tie_groups
 from irpref.measures.trec import checked_rel, trec_num_rel
 from irpref.measures.trec_gain_bounds import (
