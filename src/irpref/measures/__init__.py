@@ -11,6 +11,7 @@ from irpref.measures import (
     diversity,  # noqa: F401  (alpha-nDCG, ERR-IA, MAP-IA, S-recall: subtopic qrels)
     err,  # noqa: F401  (ERR, Judged)
     ndcg,  # noqa: F401  (nDCG, NCG)
+    q_measure,  # noqa: F401  (Q: NTCIR's Q-measure)
     rank,  # noqa: F401  (NumRet, P, R, F1, AP, RR, Success, Rprec, RBP, ...)
     recall_level,  # noqa: F401  (RL, TSE, SL1, SL3, RE)
     search_length,  # noqa: F401  (ASL)
