@@ -232,6 +232,7 @@ def test_parameters_are_validated(text, message):
         parse_measure(text)
 
 
+@pytest.mark.slow
 def test_cli_lists_and_evaluates_it(tmp_path):
     shown = irpref_cli("measures", "Q-measure")
     assert shown.returncode == 0, shown.stderr
