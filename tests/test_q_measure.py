@@ -187,7 +187,7 @@ def _bounds_and_brute(data, ties, names):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=judged_sets(top=1), ties=st.sampled_from(["docid", "expected"]),
+@given(data=judged_sets(top=1), ties=st.sampled_from(["docid", "input", "expected"]),
        k=st.integers(1, 5))
 def test_bounds_are_exact_when_the_top_grade_is_the_level(data, ties, k):
     """T = rel: every assignment is binary and the scan over j is exact."""

@@ -14,8 +14,10 @@ rank a < b changes it by (1 + beta g) [(A + 1)(1/d(a) - 1/d(b)) + sum over
 relevant x in (a, b) of (1/d(x) - 1/d(b))] >= 0 (A: relevant above a; a move
 from beyond k only adds terms): the exchange argument, so for each j the top
 j unjudged documents give the largest value and the bottom j the smallest,
-and :func:`~irpref.measures.unjudged_scan.binary_scan_bounds` scans every j
-(every tie policy: a higher tie group precedes a lower one in every ordering).
+and a scan over every j takes the extremes (:func:`_binary_scan`, one pass
+per j without building the assignments; under expected ties, where a higher
+tie group precedes a lower one in every ordering,
+:func:`~irpref.measures.unjudged_scan.binary_scan_bounds`).
 
 An outer bound when T > rel: an intermediate grade lowers a document's gain
 but also the ideal's, so neither the extremes nor the grades {0, T} alone are
@@ -69,7 +71,9 @@ def q_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     bounds of the module docstring (which proves both)."""
     rel, top = m.rel(judged), top_grade(judged)
     if top <= rel:
-        return binary_scan_bounds(judged, m)
+        if judged.ties == "expected":
+            return binary_scan_bounds(judged, m)
+        return _binary_scan(judged, m, top)
     shape = (judged.n_runs, judged.n_queries)
     plain = m.compute(judged)
     u = unjudged_of(judged, rel)
@@ -79,6 +83,53 @@ def q_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     upper = _upper(judged, m, u.index, top)
     none = (u.count == 0).reshape(shape)
     return np.where(none, plain, lower), np.where(none, plain, upper)
+
+
+def _binary_scan(judged: JudgedRankings, m: Measure, top: int) -> Pair:
+    """The scan over j of :func:`~irpref.measures.unjudged_scan.binary_scan_bounds`
+    when every relevant gain is g = gain(T) (ties docid, input), without building
+    the assignments: with the top j (bottom j) unjudged documents relevant, Q =
+    (1 + beta g) / N sum over relevant r <= k of C(r) / (r + beta g min(r, R0 + j)).
+    One pass over the items of the segments with at least j unjudged ones, per j
+    (segments laid out by decreasing count, so those items come first)."""
+    rel, kind, beta = m.rel(judged), m.get("gain"), float(m.get("beta"))
+    scale = beta * float(gains(np.array([top]), kind)[0])
+    shape = (judged.n_runs, judged.n_queries)
+    plain = m.compute(judged).reshape(-1)
+    lower, upper = plain.copy(), plain.copy()
+    u = unjudged_of(judged, rel)
+    if not len(u.index):
+        return lower.reshape(shape), upper.reshape(shape)
+    # segments by decreasing unjudged count: the items of the first a segments lead
+    order = np.argsort(-u.count, kind="stable")
+    sizes = np.diff(judged.offsets)[order]
+    local = np.repeat(np.arange(len(order)), sizes)  # the segment's place in ``order``
+    start = np.concatenate(([0], np.cumsum(sizes)))
+    item = np.arange(start[-1]) - start[:-1][local] + judged.offsets[:-1][order][local]
+    nth = np.full(judged.n_items, -1, np.int64)
+    nth[u.index] = u.nth
+    nth, count = nth[item], u.count[order][local]
+    rank1 = judged.rank[item] + 1.0
+    judged_rel = (judged.grade >= rel)[item]
+    inside = rank1 <= m.cutoff if m.cutoff is not None else np.ones(len(item), bool)
+    r0 = np.tile(judged.num_rel(rel), judged.n_runs)[order].astype(np.float64)
+    active_segments = np.searchsorted(-u.count[order], -np.arange(1, u.count.max() + 1),
+                                      side="right")  # segments with >= j unjudged
+    for j, a in enumerate(active_segments, start=1):
+        n = start[a]
+        big_r = r0[:a] + j
+        norm = np.minimum(big_r, m.cutoff) if m.cutoff is not None else big_r
+        den = rank1[:n] + scale * np.minimum(rank1[:n], big_r[local[:n]])
+        for pick, keep, f in ((nth[:n] < j, upper, np.fmax),
+                              (nth[:n] >= count[:n] - j, lower, np.fmin)):
+            relevant = judged_rel[:n] | ((nth[:n] >= 0) & pick)
+            hits = np.cumsum(relevant)
+            hits -= np.concatenate(([0], hits))[start[:a]][local[:n]]
+            total = np.bincount(local[:n], weights=np.where(relevant & inside[:n],
+                                                            hits / den, 0.0), minlength=a)
+            seg = order[:a]
+            keep[seg] = f(keep[seg], (1.0 + scale) * total / norm)
+    return lower.reshape(shape), upper.reshape(shape)
 
 
 def _upper(judged: JudgedRankings, m: Measure, unjudged: np.ndarray, top: int) -> np.ndarray:
