@@ -82,7 +82,7 @@ def bench_processes(qrels: Path, runs: list[Path], measures: list[str], repeats:
 
 def bench_kernels(qrels: Path, runs: list[Path], measures: list[str], repeats: int) -> None:
     from irpref.evaluate import judge_inputs
-    from irpref.measures import parse_measure, tie_aware
+    from irpref.measures import parse_measure, ties
     from irpref.meta.ties import tie_counts
 
     start = time.perf_counter()
@@ -108,7 +108,7 @@ def bench_kernels(qrels: Path, runs: list[Path], measures: list[str], repeats: i
         for name, judged in (("docid", docid), ("expected", expected)):
             times = []
             for _ in range(repeats):
-                tie_aware._CACHE.pop(judged, None)  # pay for the tie-group statistics each time
+                ties._CACHE.pop(judged, None)  # pay for the tie-group statistics each time
                 t = time.perf_counter()
                 m.compute(judged)
                 times.append(time.perf_counter() - t)

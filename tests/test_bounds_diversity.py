@@ -1,4 +1,4 @@
-"""Residual bounds of the diversity measures (irpref.measures.residual_diversity)
+"""Residual bounds of the diversity measures (irpref.measures.diversity_bounds)
 against every assignment of subtopic relevance to the unjudged documents,
 evaluated by the literal transcription of ndeval's definitions (``brute``)."""
 

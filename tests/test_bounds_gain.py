@@ -1,5 +1,5 @@
 """Outer residual bounds of trec_eval's nDCGRel, RnDCG and G
-(irpref.measures.residual_gain) against every assignment, on graded qrels."""
+(irpref.measures.trec_gain_bounds) against every assignment, on graded qrels."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Residual bounds on compact judged rankings (irpref.bounds.with_unjudged) and
-the per-item scan of residual_rank.Unjudged: the same intervals as on the full
+the per-item scan of unjudged_scan.Unjudged: the same intervals as on the full
 layout, and the same sums as the (segment, j) pair scan they replace."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from irpref.evaluate import judge_inputs
 from irpref.judged import LayoutError
 from irpref.measures import parse_measure
 from irpref.measures.base import REGISTRY, reads_compact
-from irpref.measures.residual_rank import unjudged_of
+from irpref.measures.unjudged_scan import unjudged_of
 
 DOCS = [f"d{i}" for i in range(14)]
 # every family with a bound, at a cut-off inside the rankings and beyond them

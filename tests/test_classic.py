@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irpref
-from irpref.measures.trec_extra import exact_cumsum, geometric_mean, lround, suffix_max
+from irpref.measures.arithmetic import exact_cumsum, geometric_mean, lround, suffix_max
 
 # ---- tiny worked example -------------------------------------------------------
 QRELS = {"q1": {"a": 1, "b": 0, "c": 2, "d": 1, "u": -1}, "q2": {"x": 0, "y": 0}}

@@ -346,7 +346,7 @@ def test_read_runs_in_parallel_keeps_order_and_first_error(tmp_path):
 
 def _dense_reference(j, name: str, rel: int, cutoff: int | None) -> np.ndarray:
     """The dense (every item) formulas the sparse kernels replaced."""
-    from irpref.measures.classic import power_table, within_segment_cumsum
+    from irpref.measures.arithmetic import power_table, within_segment_cumsum
 
     inside = np.ones(j.n_items, bool) if cutoff is None else j.rank < cutoff
     is_rel = j.relevant(rel)
@@ -357,7 +357,7 @@ def _dense_reference(j, name: str, rel: int, cutoff: int | None) -> np.ndarray:
         s = j.segment_sum(np.where(is_rel & inside, hits / (j.rank + 1.0), 0.0))
         return np.divide(s, num_rel, out=np.zeros(shape), where=num_rel > 0)
     if name == "nDCG":
-        from irpref.measures.classic import ideal_dcg
+        from irpref.measures.gains import ideal_dcg
 
         gain = np.where(j.grade > 0, j.grade, 0).astype(np.float64)
         gain[~inside] = 0.0

@@ -1,4 +1,4 @@
-"""The exact largest gain ratio (irpref.measures.residual_ideal.largest_ratio,
+"""The exact largest gain ratio (irpref.measures.ndcg_bounds.largest_ratio,
 the NumPy rounds; the C kernel is compared with it in test_bounds_kernels.py)
 against a brute force over every assignment of grades, on random weights,
 judged grades and cut-offs."""
@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import irpref.measures.residual_ideal as ri
+from irpref.measures.ndcg_bounds import largest_ratio
 
 
 def brute(w, n0, judged, top, d, gain):
@@ -74,5 +74,5 @@ def test_largest_ratio_is_the_brute_force_maximum(case, from_start):
         w, count, seg_query, n0, layer_gain, at_least, dcum = args
         ideal = (layer_gain[None, :] * dcum[at_least]).sum(axis=1)
         args = (*args, np.divide(n0, ideal, out=np.zeros(len(n0)), where=ideal > 0))
-    got = ri.largest_ratio(*args)
+    got = largest_ratio(*args)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -375,7 +375,7 @@ def test_compare_labels_rows_with_the_string_passed():
 def test_orientation_accepts_a_name():
     table = irpref.orientation("AP", 5, 1e5)
     assert list(table.columns) == ["m", "precision", "recall"] and table["m"].tolist() == [5]
-    from irpref.measures.recall_level import named_metric
+    from irpref.measures.recall_metrics import named_metric
 
     assert table.equals(irpref.orientation(named_metric("ap"), 5, 1e5))
     assert irpref.orientation("map", 5, 1e5).equals(table)

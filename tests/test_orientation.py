@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irpref
-from irpref.measures.recall_level import RecallLevelMetric, named_metric
+from irpref.measures.recall_metrics import RecallLevelMetric, named_metric
 from irpref.meta.orientation import figure3, precision_orientation, recall_orientation
 from irpref.meta.robustness import (
     is_top_heavy,

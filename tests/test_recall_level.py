@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import irpref
 from irpref.measures.positions import impute, relevant_positions
-from irpref.measures.recall_level import RecallLevelMetric, named_metric
+from irpref.measures.recall_metrics import RecallLevelMetric, named_metric
 
 RELEVANT = ["083", "107", "511", "668", "820", "977"]
 RANKING = ["n1", "107", "511", "n2", "n3", "n4", "n5", "820", "n6", "x1"]

@@ -1,6 +1,6 @@
 /*
  * irpref._kernels: the inner loops of the randomized Tukey HSD (irpref.stats)
- * and of the exact largest gain ratio (irpref.measures.residual_ideal).
+ * and of the exact largest gain ratio (irpref.measures.ndcg_bounds).
  *
  * Optional: irpref.stats uses these functions when this module is importable
  * (and IRPREF_KERNELS is not "numpy"), else its NumPy kernels, which give the
@@ -35,7 +35,7 @@
  *     keeps queries contiguous, so NumPy sums them pairwise (see pairwise_sum).
  *
  * ap_bounds(rel_rank, rel_offsets, unj_rank, unj_offsets, r0, cutoff, lower, upper)
- *     Residual bounds of AP@k (irpref.measures.residual_rank.ap_bounds, whose
+ *     Residual bounds of AP@k (irpref.measures.rank_bounds.ap_bounds, whose
  *     NumPy code gives the same values to rounding): per segment, the judged
  *     relevant items' and the unjudged items' 0-based ranks (int64, ascending
  *     within each segment; offsets int64, S + 1), R0 (float64, S) and the
@@ -46,7 +46,7 @@
  * gain_ratio_bounds(w, lead, count, seg_query, n0, layer_gain, at_least, dcum,
  *                   top_gain, lower, upper)
  *     Both residual bounds of nDCG@k / NCG@k per segment
- *     (irpref.measures.residual_ideal.gain_ratio_bounds, whose NumPy code gives
+ *     (irpref.measures.ndcg_bounds.gain_ratio_bounds, whose NumPy code gives
  *     the same values to rounding): w float64, the weights of the first lead[s]
  *     unjudged items of each segment (the others weigh 0), count[s] unjudged
  *     items in all; the ideal with j more documents of grade >= h is read as

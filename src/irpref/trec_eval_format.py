@@ -18,10 +18,10 @@ import numpy as np
 
 from irpref.judged import NONPOOL, JudgedRankings
 from irpref.measures import REGISTRY, parse_measure
+from irpref.measures.arithmetic import geometric_mean
 from irpref.measures.base import TrecName, trec_number
-from irpref.measures.classic import Gains
-from irpref.measures.trec_arith import geometric_mean
-from irpref.measures.trec_extra import iprec_average
+from irpref.measures.gains import Gains
+from irpref.measures.trec import iprec_average
 
 __all__ = [
     "MISSING_ZSCORE",

@@ -1,18 +1,21 @@
 """Measure families; importing this package registers them all.
 
 Each family is one record (:class:`~irpref.measures.base.Family`) declared
-where its kernel is defined; :mod:`irpref.measures.names` resolves every
-spelling by reading the records.
+where its kernel is defined, in a family module (``rank.py``, ``ndcg.py``,
+``trec.py``, ...) whose tie-aware kernels follow its kernels and whose bounds
+rules lie beside it in ``<module>_bounds.py``; :mod:`irpref.measures.names`
+resolves every spelling by reading the records.
 """
 
 from irpref.measures import (
-    classic,  # noqa: F401  (registers its families)
     diversity,  # noqa: F401  (alpha-nDCG, ERR-IA, MAP-IA, S-recall: subtopic qrels)
     err,  # noqa: F401  (ERR, Judged)
+    ndcg,  # noqa: F401  (nDCG, NCG)
+    q_measure,  # noqa: F401  (Q: NTCIR's Q-measure)
+    rank,  # noqa: F401  (NumRet, P, R, F1, AP, RR, Success, Rprec, RBP, ...)
     recall_level,  # noqa: F401  (RL, TSE, SL1, SL3, RE)
     search_length,  # noqa: F401  (ASL)
-    tie_aware,  # noqa: F401  (tie-aware kernels, F1)
-    trec_extra,  # noqa: F401  (the rest of trec_eval: Bpref, infAP, GMAP, ...)
+    trec,  # noqa: F401  (the rest of trec_eval: Bpref, infAP, GMAP, ...)
     trec_gain,  # noqa: F401  (trec_eval's gain-based measures: DCG, G, gRBP, ...)
 )
 from irpref.measures.base import REGISTRY, Family, Measure

@@ -44,6 +44,7 @@ __all__ = [
     "Measure",
     "Param",
     "REGISTRY",
+    "REL",
     "attach_kernel",
     "TREC_CUTS",
     "TREC_MULTS",
@@ -165,6 +166,10 @@ def rel_param(doc: str = "relevance level: grade >= rel is relevant "
     return Param(int, None, doc, range=REL_RANGE)
 
 
+REL = {"rel": rel_param()}
+"""The ``params`` of a record whose only parameter is ``rel`` (add others with ``**REL``)."""
+
+
 class Flag:
     """The value type of a boolean parameter: the text ``true`` or ``false`` (any
     case) or a Python/NumPy bool; anything else (``1``, ``yes``) is refused as
@@ -265,6 +270,9 @@ class Family:
     kind: str = "real"  # "real" (t test) | "count"
     aggregate: Callable[[np.ndarray], float] | None = None  # default: arithmetic mean
     expected: Kernel | None = None  # kernel for ties="expected"
+    # why there is no ``expected`` kernel (the family then refuses ties="expected"):
+    # every family has the one or the other (tests/test_tie_aware.py)
+    ties_note: str = ""
     description: str = ""
     # the kernels that read the compact layout of JudgedRankings (only the
     # items the qrels mention: explicit ranks, per-segment counts, tie groups

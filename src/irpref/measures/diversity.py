@@ -46,15 +46,21 @@ from __future__ import annotations
 
 import numpy as np
 
-import irpref.measures.residual_diversity as rd
 from irpref.judged import JudgedRankings
-from irpref.measures.base import Alias, Measure, Param, register
-from irpref.measures.classic import REL
+from irpref.measures.arithmetic import divide
+from irpref.measures.base import REL, Alias, Measure, Param, register
+from irpref.measures.diversity_bounds import (
+    EXACT_NOTE,
+    OUTER_NOTE,
+    ap_ia_bounds,
+    err_ia_bounds,
+    ideal_ratio_bounds,
+    s_recall_bounds,
+)
 from irpref.measures.subtopic_judgments import (
     alpha_of,
     attach_subtopics,
     check_subtopics,
-    divide,
     ideal_gain,
     needs_subtopics,
     pair_values,
@@ -75,11 +81,16 @@ ALPHA = {"alpha": Param(float, 0.5, "redundancy intolerance (ndeval -alpha), in 
 _SRC = "ndeval 4.5 (TREC Web track 2009-2014)"
 
 
+DIVERSITY_TIES = ("not derived: the subtopic counts c_t(i) and the greedy ideal depend on the "
+                  "order of the tied documents jointly")
+
+
 @register(
     "alpha-nDCG",
+    ties_note=DIVERSITY_TIES,
     examples=("alpha-nDCG@5",),
     subtopics=True,
-    bounds=rd.ideal_ratio_bounds, bounds_exact=False, bounds_note=rd.OUTER_NOTE,
+    bounds=ideal_ratio_bounds, bounds_exact=False, bounds_note=OUTER_NOTE,
     range="[0, inf)",
     aliases=(Alias("alpha_nDCG", "ir_measures"),),
     formula="alpha-nDCG@k = sum_{i<=k} G(i)/log2(i+1) / the same for the greedy ideal; "
@@ -108,9 +119,10 @@ def _err_terms(judged, m):
 
 @register(
     "ERR-IA",
+    ties_note=DIVERSITY_TIES,
     examples=("ERR-IA@5",),
     subtopics=True,
-    bounds=rd.err_ia_bounds, bounds_note=rd.EXACT_NOTE,
+    bounds=err_ia_bounds, bounds_note=EXACT_NOTE,
     range="[0, 1]",
     aliases=(Alias("ERR_IA", "ir_measures"),),
     formula="ERR-IA@k = sum_{i<=k} sum_t J_t(i) (1-alpha)^c_t(i) / i "
@@ -131,9 +143,10 @@ def err_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "nERR-IA",
+    ties_note=DIVERSITY_TIES,
     examples=("nERR-IA@5",),
     subtopics=True,
-    bounds=rd.ideal_ratio_bounds, bounds_exact=False, bounds_note=rd.OUTER_NOTE,
+    bounds=ideal_ratio_bounds, bounds_exact=False, bounds_note=OUTER_NOTE,
     range="[0, inf)",
     formula="nERR-IA@k = ERR-IA@k of the run / ERR-IA@k of the greedy ideal ranking",
     source=f"Chapelle et al., Information Retrieval 14(6) 2011, section 3; {_SRC}, "
@@ -152,9 +165,10 @@ def nerr_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "MAP-IA",
+    ties_note=DIVERSITY_TIES,
     examples=("MAP-IA",),
     subtopics=True,
-    bounds=rd.ap_ia_bounds, bounds_note=rd.EXACT_NOTE,
+    bounds=ap_ia_bounds, bounds_note=EXACT_NOTE,
     range="[0, 1]",
     aliases=(Alias("AP_IA", "ir_measures"),),
     formula="MAP-IA = (1/S) sum_t AP_t, AP_t = sum over d relevant to t within the cut-off "
@@ -173,9 +187,10 @@ def map_ia(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "S-recall",
+    ties_note=DIVERSITY_TIES,
     examples=("S-recall@5",),
     subtopics=True,
-    bounds=rd.s_recall_bounds, bounds_note=rd.EXACT_NOTE,
+    bounds=s_recall_bounds, bounds_note=EXACT_NOTE,
     range="[0, 1]",
     aliases=(Alias("StRecall", "ir_measures"),),
     formula="S-recall@k = |subtopics with a relevant document in the top k| / S",

@@ -34,8 +34,8 @@ import numpy as np
 
 from irpref.errors import UsageError
 from irpref.judged import NONPOOL, JudgedRankings
-from irpref.measures.base import Measure, Param, attach_kernel, register
-from irpref.measures.classic import REL
+from irpref.measures.arithmetic import divide
+from irpref.measures.base import REL, Measure, Param, attach_kernel, register
 from irpref.measures.ties import TieGroups, expected_marked
 
 __all__ = ["err", "judged_at_k", "satisfaction"]
@@ -57,8 +57,13 @@ def satisfaction(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
     return items.index, (np.exp2(g) - 1.0) / np.exp2(float(max(gmax, 1)))
 
 
+ERR_TIES = ("a product over the ranks above (the cascade): not linear in the orderings of a tie "
+            "group, no closed form known")
+
+
 @register(
     "ERR",
+    ties_note=ERR_TIES,
     bounds="monotone",
     notes="ir_measures' ERR is gdeval's (gmax fixed at 4): compare with ERR(gmax=4); the "
     "default gmax here is the largest grade in the qrels",
@@ -139,10 +144,7 @@ def judged_at_k(judged: JudgedRankings, m: Measure) -> np.ndarray:
 def _per_shown(judged: JudgedRankings, count: np.ndarray, k: int) -> np.ndarray:
     """``count / min(k, n)`` per segment, n the number retrieved; 0 where n = 0."""
     shown = np.minimum(judged.n_retrieved, k).astype(np.float64)
-    count = np.asarray(count, dtype=np.float64).reshape(-1)
-    out = np.zeros(judged.n_segments)
-    np.divide(count, shown, out=out, where=shown > 0)
-    return out
+    return divide(np.asarray(count, dtype=np.float64).reshape(-1), shown)
 
 
 @attach_kernel("Judged")

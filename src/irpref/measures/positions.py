@@ -29,11 +29,11 @@ from irpref.judged import JudgedRankings
 __all__ = [
     "IMPUTATIONS",
     "RelevantPositions",
-    "TieGroups",
+    "TieCounts",
     "impute",
     "relevant_positions",
     "resolve_corpus_size",
-    "tie_groups",
+    "tie_counts",
 ]
 
 IMPUTATIONS = ("pessimistic", "optimistic", "none")
@@ -155,9 +155,11 @@ def relevant_positions(
 
 
 @dataclass(frozen=True)
-class TieGroups:
-    """Per tie group (equal scores in a segment) statistics for exact
-    expectations over all orderings of tied items (McSherry & Najork 2008)."""
+class TieCounts:
+    """Per tie group (equal scores in a segment), every group, the counts the
+    position measures' exact expectations over the orderings of tied items read
+    (McSherry & Najork 2008; the groups holding a relevant item, with their
+    items, are :class:`irpref.measures.ties.TieGroups`)."""
 
     segment: np.ndarray  # (G,) segment of the group
     start: np.ndarray  # (G,) 0-based rank of the group's first item
@@ -166,8 +168,8 @@ class TieGroups:
     nonrel_before: np.ndarray  # (G,) non-relevant items ranked above the group
 
 
-def tie_groups(judged: JudgedRankings, rel: int) -> TieGroups:
-    """Tie-group statistics of ``judged`` at relevance level ``rel``."""
+def tie_counts(judged: JudgedRankings, rel: int) -> TieCounts:
+    """:class:`TieCounts` of ``judged`` at relevance level ``rel``."""
     starts = judged.tie_offsets[:-1]
     size = np.diff(judged.tie_offsets)
     group = np.repeat(np.arange(len(size), dtype=np.int64), size)
@@ -178,7 +180,7 @@ def tie_groups(judged: JudgedRankings, rel: int) -> TieGroups:
     seg_start = judged.offsets[:-1][judged.tie_segment]
     before_seg = np.concatenate(([0], cum))[seg_start]
     before_group = np.concatenate(([0], cum))[starts]
-    return TieGroups(
+    return TieCounts(
         segment=judged.tie_segment,
         start=judged.rank[starts] if len(starts) else starts,
         size=size,

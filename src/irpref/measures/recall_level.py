@@ -40,20 +40,26 @@ from typing import Any
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures import residual_recall as rr
 from irpref.measures.base import (
+    REL,
     Measure,
     Param,
     attach_kernel,
     register,
-    rel_param,
 )
 from irpref.measures.positions import (
     IMPUTATIONS,
     RelevantPositions,
     relevant_positions,
     resolve_corpus_size,
-    tie_groups,
+    tie_counts,
+)
+from irpref.measures.recall_level_bounds import (
+    re_bounds,
+    rl_bounds,
+    sl1_bounds,
+    sl3_bounds,
+    tse_bounds,
 )
 from irpref.measures.recall_metrics import (
     EXPOSURES,
@@ -62,11 +68,10 @@ from irpref.measures.recall_metrics import (
     named_metric,
 )
 
-__all__ = ["EXPOSURES", "NORMALIZATIONS", "RecallLevelMetric", "named_metric"]
+__all__ = ["positions_for", "recall_level_values"]
 
 # ---- kernels -------------------------------------------------------------
 
-REL = {"rel": rel_param()}
 IMPUTE = {
     "impute": Param(
         str,
@@ -119,8 +124,13 @@ def recall_level_values(judged: JudgedRankings, m: Measure, metric: RecallLevelM
     return pos.segment_sum(w).reshape(judged.n_runs, judged.n_queries)
 
 
+RL_TIES = ("not derived for the recall-level metrics (z depends on the recall level of each "
+           "position); TSE, SL1, SL3 and RE have one")
+
+
 @register(
     "RL",
+    ties_note=RL_TIES,
     compact=True,
     examples=("RL(e=ap,z=ap)", "RL(e=rbp,z=rbp,impute=optimistic)@5"),
     range="[0, inf)",
@@ -129,7 +139,7 @@ def recall_level_values(judged: JudgedRankings, m: Measure, metric: RecallLevelM
     source=SOURCE + ", §2.3.1 Def. 2.1, Eq. 1",
     params={**E_PARAM, **Z_PARAM, **GAMMA, **IMPUTE, **REL},
     description="generic recall-level metric; e and z are required",
-    bounds=rr.rl_rule,
+    bounds=rl_bounds,
 )
 def rl_generic(judged: JudgedRankings, m: Measure) -> np.ndarray:
     metric = RecallLevelMetric(_required(m, "e"), _required(m, "z"), m.get("p"))
@@ -152,15 +162,16 @@ def _register_named(name: str, key: str, formula: str, extra: dict[str, Any],
         params={**extra, **IMPUTE, **REL},
         description=f"RL(e={key},z={key}); with impute=none it equals trec_eval's form",
         bounds=bounds,
+        ties_note=RL_TIES,
     )(kernel)
 
 
 _register_named("RL-AP", "ap", "sum_i (1/p_i)(i/m) = AP with p imputed", {},
-                ("RL-AP", "RL-AP(impute=optimistic)"), rr.rl_rule)
+                ("RL-AP", "RL-AP(impute=optimistic)"), rl_bounds)
 _register_named("RL-RR", "rr", "1/p_1 = RR with p imputed", {}, ("RL-RR(impute=none)",))
 _register_named(
     "RL-nDCG", "ndcg", "sum_i 1/log2(p_i+1) / sum_{k<=m} 1/log2(k+1) = binary nDCG", {},
-    ("RL-nDCG@5",), rr.rl_rule,
+    ("RL-nDCG@5",), rl_bounds,
 )
 _register_named("RL-RBP", "rbp", "sum_i (1-γ) γ^(p_i-1) = RBP(γ) with p imputed", GAMMA,
                 ("RL-RBP(p=0.5)",))
@@ -175,7 +186,7 @@ _register_named("RL-RBP", "rbp", "sum_i (1-γ) γ^(p_i-1) = RBP(γ) with p imput
     source=SOURCE + ", §3.2 Eq. 3",
     params={**E_PARAM, **GAMMA, **IMPUTE, **REL},
     aggregate=np.nanmean,
-    bounds=rr.tse_rule,
+    bounds=tse_bounds,
     description="total search efficiency; e is required, e.g. TSE(e=ap); "
     "equals the worst-off searcher and provider (Theorems B.1-B.2); ties=expected: exact E[e(p_m)]",
 )
@@ -194,7 +205,7 @@ def total_search_efficiency(judged: JudgedRankings, m: Measure) -> np.ndarray:
     range="[0, inf)",
     orientation="lower",
     formula="SL1 = p_1 - 1 (Cooper's type-1 search length; lower is better)",
-    bounds=rr.sl1_rule,
+    bounds=sl1_bounds,
     source=SOURCE + ", §3.2 (Cooper 1968)",
     params={**IMPUTE_POSITIONS, **REL},
     aggregate=np.nanmean,
@@ -211,7 +222,7 @@ def search_length_1(judged: JudgedRankings, m: Measure) -> np.ndarray:
     range="[0, inf)",
     orientation="lower",
     formula="SL3 = p_m - m (Cooper's type-3 search length; lower is better)",
-    bounds=rr.sl3_rule,
+    bounds=sl3_bounds,
     source=SOURCE + ", §3.2 (Cooper 1968)",
     params={**IMPUTE_POSITIONS, **REL},
     aggregate=np.nanmean,
@@ -228,7 +239,7 @@ def search_length_3(judged: JudgedRankings, m: Measure) -> np.ndarray:
     range="[0, inf)",
     orientation="lower",
     formula="RE = (1/m) sum_i p_i - (m+1)/2 (Rocchio's recall error; lower is better)",
-    bounds=rr.re_rule,
+    bounds=re_bounds,
     source=SOURCE + ", §3.2 (Rocchio 1964)",
     params={**IMPUTE_POSITIONS, **REL},
     aggregate=np.nanmean,
@@ -260,7 +271,7 @@ def _no_cutoff(m: Measure) -> None:
 
 
 def _relevant_groups(judged: JudgedRankings, rel: int):
-    g = tie_groups(judged, rel)
+    g = tie_counts(judged, rel)
     keep = g.n_rel > 0
     return g.segment[keep], g.start[keep], g.size[keep], g.n_rel[keep]
 
@@ -332,5 +343,5 @@ def recall_error_expected(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 
 # the docid/input kernels read relevant_positions only (ranks, counts); the
-# tie-aware ones read positions.tie_groups, which needs every item
+# tie-aware ones read positions.tie_counts, which needs every item
 

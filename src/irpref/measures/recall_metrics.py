@@ -4,7 +4,7 @@ Diaz & Mitra 2023, "Recall, Robustness, and Lexicographic Evaluation",
 section 2.3.1, Def. 2.1: the exposures ``e`` and normalizations ``z`` of the
 paper and :class:`RecallLevelMetric`. The measure families that evaluate them
 are registered in :mod:`irpref.measures.recall_level`; their residual bounds
-(:mod:`irpref.measures.residual_recall`) read the same metrics.
+(:mod:`irpref.measures.recall_level_bounds`) read the same metrics.
 """
 
 from __future__ import annotations

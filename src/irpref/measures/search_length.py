@@ -36,7 +36,6 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures import residual_recall as rr
 from irpref.measures.base import (
     Measure,
     Param,
@@ -48,8 +47,9 @@ from irpref.measures.positions import (
     RelevantPositions,
     relevant_positions,
     resolve_corpus_size,
-    tie_groups,
+    tie_counts,
 )
+from irpref.measures.search_length_bounds import asl_bounds
 
 __all__ = ["MISSING", "search_length_slots"]
 
@@ -120,7 +120,7 @@ def _mean_over_golds(pos: RelevantPositions, sl: np.ndarray, golds, judged) -> n
         "rel": rel_param(),
     },
     aggregate=np.nanmean,
-    bounds=rr.asl_rule,
+    bounds=asl_bounds,
     description="atomized search length; lower is better",
 )
 def atomized_search_length(judged: JudgedRankings, m: Measure) -> np.ndarray:
@@ -140,7 +140,7 @@ def atomized_search_length_expected(judged: JudgedRankings, m: Measure) -> np.nd
     rel = m.rel(judged)
     pos, sl = search_length_slots(judged, rel=rel, missing=m.get("missing"))
     unretrieved = pos.segment_sum(np.where(pos.retrieved, 0.0, sl))
-    g = tie_groups(judged, rel)
+    g = tie_counts(judged, rel)
     per_item = g.nonrel_before + (g.size - g.n_rel) / 2.0 + 1.0
     tied = np.bincount(g.segment, weights=g.n_rel * per_item, minlength=len(pos.m))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -150,5 +150,5 @@ def atomized_search_length_expected(judged: JudgedRankings, m: Measure) -> np.nd
 
 
 # the docid/input kernels read relevant_positions only (ranks, counts); the
-# tie-aware ones read positions.tie_groups, which needs every item
+# tie-aware ones read positions.tie_counts, which needs every item
 

@@ -1,6 +1,6 @@
 """Subtopic judgments joined with judged rankings: what the intent-aware
 measures (:mod:`irpref.measures.diversity`) and their residual bounds
-(:mod:`irpref.measures.residual_diversity`) read.
+(:mod:`irpref.measures.diversity_bounds`) read.
 
 Relevance is binary (grade >= ``rel``, at least 1); S is the number of a
 topic's subtopics with a relevant document; c_t(i) counts the documents above
@@ -30,7 +30,6 @@ __all__ = [
     "alpha_of",
     "attach_subtopics",
     "check_subtopics",
-    "divide",
     "ideal_gain",
     "joined",
     "labels",
@@ -256,13 +255,6 @@ def sequential_sum(gain: np.ndarray, discount: np.ndarray) -> np.ndarray:
     out = np.zeros(gain.shape[0])
     for i in range(gain.shape[1]):
         out += gain[:, i] * discount[i]
-    return out
-
-
-def divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    den = np.broadcast_to(den, num.shape)
-    out = np.zeros(num.shape)
-    np.divide(num, den, out=out, where=den > 0)
     return out
 
 

@@ -1,14 +1,44 @@
-"""Tie groups and the exact expectations over their orderings (the machinery).
+"""The kit every tie-aware kernel builds on: tie groups and the exact
+expectations over their orderings.
 
 McSherry & Najork, "Computing Information Retrieval Performance Measures
 Efficiently in the Presence of Tied Scores" (ECIR 2008), section 2. A ranking
 with tied scores is a sequence of tie groups V_1..V_m; group i holds n_i items,
 r_i of them marked (relevant, or of positive gain), starts after rank t_i and
-follows R_i marked items. :class:`TieGroups` holds them for every run and query
-at once; :func:`expected_marked` and :func:`first_irrelevant_fraction` are the
-expectations most ``ties="expected"`` kernels are built from. The kernels
-themselves live beside their families (each record declares its own);
-:mod:`irpref.measures.tie_aware` explains the formulas.
+follows R_i marked items. Every ordering of the items inside each group is
+equally likely; each ``ties="expected"`` kernel returns the *exact*
+expectation of its measure over those orderings, in one vectorised pass over
+all runs and queries (no enumeration):
+
+- position j of group i is relevant with probability r_i / n_i, so measures
+  linear in per-position relevance or gain (P, R, F1, NumRelRet, Rprec, RBP,
+  nDCG, NCG, DCG, gRBP, RelP, Unj, Judged) replace rel(v_j) (or the gain) by
+  the group's mean (sections 2.1-2.3, 2.6; :func:`expected_marked`);
+- AP: position j contributes (r_i/n_i) (R_i + (j-t_i-1)(r_i-1)/(n_i-1) + 1) / j
+  (section 2.4);
+- RR: within the first group holding a relevant item, the first relevant item
+  sits at t_i + x with probability f(x-1, r_i, n_i) r_i / (n_i - x + 1), where
+  f(x, r, n) = prod_{y<=x} (1 - r/(n-y+1)) is the fraction of orderings whose
+  first x items are non-relevant (section 2.5; :func:`first_irrelevant_fraction`);
+- Success@k = 1 - P(no relevant item in the top k) = 1 - f(k - t_c, r_c, n_c)
+  when no relevant item precedes the group V_c holding rank k (an extension by
+  the same argument as section 2.5).
+
+Conventions are trec_eval's: relevant means grade >= rel, nDCG gains are the
+grades (grades <= 0 gain nothing), a query without relevant documents scores
+0, P@k divides by k. Tie groups are those of
+:attr:`~irpref.judged.JudgedRankings.tie_offsets`: the depth cut-off (trec_eval
+-M) is applied by :func:`~irpref.judged.judge` to the canonical docid order, so
+when it splits a tie group only the kept items are averaged over. Relevant
+documents that were never retrieved count in the denominators (R, AP, Rprec,
+nDCG's ideal) exactly as in the tie-oblivious measures.
+
+Each kernel lives beside its family's record (``@attach_kernel`` at the end of
+``rank.py``, ``ndcg.py``, ``trec.py``, ``trec_gain.py``, ``err.py``, ...); the
+order-free families (``order_free=True``: the set measures, NumNonRelJudgedRet,
+NumQ, IDCG) are their own expectation. A family without an ``expected``
+kernel refuses ``ties="expected"`` and says why in its record
+(``ties_note``).
 """
 
 from __future__ import annotations

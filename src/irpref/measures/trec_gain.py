@@ -1,7 +1,10 @@
 """trec_eval 10.0's gain-based measures, bit-exact: DCG, IDCG, nDCGRel, RnDCG,
-BinG, G, and graded rank-biased precision with its residual (gRBP, RBPResid).
+BinG, G, and graded rank-biased precision with its residual (gRBP, RBPResid),
+with their tie-aware kernels where one exists (at the end of the module);
+their bounds rules are in :mod:`irpref.measures.trec_gain_bounds` (BinG's is
+the generic :func:`~irpref.measures.unjudged_scan.binary_scan_bounds`).
 
-Conventions as in :mod:`irpref.measures.trec_extra`: gain = grade when positive,
+Conventions as in :mod:`irpref.measures.trec`: gain = grade when positive,
 0 otherwise; per-query values identical to trec_eval's, sums taken in its order.
 """
 
@@ -9,10 +12,19 @@ from __future__ import annotations
 
 import numpy as np
 
-import irpref.measures.residual_gain as residual_gain
-import irpref.measures.residual_rank as residual_rank
 from irpref.judged import JudgedRankings
+from irpref.measures.arithmetic import (
+    divide,
+    exact_cumsum,
+    for_every_run,
+    power_table,
+    segment_last,
+    trec_relevant,
+    within_cutoff,
+    within_segment_cumsum,
+)
 from irpref.measures.base import (
+    REL,
     Alias,
     Measure,
     Param,
@@ -21,27 +33,21 @@ from irpref.measures.base import (
     register,
     trec_number,
 )
-from irpref.measures.classic import (
-    REL,
-    _safe_div,
-    cut,
-    expected_dcg,
-    ideal_dcg,
-    power_table,
-    within_segment_cumsum,
-)
+from irpref.measures.gains import ideal_dcg
+from irpref.measures.ndcg import expected_dcg
 from irpref.measures.ties import tie_groups
-from irpref.measures.trec_arith import exact_cumsum
-from irpref.measures.trec_extra import (
-    _gain,
-    _ideal,
-    _num_rel,
-    _per_segment,
-    _rel,
-    _relevant,
+from irpref.measures.trec import checked_rel, trec_num_rel
+from irpref.measures.trec_gain_bounds import (
+    OUTER_NOTE,
+    g_bounds,
+    graded_rbp_bounds,
+    ndcg_rel_bounds,
+    r_ndcg_bounds,
 )
+from irpref.measures.unjudged_scan import binary_scan_bounds
 
 __all__: list[str] = []
+
 
 def _grbp_text(p: float = 0.9) -> str:
     """trec_eval's ``rbp.p`` (graded, p = 0.9 by default) as irpref text."""
@@ -55,7 +61,12 @@ BURGES = (
 )
 
 
+RATIO_TIES = ("a ratio read at ranks that move with the ordering: no one-pass closed form "
+              "known (McSherry & Najork 2008 give none)")
+
+
 # ---- gain-based measures ------------------------------------------------------
+
 @register(
     "DCG",
     bounds="monotone",
@@ -71,7 +82,7 @@ BURGES = (
 def dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Discounted cumulative gain (unnormalised)."""
     gain = _gain(judged)
-    gain[~cut(judged, m)] = 0.0
+    gain[~within_cutoff(judged, m)] = 0.0
     return judged.segment_sum(gain / np.log2(judged.rank + 2.0))
 
 
@@ -90,15 +101,22 @@ def dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 )
 def idcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Ideal DCG of each query (the same for every run)."""
-    return _per_segment(judged, ideal_dcg(judged, m.cutoff))
+    return for_every_run(judged, ideal_dcg(judged, m.cutoff))
 
 
-def _last_of(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Last value of every segment ``offsets[s]:offsets[s+1]`` (0 where empty)."""
-    out = np.zeros(len(offsets) - 1)
-    nonempty = np.diff(offsets) > 0
-    out[nonempty] = values[offsets[1:][nonempty] - 1]
-    return out
+def _ideal(judged: JudgedRankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ideal ranking of every query: offsets, grades (> 0, descending) and the
+    inclusive DCG prefix (summed position by position, m_ndcg.c)."""
+    offsets, grades = judged.ideal_grades(1)
+    q = np.repeat(np.arange(judged.n_queries), np.diff(offsets))
+    rank0 = np.arange(len(grades)) - offsets[:-1][q]
+    prefix = exact_cumsum(grades / np.log2(rank0 + 2.0), offsets)
+    return offsets, grades, prefix
+
+
+def _gain(judged: JudgedRankings) -> np.ndarray:
+    """Default trec_eval gain per item: the grade if positive, else 0."""
+    return np.where(judged.grade > 0, judged.grade, 0).astype(np.float64)
 
 
 def _item_dcg(judged: JudgedRankings) -> tuple[np.ndarray, np.ndarray]:
@@ -109,8 +127,9 @@ def _item_dcg(judged: JudgedRankings) -> tuple[np.ndarray, np.ndarray]:
 
 @register(
     "nDCGRel",
-    bounds=residual_gain.ndcg_rel_bounds, bounds_exact=False,
-    bounds_note=residual_gain.OUTER_NOTE,
+    ties_note=RATIO_TIES,
+    bounds=ndcg_rel_bounds, bounds_exact=False,
+    bounds_note=OUTER_NOTE,
     examples=("nDCGRel",),
     range="[0, inf)",
     trec=(TrecName("ndcg_rel", "nDCGRel", "p_pair"),),
@@ -124,7 +143,7 @@ def ndcg_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
     gain, rdcg = _item_dcg(judged)
     offsets, _, iprefix = _ideal(judged)
     n_ideal = np.diff(offsets)
-    idcg_end = _last_of(iprefix, offsets)
+    idcg_end = segment_last(iprefix, offsets)
     pos = gain > 0  # a positive grade: the query has an ideal ranking
     q = judged.query_of_item[pos]
     at = offsets[:-1][q] + np.minimum(judged.rank[pos], n_ideal[q] - 1)
@@ -132,7 +151,7 @@ def ndcg_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
     ratio[pos] = rdcg[pos] / iprefix[at]
     total = judged.segment_sum(ratio)
     missing = (n_ideal[None, :] - judged.segment_count(pos)).astype(np.float64)
-    rdcg_end = _last_of(rdcg, judged.offsets).reshape(judged.n_runs, judged.n_queries)
+    rdcg_end = segment_last(rdcg, judged.offsets).reshape(judged.n_runs, judged.n_queries)
     has = np.broadcast_to(idcg_end > 0, total.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         total = np.where(has, total + missing * rdcg_end / idcg_end[None, :], total)
@@ -142,8 +161,9 @@ def ndcg_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "RnDCG",
-    bounds=residual_gain.r_ndcg_bounds, bounds_exact=False,
-    bounds_note=residual_gain.OUTER_NOTE,
+    ties_note=RATIO_TIES,
+    bounds=r_ndcg_bounds, bounds_exact=False,
+    bounds_note=OUTER_NOTE,
     examples=("RnDCG",),
     range="[0, inf)",
     trec=(TrecName("Rndcg", "RnDCG", "p_pair"),),
@@ -155,7 +175,7 @@ def ndcg_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
 )
 def r_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """nDCG averaged at the R-level boundaries of the ideal ranking."""
-    rel = _rel(judged, m)
+    rel = checked_rel(judged, m)
     _, rdcg = _item_dcg(judged)
     offsets, grades, iprefix = _ideal(judged)
     n_ideal = np.diff(offsets)
@@ -173,19 +193,20 @@ def r_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
     total = np.bincount(segs, weights=r_at / np.tile(idcg_b, judged.n_runs),
                         minlength=judged.n_segments)
     count = np.bincount(segs, minlength=judged.n_segments).astype(np.float64)
-    idcg_end = np.tile(_last_of(iprefix, offsets), judged.n_runs)
+    idcg_end = np.tile(segment_last(iprefix, offsets), judged.n_runs)
     extra = (n_ret >= np.tile(n_ideal, judged.n_runs) + 2) & (idcg_end > 0)
-    rdcg_end = _last_of(rdcg, judged.offsets)
+    rdcg_end = segment_last(rdcg, judged.offsets)
     total[extra] = total[extra] + rdcg_end[extra] / idcg_end[extra]
     count[extra] += 1
-    out = _safe_div(total, count)
-    out[np.tile(_num_rel(judged, rel), judged.n_runs) == 0] = 0.0
+    out = divide(total, count)
+    out[np.tile(trec_num_rel(judged, rel), judged.n_runs) == 0] = 0.0
     return out.reshape(judged.n_runs, judged.n_queries)
 
 
 @register(
     "BinG",
-    bounds=residual_rank.binary_scan,
+    ties_note=RATIO_TIES,
+    bounds=binary_scan_bounds,
     compact=True,
     examples=("BinG",),
     range="[0, 1]",
@@ -197,19 +218,20 @@ def r_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
 )
 def bin_g(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Binary G."""
-    rel = _rel(judged, m)
-    is_rel = _relevant(judged, rel)
+    rel = checked_rel(judged, m)
+    is_rel = trec_relevant(judged, rel)
     hits = within_segment_cumsum(judged, is_rel)
     with np.errstate(divide="ignore"):
         term = 1.0 / np.log2((3 + judged.rank - hits).astype(np.float64))
     total = judged.segment_sum(np.where(is_rel, term, 0.0))
-    return _safe_div(total, _num_rel(judged, rel)[None, :])
+    return divide(total, trec_num_rel(judged, rel)[None, :])
 
 
 @register(
     "G",
-    bounds=residual_gain.g_bounds, bounds_exact=False,
-    bounds_note=residual_gain.OUTER_NOTE,
+    ties_note=RATIO_TIES,
+    bounds=g_bounds, bounds_exact=False,
+    bounds_note=OUTER_NOTE,
     compact=True,
     examples=("G",),
     range="[0, inf)",
@@ -239,13 +261,13 @@ def g_measure(judged: JudgedRankings, m: Measure) -> np.ndarray:
         np.repeat(np.arange(judged.n_queries), n_ideal), weights=grades.astype(np.float64),
         minlength=judged.n_queries,
     )
-    return _safe_div(total, ideal_total[None, :])
+    return divide(total, ideal_total[None, :])
 
 
 # ---- rank-biased precision, trec_eval style -----------------------------------
 @register(
     "gRBP",
-    bounds=residual_rank.graded_rbp_bounds,
+    bounds=graded_rbp_bounds,
     compact=True,
     compact_expected=True,
     examples=("gRBP", "gRBP(p=0.5)@4"),
@@ -266,12 +288,13 @@ def graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
     p = float(m.get("p"))
     top = np.maximum(judged.max_grade(), 1).astype(np.float64)
     g = np.where(judged.grade > 0, judged.grade, 0) / top[judged.query_of_item]
-    g[~cut(judged, m)] = 0.0
+    g[~within_cutoff(judged, m)] = 0.0
     return (1.0 - p) * judged.segment_sum(g * power_table(p, judged)[judged.rank])
 
 
 @register(
     "RBPResid",
+    ties_note="not done yet: linear in per-position judgement, it would follow RBP's kernel",
     bounds_note="describes the judging (the weight of unjudged documents), not "
     "relevance; it is the width of RBP's interval plus p^n for the documents never "
     "retrieved",

@@ -7,7 +7,7 @@ relative ordering" of systems. This module measures exactly that on real
 runs: per run, how many queries have tied scores among the retrieved items
 and how many items sit in tie groups; per run and measure, the per-query
 difference between trec_eval's docid tie-break and the tie-aware expected
-value (mean over all orderings of tied items, :mod:`irpref.measures.tie_aware`):
+value (mean over all orderings of tied items, :mod:`irpref.measures.ties`):
 
     diff(q) = expected(q) - docid(q);   mean |diff|, max |diff|, #{q : |diff| > tol}
 

@@ -28,14 +28,15 @@ import weakref
 import numpy as np
 
 from irpref.judged import JudgedRankings
+from irpref.measures.arithmetic import divide
 from irpref.measures.base import Measure
-from irpref.measures.residual_rank import _div, holds_value
 from irpref.measures.subtopic_judgments import alpha_of, ideal_gain, joined, labels
+from irpref.measures.unjudged_scan import holds_value
 
 __all__ = ["ap_ia_bounds", "err_ia_bounds", "ideal_ratio_bounds", "s_recall_bounds"]
 
 OUTER_NOTE = ("the numerator is bounded exactly (facts 1-3 of irpref.measures."
-              "residual_diversity), the greedy ideal ranking only from below by its first gain and "
+              "diversity_bounds), the greedy ideal ranking only from below by its first gain and "
               "from above per subtopic")
 EXACT_NOTE = "per subtopic extremes, and the new subtopics all or none"
 
@@ -150,14 +151,14 @@ def err_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nd
     norm = float(np.sum(np.power(a, k) / (k + 1.0)))
     a0, a_max, e_u = _discounted(f, m, lambda r: 1.0 / (r + 1.0))
     s0, z, grow = f.s0, f.z, f.grow
-    upper = np.maximum(_div(a_max, s0 * norm),
-                       np.where(grow, _div(a_max + z * e_u, (s0 + z) * norm), 0.0))
+    upper = np.maximum(divide(a_max, s0 * norm),
+                       np.where(grow, divide(a_max + z * e_u, (s0 + z) * norm), 0.0))
     deepest = np.zeros(judged.n_segments)
     win = f.urank < f.k
     np.maximum.at(deepest, f.useg[win], f.urank[win] + 1.0)
-    e = np.where(f.u_out >= 1, 0.0, _div(1.0, deepest))
-    plain = _div(a0, s0 * norm)
-    lower = np.where(grow, np.minimum(plain, _div(a0 + z * e, (s0 + z) * norm)), plain)
+    e = np.where(f.u_out >= 1, 0.0, divide(1.0, deepest))
+    plain = divide(a0, s0 * norm)
+    lower = np.where(grow, np.minimum(plain, divide(a0 + z * e, (s0 + z) * norm)), plain)
     return f.shape(lower), f.shape(upper)
 
 
@@ -173,22 +174,43 @@ def s_recall_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.
     first = f.jn.pair_c == 0
     inside = first & (f.prank < f.k)
     covered = f.seg_sum(f.pseg[inside], np.ones(int(inside.sum())))
-    plain = _div(covered, f.s0)
+    plain = divide(covered, f.s0)
     upper = np.where((f.u_in >= 1) & (f.s0 + f.z >= 1), 1.0, plain)
-    lower = np.where((f.u_out >= 1) & (f.z >= 1), _div(covered, f.s0 + f.z), plain)
+    lower = np.where((f.u_out >= 1) & (f.z >= 1), divide(covered, f.s0 + f.z), plain)
     return f.shape(lower), f.shape(upper)
 
 
 @holds_value
 def ap_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray]:
     """MAP-IA = (1/S) sum_t AP_t. Each actual subtopic's AP_t takes its extremes by
-    the AP rule (:func:`irpref.measures.residual_rank.ap_bounds`: for j unjudged
+    the AP rule (:func:`irpref.measures.rank_bounds.ap_bounds`: for j unjudged
     documents made relevant to t, the top j give the largest value and the
     bottom j the least; every j scanned), independently of the others (fact 2);
     a new subtopic's AP ranges over the same scan with no judged relevant
     document (j >= 1). Then the extremes of (sum + z' new) / (S0 + z') at z' in
     {0, z} (fact 3). Exact."""
     f = _frame(judged, m)
+    g_seg, new, lower_g, upper_g = _subtopic_ap_extremes(judged, f)
+    n_s = judged.n_segments
+    real_g = ~new
+    a_max = np.bincount(g_seg[real_g], weights=upper_g[real_g], minlength=n_s)
+    a_min = np.bincount(g_seg[real_g], weights=lower_g[real_g], minlength=n_s)
+    new_max, new_min = upper_g[new], lower_g[new]
+    s0_seg, z, grow = f.s0, f.z, f.grow
+    upper = np.maximum(divide(a_max, s0_seg),
+                       np.where(grow, divide(a_max + z * np.where(grow, new_max, 0.0),
+                                             s0_seg + z), 0.0))
+    lower = divide(a_min, s0_seg)
+    lower = np.where(grow, np.minimum(lower, divide(a_min + z * np.where(grow, new_min, 0.0),
+                                                    s0_seg + z)), lower)
+    return f.shape(lower), f.shape(upper)
+
+
+def _subtopic_ap_extremes(judged: JudgedRankings, f: _Frame
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The AP scan of :func:`ap_ia_bounds` per group, every (segment, actual
+    subtopic) then one new subtopic per segment: (segment of each group, new
+    or not, least and largest AP over j)."""
     jn = f.jn
     n_s = judged.n_segments
     inv_of = np.where(judged.rank < f.k, 1.0 / (judged.rank + 1.0), 0.0)
@@ -242,27 +264,16 @@ def ap_ia_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nda
     bot_cum = np.cumsum(add_bottom)
     excl_bottom = bot_cum - add_bottom - np.concatenate(([0.0], bot_cum))[start]
     tot_bottom = np.bincount(row_g, weights=add_bottom, minlength=n_g)
-    up_j = _div(s0[row_g] + prefix_top, r0[row_g] + row_l + 1.0)  # j = l + 1
-    lo_j = _div(s0[row_g] + tot_bottom[row_g] - excl_bottom, r0[row_g] + u_count[row_g] - row_l)
-    upper_g = np.where(new, -np.inf, _div(s0, r0))  # j = 0 (none for a new subtopic)
-    lower_g = np.where(new, np.inf, _div(s0, r0))
+    up_j = divide(s0[row_g] + prefix_top, r0[row_g] + row_l + 1.0)  # j = l + 1
+    lo_j = divide(s0[row_g] + tot_bottom[row_g] - excl_bottom, r0[row_g] + u_count[row_g] - row_l)
+    upper_g = np.where(new, -np.inf, divide(s0, r0))  # j = 0 (none for a new subtopic)
+    lower_g = np.where(new, np.inf, divide(s0, r0))
     has = np.flatnonzero(u_count)
     if len(has):
         first_row = (np.cumsum(u_count) - u_count)[has]
         upper_g[has] = np.maximum(upper_g[has], np.maximum.reduceat(up_j, first_row))
         lower_g[has] = np.minimum(lower_g[has], np.minimum.reduceat(lo_j, first_row))
-    real_g = ~new
-    a_max = np.bincount(g_seg[real_g], weights=upper_g[real_g], minlength=n_s)
-    a_min = np.bincount(g_seg[real_g], weights=lower_g[real_g], minlength=n_s)
-    new_max, new_min = upper_g[new], lower_g[new]
-    s0_seg, z, grow = f.s0, f.z, f.grow
-    upper = np.maximum(_div(a_max, s0_seg),
-                       np.where(grow, _div(a_max + z * np.where(grow, new_max, 0.0),
-                                             s0_seg + z), 0.0))
-    lower = _div(a_min, s0_seg)
-    lower = np.where(grow, np.minimum(lower, _div(a_min + z * np.where(grow, new_min, 0.0),
-                                                    s0_seg + z)), lower)
-    return f.shape(lower), f.shape(upper)
+    return g_seg, new, lower_g, upper_g
 
 
 def _ideal_sums(f: _Frame, m: Measure, d) -> tuple[np.ndarray, np.ndarray]:
@@ -312,6 +323,6 @@ def ideal_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, 
     a0, a_max, e_u = _discounted(f, m, d)
     lo_ideal, hi_ideal = _ideal_sums(f, m, d)
     top = a_max + np.where(f.grow, f.z * e_u, 0.0)
-    upper = np.where(f.s0 + np.where(f.grow, f.z, 0.0) >= 1, _div(top, lo_ideal), 0.0)
-    lower = _div(a0, hi_ideal)
+    upper = np.where(f.s0 + np.where(f.grow, f.z, 0.0) >= 1, divide(top, lo_ideal), 0.0)
+    lower = divide(a0, hi_ideal)
     return f.shape(lower), f.shape(upper)

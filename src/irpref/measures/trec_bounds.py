@@ -1,53 +1,58 @@
-"""Residual bounds of the trec_eval extras (:mod:`irpref.measures.trec_extra`).
+"""Residual bounds of the rest of trec_eval (:mod:`irpref.measures.trec`), and
+the interpolated precision curve its IPrec kernels and rules both read
+(:func:`iprec`).
 
 The residual interval of a measure (:mod:`irpref.bounds`) ranges over every
 assignment of grades ``0 .. top`` to the ``u`` unjudged documents a run
-retrieved. Every measure here is *binary* (a document counts when its grade
-is at least ``rel``), so an assignment matters only through the set of
-unjudged documents it makes relevant, and through its size ``j`` (each one
-made relevant adds one to R). The exact rules below share one scan
-(:func:`scan_bounds`): for every ``j = 0 .. u`` the value of the *top-j*
-assignment (the first j unjudged documents in rank order relevant) and of the
-*bottom-j* one (the last j), each an O(1) update of the previous, over all runs
-x queries at once with cumulative sums; the interval is the smallest and the
-largest of these. A rule proves, for its measure, that for a fixed ``j`` no
-assignment lies outside [value(top-j), value(bottom-j)] (an *exchange
-argument*: turning a relevant document into a non-relevant one ranked above
-it never lowers the value); for order-free measures every j-set gives the
-same value. No document can become relevant when ``top < rel``: then only
-``j = 0``.
+retrieved. Every measure here is *binary* (a document counts when its grade is
+at least ``rel``), so an assignment matters only through the set of unjudged
+documents it makes relevant, and through its size ``j`` (each one made relevant
+adds one to R). The exact rules below share one scan
+(:func:`~irpref.measures.unjudged_scan.scan_bounds`): for every ``j = 0 .. u``
+the value of the *top-j* assignment (the first j unjudged documents in rank
+order relevant) and of the *bottom-j* one (the last j), each an O(1) update of
+the previous, over all runs x queries at once with cumulative sums; the
+interval is the smallest and the largest of these. A rule proves, for its
+measure, that for a fixed ``j`` no assignment lies outside [value(top-j),
+value(bottom-j)] (an *exchange argument*: turning a relevant document into a
+non-relevant one ranked above it never lowers the value); for order-free
+measures every j-set gives the same value. No document can become relevant when
+``top < rel``: then only ``j = 0``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
-from irpref.bounds import assign, top_grade, unjudged_items
+from irpref.bounds import assign, top_grade
 from irpref.judged import JudgedRankings
+from irpref.measures.arithmetic import (
+    divide,
+    lround,
+    suffix_max,
+    trec_relevant,
+    within_segment_cumsum,
+)
 from irpref.measures.base import TREC_RECALLS, Measure
-from irpref.measures.classic import _safe_div, within_segment_cumsum
-from irpref.measures.trec_arith import lround, suffix_max
+from irpref.measures.unjudged_scan import Candidates, Pair, candidates, scan_bounds
 
 __all__ = [
     "JUDGED_ONLY_NOTE",
     "OUTER_NOTE",
-    "COUNT_BOUNDS",
-    "nonrel_rule",
-    "Candidates",
-    "ap_rule",
-    "bpref_rule",
-    "candidates",
+    "ap_sums",
+    "bpref_bounds",
     "count_bounds",
-    "infap_rule",
-    "iprec_average_rule",
-    "iprec_rule",
-    "relp_rule",
-    "rprec_mult_rule",
-    "scan_bounds",
-    "seg_reduce",
+    "gmap_bounds",
+    "infap_bounds",
+    "iprec",
+    "iprec_average_bounds",
+    "iprec_bounds",
+    "nonrel_bounds",
+    "relp_bounds",
+    "rprec_mult_bounds",
+    "yaap_bounds",
 ]
 
 JUDGED_ONLY_NOTE = (
@@ -56,92 +61,6 @@ JUDGED_ONLY_NOTE = (
 )
 
 OUTER_NOTE = JUDGED_ONLY_NOTE + "; an outer bound"
-
-Pair = tuple[np.ndarray, np.ndarray]
-
-
-@dataclass(frozen=True)
-class Candidates:
-    """The unjudged items of every segment, in rank order (flat).
-
-    ``index`` item indices; ``seg`` segment; ``nth`` 0-based place among the
-    segment's unjudged items; ``count`` (S,) unjudged items per segment;
-    ``movable`` whether an assignment can make one relevant (top >= rel)."""
-
-    index: np.ndarray
-    seg: np.ndarray
-    nth: np.ndarray
-    count: np.ndarray
-    movable: bool
-
-    @property
-    def j(self) -> np.ndarray:
-        """The number of relevant documents made by the top-j assignment ending here."""
-        return self.nth + 1
-
-    @property
-    def j_bottom(self) -> np.ndarray:
-        """The j of the bottom-j assignment starting here."""
-        return self.count[self.seg] - self.nth
-
-    def prefix(self, values: np.ndarray) -> np.ndarray:
-        """Inclusive sum of ``values`` (per candidate) over the segment's earlier candidates."""
-        total = np.cumsum(values, dtype=np.float64)
-        start = np.concatenate(([0.0], total))[(np.arange(len(values)) - self.nth)]
-        return total - start
-
-    def suffix(self, values: np.ndarray) -> np.ndarray:
-        """Inclusive sum of ``values`` over the segment's later candidates."""
-        values = np.asarray(values, dtype=np.float64)
-        seg_total = np.bincount(self.seg, weights=values, minlength=len(self.count))
-        return seg_total[self.seg] - self.prefix(values) + values
-
-
-def candidates(judged: JudgedRankings, rel: int) -> Candidates:
-    """:class:`Candidates` of ``judged`` for relevance level ``rel``."""
-    idx = unjudged_items(judged)
-    seg = judged.segment[idx]
-    count = np.bincount(seg, minlength=judged.n_segments)
-    first = np.cumsum(count) - count
-    nth = np.arange(len(idx), dtype=np.int64) - first[seg]
-    return Candidates(idx, seg, nth, count, top_grade(judged) >= rel)
-
-
-def seg_reduce(ufunc, init: np.ndarray, seg: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``init`` (S,) combined by ``ufunc`` (np.fmin, np.fmax) with ``values``
-    grouped by ``seg`` (ascending)."""
-    out = np.array(init, dtype=np.float64, copy=True)
-    if len(values):
-        starts = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
-        red = ufunc.reduceat(values, starts)
-        where = seg[starts]
-        out[where] = ufunc(out[where], red)
-    return out
-
-
-def scan_bounds(judged: JudgedRankings, c: Candidates, base: np.ndarray,
-                top: np.ndarray, bottom: np.ndarray) -> Pair:
-    """(lower, upper), each (R, Q): the extremes of ``base`` (S,) (the value at
-    j = 0) and the per-candidate values ``top`` (top-j, j = nth + 1) and
-    ``bottom`` (bottom-j, j = count - nth); only ``base`` when nothing can
-    become relevant. NaN values (undefined) are skipped, as by
-    :func:`irpref.bounds.enumerate_bounds`."""
-    base = np.asarray(base, dtype=np.float64).reshape(-1)
-    shape = (judged.n_runs, judged.n_queries)
-    if not c.movable or not len(c.index):
-        return base.reshape(shape).copy(), base.reshape(shape).copy()
-    seg = c.seg
-    lower = seg_reduce(np.fmin, seg_reduce(np.fmin, base, seg, top), seg, bottom)
-    upper = seg_reduce(np.fmax, seg_reduce(np.fmax, base, seg, top), seg, bottom)
-    return lower.reshape(shape), upper.reshape(shape)
-
-
-def _rel(judged: JudgedRankings, m: Measure) -> int:
-    return m.rel(judged)
-
-
-def _judged_rel(judged: JudgedRankings, rel: int) -> np.ndarray:
-    return (judged.grade >= 0) & (judged.grade >= rel)
 
 
 def _per_seg_r(judged: JudgedRankings, rel: int) -> np.ndarray:
@@ -158,11 +77,11 @@ def count_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     documents made relevant counts (rr = rr0 + j, R = R0 + j): the exact
     interval is the extremes of the formula over j = 0 .. u, a scan."""
     formula = m.family.kernel.formula
-    rel = _rel(judged, m)
+    rel = m.rel(judged)
     c = candidates(judged, rel)
     ret = judged.n_retrieved.astype(np.float64)
     r0 = _per_seg_r(judged, rel)
-    rr0 = np.bincount(judged.segment, weights=_judged_rel(judged, rel).astype(np.float64),
+    rr0 = np.bincount(judged.segment, weights=trec_relevant(judged, rel).astype(np.float64),
                       minlength=judged.n_segments)
     base = formula(ret, rr0, r0, m, judged)
     s, j = c.seg, c.j.astype(np.float64)
@@ -170,15 +89,12 @@ def count_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     return scan_bounds(judged, c, base, vals, vals)
 
 
-COUNT_BOUNDS = count_bounds
-
-
-def nonrel_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def nonrel_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """NumNonRelJudgedRet: after an assignment making j of the u unjudged
     documents relevant, the other u - j are judged non-relevant: the value is
     n0 + u - j, exact over j = 0 .. u (j = 0 only when nothing can become
     relevant)."""
-    rel = _rel(judged, m)
+    rel = m.rel(judged)
     c = candidates(judged, rel)
     g = judged.grade
     n0 = judged.segment_count((g >= 0) & (g < rel)).astype(np.float64)
@@ -196,7 +112,7 @@ def _inclusion(judged: JudgedRankings, k: int) -> np.ndarray:
     return np.clip(k - first, 0, size) / size
 
 
-def relp_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def relp_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """RelP@k = hits@k / min(k, R), every tie policy.
 
     Proof: for a fixed j the denominator is fixed and the (expected) number of
@@ -204,13 +120,13 @@ def relp_rule(judged: JudgedRankings, m: Measure) -> Pair:
     value non-increasing in rank order (1/0, or a tie group's share): the j
     unjudged items of largest w are the first j, of smallest the last j.
     Scan over j."""
-    rel, k = _rel(judged, m), int(m.cutoff)
+    rel, k = m.rel(judged), int(m.cutoff)
     c = candidates(judged, rel)
     w = _inclusion(judged, k)
-    hits0 = np.bincount(judged.segment, weights=w * _judged_rel(judged, rel),
+    hits0 = np.bincount(judged.segment, weights=w * trec_relevant(judged, rel),
                         minlength=judged.n_segments)
     r0 = _per_seg_r(judged, rel)
-    base = _safe_div(hits0, np.minimum(k, r0))
+    base = divide(hits0, np.minimum(k, r0))
     wc = w[c.index]
     s = c.seg
     top = (hits0[s] + c.prefix(wc)) / np.minimum(k, r0[s] + c.j)
@@ -228,22 +144,22 @@ def _at_cut(judged: JudgedRankings, cum: np.ndarray, seg: np.ndarray,
     return np.where(k > 0, cum[np.maximum(idx, 0)] if len(cum) else 0.0, 0.0)
 
 
-def rprec_mult_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def rprec_mult_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """RprecMult(mult=x) = hits in the top c / c, c = floor(x R + 0.9).
 
     Proof: for a fixed j, c = c(R0 + j) is fixed and the value grows with the
     hits in the top c: the top-j assignment puts min(j, u_c) of the new
     relevant documents there (u_c: unjudged in the top c), the bottom-j one
     max(0, j - (u - u_c)), the most and the fewest possible. Scan over j."""
-    rel = _rel(judged, m)
+    rel = m.rel(judged)
     mult = float(m.get("mult"))
     c = candidates(judged, rel)
-    crel = within_segment_cumsum(judged, _judged_rel(judged, rel))
+    crel = within_segment_cumsum(judged, trec_relevant(judged, rel))
     cunj = within_segment_cumsum(judged, judged.grade < 0)
     r0 = _per_seg_r(judged, rel)
     segs = np.arange(judged.n_segments)
     cut0 = (mult * r0 + 0.9).astype(np.int64)
-    base = _safe_div(_at_cut(judged, crel, segs, cut0), cut0.astype(np.float64))
+    base = divide(_at_cut(judged, crel, segs, cut0), cut0.astype(np.float64))
     s, j, jb = c.seg, c.j, c.j_bottom
     u = c.count[s]
 
@@ -251,7 +167,7 @@ def rprec_mult_rule(judged: JudgedRankings, m: Measure) -> Pair:
         cut = (mult * (r0[s] + jj) + 0.9).astype(np.int64)
         uc = _at_cut(judged, cunj, s, cut)
         new = np.minimum(jj, uc) if best else np.maximum(0, jj - (u - uc))
-        return _safe_div(_at_cut(judged, crel, s, cut) + new, cut.astype(np.float64))
+        return divide(_at_cut(judged, crel, s, cut) + new, cut.astype(np.float64))
 
     return scan_bounds(judged, c, base, value(j, True), value(jb, False))
 
@@ -268,7 +184,7 @@ def ap_sums(judged: JudgedRankings, rel: int, c: Candidates
     at rank r: with the first j-1 unjudged already relevant, (h(p) + j)/p + T(p);
     with the last j-1, (h(p) + 1)/p + T(p) + U(p) (h: judged relevant above,
     T, U: sum of 1/r over the judged relevant / unjudged items below)."""
-    is_rel = _judged_rel(judged, rel)
+    is_rel = trec_relevant(judged, rel)
     inv = 1.0 / (judged.rank + 1.0)
     hits = within_segment_cumsum(judged, is_rel)
     s0 = np.bincount(judged.segment, weights=np.where(is_rel, hits * inv, 0.0),
@@ -284,27 +200,36 @@ def ap_sums(judged: JudgedRankings, rel: int, c: Candidates
     return s0, s0[s] + c.prefix(d_top), s0[s] + c.suffix(d_bot)
 
 
-def ap_rule(value: Callable[[np.ndarray, np.ndarray], np.ndarray]):
-    """Rule for a measure ``value(S, R)`` of the AP sum S, non-decreasing in S
-    for a fixed R (AP = S / R as GMAP, YAAP = log((1 + S) / (1 + R - S))).
+def _ap_sum_bounds(judged: JudgedRankings, m: Measure,
+                   value: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Pair:
+    """Bounds of a measure ``value(S, R)`` of the AP sum S, non-decreasing in S
+    for a fixed R.
 
     Proof: S = sum over pairs of relevant items (a above or at b) of 1/b, so
     moving a relevant item from rank b up to a < b changes S by
     (1/a - 1/b)(1 + relevant above a) + sum over relevant x between of
     (1/x - 1/b) >= 0; for a fixed j (fixed R) the top-j assignment has the
     largest S, the bottom-j one the smallest. Scan over j (:func:`ap_sums`)."""
+    rel = m.rel(judged)
+    c = candidates(judged, rel)
+    r0 = _per_seg_r(judged, rel)
+    s0, top, bot = ap_sums(judged, rel, c)
+    s = c.seg
+    return scan_bounds(judged, c, value(s0, r0), value(top, r0[s] + c.j),
+                       value(bot, r0[s] + c.j_bottom))
 
-    def rule(judged: JudgedRankings, m: Measure) -> Pair:
-        rel = _rel(judged, m)
-        c = candidates(judged, rel)
-        r0 = _per_seg_r(judged, rel)
-        s0, top, bot = ap_sums(judged, rel, c)
-        s = c.seg
-        return scan_bounds(judged, c, value(s0, r0), value(top, r0[s] + c.j),
-                           value(bot, r0[s] + c.j_bottom))
 
-    rule.__doc__ = ap_rule.__doc__
-    return rule
+def gmap_bounds(judged: JudgedRankings, m: Measure) -> Pair:
+    """GMAP's per-query AP = S / R, non-decreasing in the AP sum S for a fixed
+    R: exact by the scan of :func:`_ap_sum_bounds` (the exchange argument there)."""
+    return _ap_sum_bounds(judged, m, divide)
+
+
+def yaap_bounds(judged: JudgedRankings, m: Measure) -> Pair:
+    """YAAP = log((1 + S) / (1 + R - S)), non-decreasing in the AP sum S for a
+    fixed R: exact by the scan of :func:`_ap_sum_bounds` (the exchange argument
+    there)."""
+    return _ap_sum_bounds(judged, m, lambda s, r: np.log((1.0 + s) / (1.0 + r - s)))
 
 
 # ---- outer bounds ------------------------------------------------------------
@@ -316,16 +241,16 @@ def _judged_only_start(judged: JudgedRankings, m: Measure):
     """What both judged-only outer bounds start from: the level, the judged
     relevant items, per segment the unjudged items u that may become relevant
     and R0, and the upper bound (rr0 + u) / (R0 + u) (every term at most 1)."""
-    rel = _rel(judged, m)
+    rel = m.rel(judged)
     u = _movable_count(judged, candidates(judged, rel))
-    is_rel = _judged_rel(judged, rel)
+    is_rel = trec_relevant(judged, rel)
     rr0 = np.bincount(judged.segment, weights=is_rel.astype(np.float64),
                       minlength=judged.n_segments)
     r0 = _per_seg_r(judged, rel)
-    return rel, is_rel, u, r0, _safe_div(rr0 + u, r0 + u)
+    return rel, is_rel, u, r0, divide(rr0 + u, r0 + u)
 
 
-def bpref_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def bpref_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """Outer bound of Bpref = (1/R) sum over relevant r of
     (1 - min(n_r, R) / min(N, R)).
 
@@ -348,11 +273,11 @@ def bpref_rule(judged: JudgedRankings, m: Measure) -> Pair:
     term = np.where(np.isfinite(term), term, 0.0)
     total = np.bincount(judged.segment, weights=np.where(is_rel, term, 0.0),
                         minlength=judged.n_segments)
-    lower = _safe_div(total, r0 + u)
+    lower = divide(total, r0 + u)
     return lower.reshape(shape), upper.reshape(shape)
 
 
-def infap_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def infap_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """Outer bound of infAP = (1/R) sum over relevant k of
     1/k + (k-1)/k (|above| / (k-1)) (d+ + eps) / (d+ + d- + 2 eps).
 
@@ -363,14 +288,14 @@ def infap_rule(judged: JudgedRankings, m: Measure) -> Pair:
     shape = (judged.n_runs, judged.n_queries)
     inv = np.bincount(judged.segment, weights=np.where(is_rel, 1.0 / (judged.rank + 1.0), 0.0),
                       minlength=judged.n_segments)
-    return _safe_div(inv, r0 + u).reshape(shape), upper.reshape(shape)
+    return divide(inv, r0 + u).reshape(shape), upper.reshape(shape)
 
 
 def iprec(judged: JudgedRankings, rel: int, recall: float, r: np.ndarray | None = None
            ) -> np.ndarray:
     """(R, Q) interpolated precision at ``recall`` (m_iprec_at_recall.c, v10 rounding);
     ``r`` (S,): the R of each segment's target (default: its query's)."""
-    is_rel = (judged.grade >= 0) & (judged.grade >= rel)  # trec_eval: judged, >= rel
+    is_rel = trec_relevant(judged, rel)
     hits = within_segment_cumsum(judged, is_rel)
     idx = np.flatnonzero(is_rel)
     seg = judged.segment[idx]
@@ -388,8 +313,7 @@ def iprec(judged: JudgedRankings, rel: int, recall: float, r: np.ndarray | None 
     return out.reshape(judged.n_runs, judged.n_queries)
 
 
-
-def _iprec_bounds(judged: JudgedRankings, rel: int, x: float,
+def _iprec_interval(judged: JudgedRankings, rel: int, x: float,
                   c: Candidates, full: JudgedRankings | None) -> Pair:
 
     shape = (judged.n_runs, judged.n_queries)
@@ -403,7 +327,7 @@ def _iprec_bounds(judged: JudgedRankings, rel: int, x: float,
     # lower: 0 when j = 0 has fewer than c relevant retrieved (then so has every
     # j: c(j) - j never grows); else the plain curve at or below rank p*, the
     # c_max-th judged relevant item (or the last rank), c_max = lround(x (R0+u))
-    is_rel = _judged_rel(judged, rel)
+    is_rel = trec_relevant(judged, rel)
     hits = within_segment_cumsum(judged, is_rel)
     rr0 = np.bincount(judged.segment, weights=is_rel.astype(np.float64),
                       minlength=judged.n_segments)
@@ -423,7 +347,7 @@ def _iprec_bounds(judged: JudgedRankings, rel: int, x: float,
     return lower.reshape(shape), upper
 
 
-def iprec_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def iprec_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """Outer bound of IPrec(recall=x) = max of P@r over ranks r at or below the
     c-th relevant item, c = lround(x R).
 
@@ -436,22 +360,22 @@ def iprec_rule(judged: JudgedRankings, m: Measure) -> Pair:
     plain curve (under every assignment's) from the c_max-th judged relevant
     item on, or P at the last rank. Exact at x = 0 (the maximum of a curve
     that only grows); an outer bound otherwise."""
-    rel = _rel(judged, m)
+    rel = m.rel(judged)
     c = candidates(judged, rel)
     full = assign(judged, top_grade(judged)) if c.movable and len(c.index) else None
-    return _iprec_bounds(judged, rel, float(m.get("recall")), c, full)
+    return _iprec_interval(judged, rel, float(m.get("recall")), c, full)
 
 
-def iprec_average_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def iprec_average_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """Outer bound of IPrecAvg: the mean of the 11 IPrec outer bounds (a bound of
     each term bounds the mean)."""
 
-    rel = _rel(judged, m)
+    rel = m.rel(judged)
     c = candidates(judged, rel)
     full = assign(judged, top_grade(judged)) if c.movable and len(c.index) else None
     lo = np.zeros((judged.n_runs, judged.n_queries))
     hi = np.zeros_like(lo)
     for x in sorted(TREC_RECALLS, reverse=True):
-        a, b = _iprec_bounds(judged, rel, x, c, full)
+        a, b = _iprec_interval(judged, rel, x, c, full)
         lo, hi = lo + a, hi + b
     return lo / len(TREC_RECALLS), hi / len(TREC_RECALLS)

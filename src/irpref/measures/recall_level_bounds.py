@@ -1,4 +1,6 @@
-"""Residual bounds of the recall-level, search-length and diversity families.
+"""Residual bounds of the recall-level family (:mod:`irpref.measures.recall_level`:
+RL, TSE, SL1, SL3, RE) and the position scans ASL's rule shares
+(:mod:`irpref.measures.search_length_bounds`).
 
 The measures of :mod:`irpref.measures.recall_level` and
 :mod:`irpref.measures.search_length` read the sorted positions
@@ -20,12 +22,11 @@ same whichever document it is). Two facts give every rule:
   gaining e(p) >= e(b)); never raises p_m, sum p_i or any search length
   p_i - (i - 1). So for j newly relevant documents the first j unjudged in
   rank order (``top-j``) and the last j (``bottom-j``) are the extremes, and
-  the exact interval is a scan over j (:func:`irpref.measures.residual_trec.scan_bounds`).
+  the exact interval is a scan over j (:func:`irpref.measures.unjudged_scan.scan_bounds`).
 
 Under ``ties="expected"`` the same hold for every ordering of the tied items
 (a tie group's items precede the next group's in every ordering), hence for
-the expectation; the scans then read each item's tie group. Diversity
-measures: no rule (their notes say why).
+the expectation; the scans then read each item's tie group.
 """
 
 from __future__ import annotations
@@ -34,22 +35,20 @@ import numpy as np
 
 from irpref.bounds import assign, top_grade
 from irpref.judged import JudgedRankings
+from irpref.measures.arithmetic import within_segment_cumsum
 from irpref.measures.base import Measure
-from irpref.measures.classic import within_segment_cumsum
 from irpref.measures.positions import relevant_positions, resolve_corpus_size
 from irpref.measures.recall_metrics import RecallLevelMetric, named_metric
-from irpref.measures.residual_trec import Candidates, candidates, scan_bounds
+from irpref.measures.unjudged_scan import Candidates, Pair, candidates, scan_bounds
 
 __all__ = [
-    "asl_rule",
-    "re_rule",
-    "rl_rule",
-    "sl1_rule",
-    "sl3_rule",
-    "tse_rule",
+    "PositionCounts",
+    "re_bounds",
+    "rl_bounds",
+    "sl1_bounds",
+    "sl3_bounds",
+    "tse_bounds",
 ]
-
-Pair = tuple[np.ndarray, np.ndarray]
 
 
 def _singleton(judged: JudgedRankings, c: Candidates, first: bool) -> np.ndarray:
@@ -88,7 +87,7 @@ def _antitone_parts(judged: JudgedRankings, m: Measure, first: bool):
     return plain, full, one, c
 
 
-def tse_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def tse_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """TSE = e(p_m): p_m never falls as documents become relevant (superset), so
     TSE never rises: the least is every unjudged document relevant, the most
     the plain value; with no relevant document (undefined) the most is one
@@ -97,7 +96,7 @@ def tse_rule(judged: JudgedRankings, m: Measure) -> Pair:
     return _set_antitone(judged, m, first=True)
 
 
-def sl1_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def sl1_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """SL1 = p_1 - 1: p_1 never grows as documents become relevant (superset):
     the least is every unjudged document relevant, the most the plain value;
     with no relevant document (undefined) the most is one relevant document,
@@ -109,7 +108,7 @@ def sl1_rule(judged: JudgedRankings, m: Measure) -> Pair:
 
 
 # ---- the scan over j for positional measures -------------------------------
-class _Steps:
+class _PositionSteps:
     """Per candidate (unjudged item, in rank order) what the top-j and bottom-j
     scans need: tie group of the item, imputed positions beyond the cut-off."""
 
@@ -159,7 +158,7 @@ def _exposure(metric, p: np.ndarray, n) -> np.ndarray:
     return metric.exposure(p, n)
 
 
-def rl_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def rl_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """RL(e, z) = sum_i e(p_i) z(i, m) (Diaz & Mitra 2023, Def. 2.1).
 
     z = rr, rbp (one): the value only grows with the set of relevant items
@@ -181,7 +180,7 @@ def rl_rule(judged: JudgedRankings, m: Measure) -> Pair:
         return np.fmin(plain, full), np.fmax(plain, full)
     if z == "sl3":
         return _set_antitone(judged, m, first=True)
-    st = _Steps(judged, m, m.get("impute"))
+    st = _PositionSteps(judged, m, m.get("impute"))
     c, pos, s = st.c, st.pos, st.c.seg
     e_slot = _exposure(metric, pos.position, pos.n)
     sum_e0 = pos.segment_sum(e_slot)
@@ -205,7 +204,7 @@ def rl_rule(judged: JudgedRankings, m: Measure) -> Pair:
                        norm(tot_bot, st.m0[s] + j_bot))
 
 
-def _ap_like(judged, st: _Steps, metric, e_slot, e_top, e_bot):
+def _ap_like(judged, st: _PositionSteps, metric, e_slot, e_top, e_bot):
     """Per candidate, sum_i i e(p_i) of the top-j and bottom-j position sets."""
     c, pos, s = st.c, st.pos, st.c.seg
     i = c.index
@@ -258,7 +257,7 @@ def _groups(judged: JudgedRankings) -> tuple[np.ndarray, np.ndarray]:
     return judged.rank, np.ones(judged.n_items, np.int64)
 
 
-class _Counts:
+class PositionCounts:
     """Per candidate, for the top-j and bottom-j sets: M (relevant within the
     cut-off), k (relevant imputed below it) and the sum of the (expected)
     positions of the M; and the same at j = 0 per segment.
@@ -270,7 +269,7 @@ class _Counts:
 
     def __init__(self, judged: JudgedRankings, m: Measure, impute: str,
                  fallback: bool = False) -> None:
-        st = _Steps(judged, m, impute) if not fallback else None
+        st = _PositionSteps(judged, m, impute) if not fallback else None
         rel = m.rel(judged)
         if st is None:
             n = resolve_corpus_size(judged, str(m), fallback=True)
@@ -309,7 +308,7 @@ def _block_sum(n, nret, k, impute: str) -> np.ndarray:
     return k * nret + k * (k + 1.0) / 2.0
 
 
-def re_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def re_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """RE = (1/m) sum_i p_i - (m+1)/2: for a fixed m the exchange argument
     (sum p never rises as a relevant item moves up; an item below the cut-off
     sits in the imputed block, after every retrieved one), top-j the least,
@@ -317,7 +316,7 @@ def re_rule(judged: JudgedRankings, m: Measure) -> Pair:
     positions are linear). Exact."""
     impute = m.get("impute")
     m.compute(judged)  # refusals first (e.g. a cut-off under ties="expected")
-    cnt = _Counts(judged, m, impute)
+    cnt = PositionCounts(judged, m, impute)
     s = cnt.c.seg
 
     def value(seg, M, k, sp, j):
@@ -331,47 +330,7 @@ def re_rule(judged: JudgedRankings, m: Measure) -> Pair:
                        value(s, *cnt.bottom))
 
 
-def asl_rule(judged: JudgedRankings, m: Measure) -> Pair:
-    """ASL (Alex, Hall & Metzler 2022): the sum of the search lengths is
-    sum p - M(M-1)/2 over the M relevant retrieved plus, for each of the k
-    below the cut-off or unretrieved, ñ - M (missing=retrieved), ñ - M + 1
-    (after) or n - m + 1 (corpus). For a fixed m the exchange argument holds
-    (each search length only falls as a relevant item moves up), so the scan
-    over j of top-j and bottom-j is exact. ``golds=g``: with m <= g the value
-    is the plain mean (scanned); with m >= g each of the first g search
-    lengths only falls as documents become relevant, so there the most is at
-    m = max(g, m0) (in the scan) and the least at every unjudged document
-    relevant (one more evaluation). Exact, every tie policy."""
-    missing = m.get("missing")
-    plain = m.compute(judged)  # refusals first
-    cnt = _Counts(judged, m, "optimistic", fallback=missing == "corpus")
-    s = cnt.c.seg
-    golds = m.get("golds")
-
-    def value(seg, M, k, sp, j):
-        mm = cnt.m0[seg] + j
-        nret = cnt.nret[seg]
-        if missing == "corpus":
-            unret = cnt.n - mm + 1.0
-        else:
-            unret = nret - M + (1.0 if missing == "after" else 0.0)
-        total = sp - M * (M - 1.0) / 2.0 + k * unret
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = np.where(mm > 0, total / mm, np.nan)
-        if golds is not None:
-            out = np.where(mm <= golds, out, np.nan)
-        return out
-
-    segs = np.arange(judged.n_segments)
-    base = value(segs, *cnt.base) if golds is None else plain.reshape(-1)
-    lower, upper = scan_bounds(judged, cnt.c, base, value(s, *cnt.top), value(s, *cnt.bottom))
-    if golds is not None and cnt.c.movable and len(cnt.c.index):
-        full = m.compute(assign(judged, top_grade(judged))).reshape(lower.shape)
-        lower, upper = np.fmin(lower, full), np.fmax(upper, full)
-    return lower, upper
-
-
-def sl3_rule(judged: JudgedRankings, m: Measure) -> Pair:
+def sl3_bounds(judged: JudgedRankings, m: Measure) -> Pair:
     """SL3 = p_m - m. For a fixed m the exchange argument (p_m never rises as a
     relevant item moves up): top-j the least, bottom-j the most, scanned. p_m
     is the last imputed position when one relevant item is imputed (n, or
@@ -381,7 +340,7 @@ def sl3_rule(judged: JudgedRankings, m: Measure) -> Pair:
     of the group made relevant. Exact."""
     impute = m.get("impute")
     plain = m.compute(judged)  # refusals first
-    st = _Steps(judged, m, impute)
+    st = _PositionSteps(judged, m, impute)
     c, pos, s = st.c, st.pos, st.c.seg
     if not c.movable or not len(s):
         return plain, plain.copy()

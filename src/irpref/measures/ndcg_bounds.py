@@ -29,14 +29,9 @@ import numpy as np
 
 from irpref.judged import JudgedRankings
 from irpref.kernels import c_kernels
+from irpref.measures.arithmetic import divide
 from irpref.measures.base import Measure
-from irpref.measures.residual_rank import (
-    Unjudged,
-    _div,
-    holds_value,
-    position_weights,
-    unjudged_of,
-)
+from irpref.measures.unjudged_scan import Unjudged, holds_value, position_weights, unjudged_of
 
 __all__ = ["gain_ratio_bounds", "largest_ratio"]
 
@@ -106,8 +101,7 @@ def largest_ratio(w: np.ndarray, count: np.ndarray, seg_query: np.ndarray, n0: n
             pick = hits[np.searchsorted(hits, ends) - 1]  # the largest maximiser
             num += dg * big_w[pick]
             den += dg * ideal[h][pick]
-        ratio = np.zeros(len(active))
-        np.divide(num, den, out=ratio, where=den > 0)
+        ratio = divide(num, den)
         rising = ratio > lam
         if not rising.any():
             break
@@ -182,18 +176,18 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
         return dcum[at_least[seg_query[seg]] + np.asarray(j)[:, None]] @ layer_gain
 
     segments = np.arange(judged.n_segments)
-    at0 = _div(n0, ideal(segments, np.zeros(judged.n_segments, np.int64)))
+    at0 = divide(n0, ideal(segments, np.zeros(judged.n_segments, np.int64)))
     if not len(u.index):
         return at0.reshape(shape), at0.reshape(shape)
     lead, w = _weighted(judged, m, u, n_tab)
-    low0 = np.minimum(at0, _div(n0, ideal(segments, u.count - lead.count)))
+    low0 = np.minimum(at0, divide(n0, ideal(segments, u.count - lead.count)))
     if not len(lead.index):
         return low0.reshape(shape), at0.reshape(shape)
     reach, low = lead.head_tail(w * g_top, n0)
     # the bottom j = u_s - nth of the segment start at the item; the top j end there
     bottom_j = np.repeat(u.count, lead.count) - lead.nth
-    lower = lead.extreme(low0, _div(low, ideal(lead.segment, bottom_j)), "min")
-    top_j = lead.extreme(at0, _div(reach, ideal(lead.segment, lead.item_j)), "max")
+    lower = lead.extreme(low0, divide(low, ideal(lead.segment, bottom_j)), "min")
+    top_j = lead.extreme(at0, divide(reach, ideal(lead.segment, lead.item_j)), "max")
     if m.name == "NCG" and judged.ties != "expected":
         return lower, top_j
     upper = largest_ratio(w, lead.count, seg_query, n0, layer_gain, at_least, dcum,

@@ -1,4 +1,8 @@
-"""Classical measures, exactly as trec_eval 10.0 computes them.
+"""The classical rank measures of binary relevance (grade >= ``rel``): NumRet,
+NumRel, NumRelRet, P, R, F1, AP, RR, Success, Rprec, RBP, exactly as trec_eval
+10.0 computes them, each with its tie-aware (``ties="expected"``) kernel at
+the end of the module; their bounds rules are in
+:mod:`irpref.measures.rank_bounds`.
 
 Each kernel maps :class:`~irpref.judged.JudgedRankings` to an (R, Q) array
 of per-query values, vectorised over every run and query at once. The
@@ -12,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-import irpref.measures.residual_ideal as residual_ideal
-import irpref.measures.residual_rank as residual_rank
 from irpref.judged import JudgedRankings
+from irpref.measures.arithmetic import divide, power_table
 from irpref.measures.base import (
+    REL,
     TREC_CUTS,
     Alias,
     Measure,
@@ -23,43 +27,25 @@ from irpref.measures.base import (
     TrecName,
     attach_kernel,
     register,
-    rel_param,
+)
+from irpref.measures.rank_bounds import (
+    ap_bounds,
+    f1_bounds,
+    recall_bounds,
+    rprec_bounds,
+    unchanged_bounds,
 )
 from irpref.measures.ties import (
-    TieGroups,
     expected_rel_ret,
     first_irrelevant_fraction,
     first_relevant_group,
     tie_groups,
 )
 
-REL = {"rel": rel_param()}
-
-
-def within_segment_cumsum(judged: JudgedRankings, values: np.ndarray) -> np.ndarray:
-    """Inclusive cumulative sum of ``values`` restarting at every segment."""
-    total = np.cumsum(values, dtype=np.float64 if values.dtype.kind == "f" else np.int64)
-    before = np.concatenate(([0], total))[judged.offsets[:-1]]
-    return total - before[judged.segment]
-
-
-def cut(judged: JudgedRankings, measure: Measure) -> np.ndarray:
-    """Boolean per item: rank within the measure's cut-off (all if none)."""
-    if measure.cutoff is None:
-        return np.ones(judged.n_items, bool)
-    return judged.rank < measure.cutoff
-
-
-def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    den = np.broadcast_to(den, np.broadcast_shapes(np.shape(num), np.shape(den)))
-    out = np.zeros(np.broadcast_shapes(np.shape(num), np.shape(den)))
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
 
 @register(
     "NumRet",
-    bounds=residual_rank.unchanged,
+    bounds=unchanged_bounds,
     compact=True,
     compact_expected=True,
     order_free=True,
@@ -152,7 +138,7 @@ def precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "R",
-    bounds=residual_rank.recall_bounds,
+    bounds=recall_bounds,
     compact=True,
     compact_expected=True,
     examples=("R", "R@2", "R(rel=2)@10"),
@@ -167,12 +153,35 @@ def precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     params=REL,
 )
 def recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    return _safe_div(num_rel_ret(judged, m), judged.num_rel(m.rel(judged))[None, :])
+    return divide(num_rel_ret(judged, m), judged.num_rel(m.rel(judged))[None, :])
+
+
+def _f1_cutoff(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    return judged.num_ret if m.cutoff is None else np.full(judged.num_ret.shape, m.cutoff)
+
+
+@register(
+    "F1",
+    bounds=f1_bounds,
+    compact=True,  # counts only
+    compact_expected=True,
+    examples=("F1", "F1@3"),
+    range="[0, 1]",
+    aliases=(Alias("f1", "ranx"),),
+    formula="F1@k = 2 P@k R@k / (P@k + R@k) = 2 |relevant in top k| / (k + |relevant|); "
+    "without a cut-off k = number retrieved (set F1, trec_eval set_F with beta=1)",
+    source="McSherry & Najork 2008, section 2.3; trec_eval m_set_F.c",
+    params=REL,
+)
+def f1(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """F1@k = 2 rel_ret / (k + num_rel) (McSherry & Najork 2008, 2.3); 0 when undefined."""
+    den = _f1_cutoff(judged, m) + judged.num_rel(m.rel(judged))[None, :]
+    return divide(2.0 * num_rel_ret(judged, m), den)
 
 
 @register(
     "AP",
-    bounds=residual_rank.ap_bounds,
+    bounds=ap_bounds,
     compact=True,
     compact_expected=True,
     examples=("AP", "AP@3", "AP(rel=2)"),
@@ -198,7 +207,7 @@ def average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
         prec, seg = prec[keep], seg[keep]
     sums = np.bincount(seg, weights=prec, minlength=judged.n_segments)
     sums = sums.reshape(judged.n_runs, judged.n_queries)
-    return _safe_div(sums, judged.num_rel(m.rel(judged))[None, :])
+    return divide(sums, judged.num_rel(m.rel(judged))[None, :])
 
 
 @register(
@@ -227,171 +236,6 @@ def reciprocal_rank(judged: JudgedRankings, m: Measure) -> np.ndarray:
     return out.reshape(judged.n_runs, judged.n_queries)
 
 
-def _discount(rank0: np.ndarray) -> np.ndarray:
-    return 1.0 / np.log2(rank0 + 2.0)
-
-
-class Gains:
-    """Custom gains of some grades, as trec_eval's ``-m ndcg.1=3,2=9``
-    (m_ndcg.c, gain_init.c): a listed grade gains its value (zero and
-    negative gains allowed, grade 0 may gain), every other grade keeps its
-    default gain (the ``gain`` kind). Text form ``LEVEL:GAIN;LEVEL:GAIN``,
-    e.g. ``nDCG(gains=1:3;2:9;4:4.5)``, printed sorted by grade."""
-
-    expected = ("LEVEL:GAIN pairs separated by ';', each grade >= 0 at most once, finite gains "
-                "(e.g. 1:3;2:9.5)")
-    __slots__ = ("pairs",)
-
-    def __init__(self, text: str | dict[int, float] | Gains) -> None:
-        if isinstance(text, Gains):
-            pairs = dict(text.pairs)
-        elif isinstance(text, dict):
-            pairs = {int(k): float(v) for k, v in text.items()}
-        else:
-            pairs = {}
-            for item in str(text).split(";"):
-                level, colon, value = item.partition(":")
-                level, value = level.strip(), value.strip()
-                if not colon or not level.isdigit() or not level.isascii():
-                    raise ValueError(item)
-                if int(level) in pairs:
-                    raise ValueError(f"grade {level} twice")
-                pairs[int(level)] = float(value)
-        if not pairs or any(k < 0 or not np.isfinite(v) for k, v in pairs.items()):
-            raise ValueError(text)
-        self.pairs: tuple[tuple[int, float], ...] = tuple(sorted(pairs.items()))
-
-    def __str__(self) -> str:
-        return ";".join(f"{k}:{int(v) if float(v).is_integer() else repr(v)}"
-                        for k, v in self.pairs)
-
-    __repr__ = __str__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Gains) and self.pairs == other.pairs
-
-    def __hash__(self) -> int:
-        return hash(self.pairs)
-
-    def of(self, grades: np.ndarray, kind: str = "linear") -> np.ndarray:
-        """Gain of each grade (negative grades, i.e. unjudged, gain 0)."""
-        grades = np.asarray(grades)
-        out = np.where(grades > 0, gains(np.maximum(grades, 0), kind), 0.0)
-        for level, value in self.pairs:
-            out[grades == level] = value
-        return out
-
-
-GAIN = {
-    "gain": Param(
-        str,
-        "linear",
-        "gain of a grade g > 0: linear (g: trec_eval, Jarvelin & Kekalainen 2002) or exp "
-        "(2^g - 1: Burges et al. 2005, ranx's ndcg_burges)",
-        ("linear", "exp"),
-    ),
-    "gains": Param(
-        Gains,
-        None,
-        "custom gains of listed grades, LEVEL:GAIN;... (trec_eval -m ndcg.1=3,2=9): other "
-        "grades keep the gain kind's; the ideal ranks the judged grades by gain",
-    ),
-}
-
-
-def gains(grades: np.ndarray, kind: str = "linear") -> np.ndarray:
-    """Gains of positive grades: ``g`` (linear) or ``2^g - 1`` (exp)."""
-    g = np.asarray(grades).astype(np.float64)
-    return np.exp2(g) - 1.0 if kind == "exp" else g
-
-
-def custom_ideal_dcg(judged: JudgedRankings, cutoff: int | None, custom: Gains,
-                     kind: str = "linear") -> np.ndarray:
-    """(Q,) ideal DCG under custom gains (trec_eval m_ndcg.c with gain_init.c):
-    every judged qrels document (grade >= 0) sorted by decreasing gain, summed
-    rank by rank while the gain is positive (a gain <= 0 ends the ideal)."""
-    keep = judged.qrels_grade >= 0
-    q = judged.qrels_query[keep]
-    g = custom.of(judged.qrels_grade[keep], kind)
-    order = np.lexsort((-g, q))
-    q, g = q[order], g[order]
-    offsets = np.zeros(judged.n_queries + 1, np.int64)
-    np.cumsum(np.bincount(q, minlength=judged.n_queries), out=offsets[1:])
-    rank0 = np.arange(len(g)) - offsets[:-1][q]
-    # the ideal stops at the first gain <= 0 of its query (sorted descending)
-    take = g > 0
-    if cutoff is not None:
-        take &= rank0 < cutoff
-    return np.bincount(q[take], weights=g[take] / np.log2(rank0[take] + 2.0),
-                       minlength=judged.n_queries)
-
-
-def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") -> np.ndarray:
-    """(Q,) DCG of the ideal ranking: every judged grade > 0, sorted descending.
-
-    Summed rank by rank as trec_eval does (m_ndcg_cut.c), so the value is
-    bit-identical to trec_eval's ``ideal_dcg``; ``gain="exp"`` uses 2^g - 1.
-    """
-    offsets, grades = judged.ideal_grades(1)
-    q = np.repeat(np.arange(judged.n_queries), np.diff(offsets))
-    rank0 = np.arange(len(grades)) - offsets[:-1][q]
-    keep = rank0 < cutoff if cutoff is not None else np.ones(len(grades), bool)
-    return np.bincount(
-        q[keep], weights=gains(grades[keep], gain) / np.log2(rank0[keep] + 2.0),
-        minlength=judged.n_queries,
-    )
-
-
-@register(
-    "nDCG",
-    bounds=residual_ideal.gain_ratio_bounds,
-    bounds_note="the upper bound by grade layers and Dinkelbach's method; no bound with "
-    "gains= (custom gains need not grow with the grade)",
-    compact=True,
-    compact_expected=True,
-    examples=("nDCG", "nDCG@3", "nDCG(gain=exp)@5"),
-    param_spellings={"dcg": ("gain", {"log2": "linear", "exp-log2": "exp"})},  # ir_measures
-    range="[0, 1]",
-    trec=(TrecName("ndcg", "nDCG", "p_pair"),
-          TrecName("ndcg_cut", "nDCG@{k}", "cut_long", TREC_CUTS)),
-    ir_measures="nDCG",
-    follows=("ranx",),  # ndcg and ndcg_burges (gain=exp): tests/test_tool_definitions.py
-    aliases=(Alias("ndcg_burges", "ranx", preset="gain=exp"),),
-    notes="gain = grade, discount log2(i+1), ideal from the qrels (trec_eval, ranx ndcg, "
-    "ir_measures nDCG); gain=exp is ranx's ndcg_burges; ranx breaks score ties "
-    "differently, so its means can differ",
-    formula="nDCG@k = sum_{i<=k} g(d_i)/log2(i+1) / the same for the qrels sorted by grade; "
-    "gain g = grade (gain=exp: 2^grade - 1); grades <= 0 gain nothing; gains=1:3;2:9 sets "
-    "the gain of listed grades (trec_eval ndcg.1=3,2=9)",
-    source="trec_eval m_ndcg.c, m_ndcg_cut.c, gain_init.c (Jarvelin & Kekalainen 2002); gain=exp: "
-    "Burges et al., ICML 2005, section 4",
-    params=GAIN,
-)
-def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    custom = m.get("gains")
-    if custom is not None:  # every judged item may gain (grade 0 too), in item order
-        items = judged.items_with_grade(0)
-        gain = custom.of(judged.grade[items.index], m.get("gain"))
-        rank, seg = items.rank, items.segment
-        keep = gain != 0
-        if m.cutoff is not None:
-            keep &= rank < m.cutoff
-        dcg = np.bincount(seg[keep], weights=gain[keep] / np.log2(rank[keep] + 2.0),
-                          minlength=judged.n_segments).reshape(judged.n_runs, judged.n_queries)
-        ideal = custom_ideal_dcg(judged, m.cutoff, custom, m.get("gain"))
-        return _safe_div(dcg, ideal[None, :])
-    # items with grade > 0 only (the others add 0.0), summed in item order
-    items = judged.items_with_grade(1)
-    rank, seg = items.rank, items.segment
-    gain = gains(judged.grade[items.index], m.get("gain"))
-    if m.cutoff is not None:
-        keep = rank < m.cutoff
-        rank, seg, gain = rank[keep], seg[keep], gain[keep]
-    dcg = np.bincount(seg, weights=gain / np.log2(rank + 2.0), minlength=judged.n_segments)
-    dcg = dcg.reshape(judged.n_runs, judged.n_queries)
-    return _safe_div(dcg, ideal_dcg(judged, m.cutoff, m.get("gain"))[None, :])
-
-
 @register(
     "Success",
     bounds="monotone",
@@ -414,7 +258,7 @@ def success(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "Rprec",
-    bounds=residual_rank.rprec_bounds,
+    bounds=rprec_bounds,
     compact=True,
     compact_expected=True,
     examples=("Rprec", "Rprec(rel=2)"),
@@ -432,7 +276,7 @@ def r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     items = judged.items_with_grade(m.rel(judged))
     inside = items.rank < r[items.segment % judged.n_queries]
     counts = np.bincount(items.segment[inside], minlength=judged.n_segments)
-    return _safe_div(counts.reshape(judged.n_runs, judged.n_queries), r[None, :])
+    return divide(counts.reshape(judged.n_runs, judged.n_queries), r[None, :])
 
 
 @register(
@@ -461,21 +305,12 @@ def rank_biased_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     return (1.0 - p) * sums.reshape(judged.n_runs, judged.n_queries)
 
 
-def power_table(p: float, judged: JudgedRankings) -> np.ndarray:
-    """``p**i`` for every rank i (plus one), multiplied out one rank at a time
-    as trec_eval's m_rbp.c does, so RBP sums are bit-identical."""
-    n = int(judged.n_retrieved.max(initial=0)) + 1
-    table = np.full(n, float(p))
-    table[0] = 1.0
-    return np.multiply.accumulate(table)
-
-
 # every kernel above reads ranks, grades, counts and relevant items only
 
 
 # ---- the ties="expected" kernels of the families above -----------------------
 # exact means over the orderings of tied items (McSherry & Najork 2008, section 2;
-# irpref.measures.tie_aware explains the formulas, irpref.measures.ties the groups)
+# irpref.measures.ties explains the formulas and holds the groups)
 
 @attach_kernel("NumRelRet")
 def expected_num_rel_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
@@ -492,7 +327,14 @@ def expected_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 @attach_kernel("R")
 def expected_recall(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """E[R@k] = (R_c + (k - t_c) r_c / n_c) / |relevant| (McSherry & Najork 2008, 2.2)."""
-    return _safe_div(expected_rel_ret(judged, m), judged.num_rel(m.rel(judged))[None, :])
+    return divide(expected_rel_ret(judged, m), judged.num_rel(m.rel(judged))[None, :])
+
+
+@attach_kernel("F1")
+def expected_f1(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    """E[F1@k] = 2 (R_c + (k - t_c) r_c/n_c) / (k + |relevant|) (McSherry & Najork 2008, 2.3)."""
+    den = _f1_cutoff(judged, m) + judged.num_rel(m.rel(judged))[None, :]
+    return divide(2.0 * expected_rel_ret(judged, m), den)
 
 
 @attach_kernel("AP")
@@ -502,10 +344,10 @@ def expected_average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray
     g = tie_groups(judged, m.rel(judged))  # groups without a relevant item add nothing
     gi, j = g.expand(m.cutoff)
     r, n = g.count[gi].astype(np.float64), g.size[gi].astype(np.float64)
-    others = _safe_div(r - 1.0, n - 1.0)  # (r_i - 1)/(n_i - 1); unused when n_i = 1
+    others = divide(r - 1.0, n - 1.0)  # (r_i - 1)/(n_i - 1); unused when n_i = 1
     slots = j - g.start_rank[gi] - 1.0  # j - t_i - 1
     contrib = r / n * (g.before[gi] + slots * others + 1.0) / j
-    return _safe_div(g.segment_sum(gi, contrib), judged.num_rel(m.rel(judged))[None, :])
+    return divide(g.segment_sum(gi, contrib), judged.num_rel(m.rel(judged))[None, :])
 
 
 @attach_kernel("RR")
@@ -555,7 +397,7 @@ def expected_success(judged: JudgedRankings, m: Measure) -> np.ndarray:
 def expected_r_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """E[Rprec] = E[P@R] with R = |relevant| (McSherry & Najork 2008, 2.1, k = R)."""
     num_rel = judged.num_rel(m.rel(judged))
-    return _safe_div(expected_rel_ret(judged, m, num_rel), num_rel[None, :])
+    return divide(expected_rel_ret(judged, m, num_rel), num_rel[None, :])
 
 
 @attach_kernel("RBP")
@@ -569,29 +411,3 @@ def expected_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
     return g.segment_sum(gi, weights)
 
 
-def expected_dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """(R, Q) E[DCG@k] = sum_i (mean gain of V_i) sum_{j in V_i, j<=k} 1/log2(j+1)
-    (McSherry & Najork 2008, section 2.6); gain = grade (grades <= 0 gain nothing),
-    or 2^grade - 1 with ``gain=exp``."""
-    kind = m.get("gain") if "gain" in m.family.params else "linear"
-    custom = m.get("gains") if "gains" in m.family.params else None
-    if custom is not None:  # trec_eval's custom gains: any judged grade may gain
-        judged_items = judged.items_with_grade(0).index
-        weight = custom.of(judged.grade[judged_items], kind)
-        g = TieGroups(judged, judged_items[weight != 0], weight[weight != 0])
-    elif kind == "linear":
-        g = tie_groups(judged, None)  # groups with a positive gain; weight: their total gain
-    else:
-        marked = judged.items_with_grade(1).index
-        g = TieGroups(judged, marked, gains(judged.grade[marked], kind))
-    gi, j = g.expand(m.cutoff)
-    return g.segment_sum(gi, g.weight[gi] / g.size[gi] * _discount(j - 1.0))
-
-
-@attach_kernel("nDCG")
-def expected_ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    """E[nDCG@k] = E[DCG@k] / DCG@k of the ideal ranking (McSherry & Najork 2008, 2.6)."""
-    custom = m.get("gains")
-    ideal = (ideal_dcg(judged, m.cutoff, m.get("gain")) if custom is None
-             else custom_ideal_dcg(judged, m.cutoff, custom, m.get("gain")))
-    return _safe_div(expected_dcg(judged, m), ideal[None, :])

@@ -1,9 +1,11 @@
-"""Residual bounds of trec_eval's nDCGRel, RnDCG and G: guaranteed outer bounds.
+"""Residual bounds of trec_eval's gain-based measures
+(:mod:`irpref.measures.trec_gain`): gRBP exact (:func:`graded_rbp_bounds`);
+nDCGRel, RnDCG and G guaranteed outer bounds.
 
-These three measures read DCG (or G's cost) against an ideal ranking at ranks
+nDCGRel, RnDCG and G read DCG (or G's cost) against an ideal ranking at ranks
 that move with the assignment (every relevant document's rank, the ideal's
 level boundaries, the ideal gains inside G's discount), so the exchange
-argument of :mod:`irpref.measures.residual_rank` does not hold and no exact
+argument of :mod:`irpref.measures.rank_bounds` does not hold and no exact
 rule is known. Each rule below bounds every term of the measure between two
 assignment-free values and the number of terms by its range, which gives an
 interval that holds every outcome (the brute-force property tests check it).
@@ -24,11 +26,17 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
+from irpref.measures.arithmetic import (
+    divide,
+    exact_cumsum,
+    power_table,
+    segment_last,
+    within_segment_cumsum,
+)
 from irpref.measures.base import Measure
-from irpref.measures.residual_rank import _div, holds_value, unjudged_of
-from irpref.measures.trec_arith import exact_cumsum
+from irpref.measures.unjudged_scan import holds_value, position_weights, unjudged_of
 
-__all__ = ["g_bounds", "ndcg_rel_bounds", "r_ndcg_bounds"]
+__all__ = ["OUTER_NOTE", "g_bounds", "graded_rbp_bounds", "ndcg_rel_bounds", "r_ndcg_bounds"]
 
 OUTER_NOTE = ("every term bounded alone between the judged ideal and the ideal with "
               "every unjudged document at the top grade (no exact rule known: the ranks read "
@@ -62,16 +70,12 @@ class _Frame:
         self.dcg0 = exact_cumsum(gain * self.disc[judged.rank], judged.offsets)  # inclusive
         extra = np.zeros(judged.n_items)
         extra[u.index] = self.top * self.disc[judged.rank[u.index]]
-        self.dcgmax = self.dcg0 + _segment_cumsum(judged, extra)
+        self.dcgmax = self.dcg0 + within_segment_cumsum(judged, extra)
         self.item_q = q
 
     def end(self, per_item: np.ndarray) -> np.ndarray:
         """(S,) the last item's value of every segment (0 where empty)."""
-        judged = self.judged
-        out = np.zeros(judged.n_segments)
-        nonempty = np.diff(judged.offsets) > 0
-        out[nonempty] = per_item[judged.offsets[1:][nonempty] - 1]
-        return out
+        return segment_last(per_item, self.judged.offsets)
 
     def idcg0_at(self, q: np.ndarray, c: np.ndarray) -> np.ndarray:
         """IDCG0 of the first c ideal positions (c clipped to L0)."""
@@ -103,19 +107,49 @@ def _prefixed(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-def _segment_cumsum(judged: JudgedRankings, values: np.ndarray) -> np.ndarray:
-    """Inclusive cumulative sum of ``values`` within each segment."""
-    total = np.cumsum(values)
-    start = np.concatenate(([0.0], total))[judged.offsets[:-1]]
-    return total - np.repeat(start, np.diff(judged.offsets))
-
-
 def _segment_min(f: _Frame, index: np.ndarray, values: np.ndarray) -> np.ndarray:
     out = np.full(f.judged.n_segments, np.inf)
     np.minimum.at(out, f.judged.segment[index], values)
     return out
 
 
+# ---- gRBP: exact --------------------------------------------------------------
+@holds_value
+def graded_rbp_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray]:
+    """gRBP = (1 - p) sum_i g_i w_i / D, w_i = p^(i-1) within the cut-off, D =
+    max(1, highest grade of the query, assigned grades included: trec_eval's
+    scaling). With D0 = max(1, judged highest grade) and S0 the judged sum:
+
+    upper: grades up to D0 keep D = D0 and add g w; a top grade m > D0 gives
+    (S0 / m + sum w) at best, less than with every unjudged at D0; so all
+    unjudged at min(T, D0): (1 - p)(S0 + min(T, D0) W) / D0.
+    lower: with no grade above D0 at least S0 / D0 (all 0); with highest assigned
+    grade m > D0 at least (S0 + m w_min) / m (one document at m, the least
+    weight w_min of any unjudged document, beyond the cut-off included), least at
+    m = T: (1 - p) min(S0 / D0, S0 / T + w_min). Exact (expected ties: group-mean
+    weights, the same argument)."""
+    p = float(m.get("p"))
+    table = power_table(p, judged)
+    pos = judged.items_with_grade(1).index
+    s0 = np.bincount(judged.segment[pos], minlength=judged.n_segments,
+                     weights=position_weights(judged, m, pos, table) * judged.grade[pos])
+    d0 = np.maximum(judged.max_grade(), 1).astype(np.float64)
+    d0 = np.tile(d0, judged.n_runs)
+    u = unjudged_of(judged, 1)
+    w = position_weights(judged, m, u.index, table)
+    total = np.bincount(u.segment, weights=w, minlength=judged.n_segments)
+    w_min = np.full(judged.n_segments, np.inf)
+    np.minimum.at(w_min, u.segment, w)
+    top = float(u.top)
+    upper = (1.0 - p) * (s0 + np.minimum(top, d0) * total) / d0
+    lower = s0 / d0
+    if top >= 1:
+        lower = np.minimum(lower, np.where(top > d0, s0 / top + w_min, np.inf))
+    shape = (judged.n_runs, judged.n_queries)
+    return ((1.0 - p) * lower).reshape(shape), upper.reshape(shape)
+
+
+# ---- nDCGRel, RnDCG, G: outer bounds -----------------------------------------
 @holds_value
 def ndcg_rel_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray]:
     """nDCGRel = (1/L') [sum over retrieved d with gain > 0 of t_d + missing x t_end],
@@ -137,19 +171,19 @@ def ndcg_rel_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.
     l0 = f.l0[f.seg_q].astype(np.float64)
     u = f.u.astype(np.float64)
     missing = l0 - np.bincount(ps, minlength=judged.n_segments)
-    t_max = np.minimum(1.0, _div(f.dcgmax[pos], f.idcg0_at(pq, np.minimum(c, f.l0[pq]))))
-    end_max = np.minimum(1.0, _div(f.end(f.dcgmax), f.idcg0_at(f.seg_q, f.l0[f.seg_q])))
+    t_max = np.minimum(1.0, divide(f.dcgmax[pos], f.idcg0_at(pq, np.minimum(c, f.l0[pq]))))
+    end_max = np.minimum(1.0, divide(f.end(f.dcgmax), f.idcg0_at(f.seg_q, f.l0[f.seg_q])))
     a = np.bincount(ps, weights=t_max, minlength=judged.n_segments) + missing * end_max
-    upper = _div(a + u, l0 + u)
+    upper = divide(a + u, l0 + u)
     reach = f.l0[f.seg_q] + f.u  # L0 + u
-    t_min = _div(f.dcg0[pos], f.idcg_up(pq, ps, np.minimum(c, reach[ps])))
-    end_min = _div(f.end(f.dcg0), f.idcg_up(f.seg_q, np.arange(judged.n_segments), reach))
+    t_min = divide(f.dcg0[pos], f.idcg_up(pq, ps, np.minimum(c, reach[ps])))
+    end_min = divide(f.end(f.dcg0), f.idcg_up(f.seg_q, np.arange(judged.n_segments), reach))
     b = np.bincount(ps, weights=t_min, minlength=judged.n_segments) + missing * end_min
     ui = f.unjudged
     us, uc = seg[ui], judged.rank[ui] + 1
-    cu = _div(f.dcg0[ui] + f.disc[uc - 1], f.idcg_up(f.item_q[ui], us, np.minimum(uc, reach[us])))
+    cu = divide(f.dcg0[ui] + f.disc[uc - 1], f.idcg_up(f.item_q[ui], us, np.minimum(uc, reach[us])))
     c_min = np.where(f.u > 0, np.minimum(_segment_min(f, ui, cu), 1.0), 0.0)
-    lower = np.minimum(_div(b + c_min, l0 + 1.0), _div(b + u * c_min, l0 + u))
+    lower = np.minimum(divide(b + c_min, l0 + 1.0), divide(b + u * c_min, l0 + u))
     return f.outside(lower, upper, m)
 
 
@@ -172,16 +206,16 @@ def r_ndcg_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.nd
     s_all = np.arange(judged.n_segments)
     reach = f.l0[f.seg_q] + f.u  # L0 + u
     first = f.idcg0_at(f.seg_q, np.ones(judged.n_segments, np.int64))
-    upper = np.where(f.l0[f.seg_q] > 0, np.minimum(1.0, _div(f.end(f.dcgmax), first)), 1.0)
+    upper = np.where(f.l0[f.seg_q] > 0, np.minimum(1.0, divide(f.end(f.dcgmax), first)), 1.0)
     n = judged.n_retrieved
     dcg_end = f.end(f.dcg0)
-    at_reach = _div(_dcg_at(f, np.minimum(reach, n)), f.idcg_up(f.seg_q, s_all, reach))
-    lower = np.minimum(at_reach, _div(dcg_end, f.idcg_up(f.seg_q, s_all, reach)))
+    at_reach = divide(_dcg_at(f, np.minimum(reach, n)), f.idcg_up(f.seg_q, s_all, reach))
+    lower = np.minimum(at_reach, divide(dcg_end, f.idcg_up(f.seg_q, s_all, reach)))
     pos = np.flatnonzero(f.gain > 0)
     ps, b = seg[pos], judged.rank[pos]  # b = items above the relevant document
     keep = (b >= 1) & (b <= reach[ps])
     pos, ps, b = pos[keep], ps[keep], b[keep]
-    g = _div(f.dcg0[pos - 1], f.idcg_up(f.item_q[pos], ps, b))  # DCG0 of the b items above
+    g = divide(f.dcg0[pos - 1], f.idcg_up(f.item_q[pos], ps, b))  # DCG0 of the b items above
     lower = np.minimum(lower, _segment_min(f, pos, g))
     return f.outside(lower, upper, m)
 
@@ -216,10 +250,10 @@ def g_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray
     cnt = judged.rank + 1
     q = f.item_q
     l0 = f.l0[q]
-    s0 = _segment_cumsum(judged, f.gain)
+    s0 = within_segment_cumsum(judged, f.gain)
     unj = np.zeros(judged.n_items)
     unj[f.unjudged] = 1.0
-    u_i = _segment_cumsum(judged, unj)
+    u_i = within_segment_cumsum(judged, unj)
     u = f.u[seg]
 
     def cost0(c: np.ndarray) -> np.ndarray:
@@ -234,10 +268,10 @@ def g_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarray
         n_min = np.where(pos, g / np.log2(2.0 + cost_t - s0), 0.0)
     i0 = f.ip0[f.istart + f.l0][f.seg_q]  # I0 per segment
     a_max = top * f.u
-    upper = _div(judged.segment_sum(n_max).ravel() + a_max, i0 + a_max)
+    upper = divide(judged.segment_sum(n_max).ravel() + a_max, i0 + a_max)
     ui = f.unjudged
     cu = 1.0 / np.log2(1.0 + np.maximum(1.0, cost_t[ui] - s0[ui]))
     c_min = np.where(f.u > 0, _segment_min(f, ui, cu), 0.0)
     nm = judged.segment_sum(n_min).ravel()
-    lower = np.minimum(_div(nm + c_min, i0 + 1.0), _div(nm + c_min * a_max, i0 + a_max))
+    lower = np.minimum(divide(nm + c_min, i0 + 1.0), divide(nm + c_min * a_max, i0 + a_max))
     return f.outside(lower, upper, m)

@@ -1,6 +1,9 @@
 """The rest of trec_eval 10.0's measures, bit-exact, as vectorised kernels:
 judged-only (Bpref, infAP), AP variants, interpolated precision, set and
-cut-off measures (the gain-based ones are in :mod:`irpref.measures.trec_gain`).
+cut-off measures (the gain-based ones are in :mod:`irpref.measures.trec_gain`,
+nDCG in :mod:`irpref.measures.ndcg`), each with its tie-aware kernel where one
+exists (at the end of the module); their bounds rules are in
+:mod:`irpref.measures.trec_bounds`.
 
 Every family names the trec_eval source file it follows (``m_<name>.c`` in
 usnistgov/trec_eval) and reproduces its arithmetic, including the order in
@@ -17,8 +20,15 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import NONPOOL, JudgedRankings
-from irpref.measures import residual_trec as rt
+from irpref.measures.arithmetic import (
+    divide,
+    geometric_mean,
+    trec_relevant,
+    within_cutoff,
+    within_segment_cumsum,
+)
 from irpref.measures.base import (
+    REL,
     TREC_CUTS,
     TREC_MULTS,
     TREC_RECALLS,
@@ -29,41 +39,40 @@ from irpref.measures.base import (
     register,
     trec_number,
 )
-from irpref.measures.classic import (
-    REL,
-    _safe_div,
-    cut,
-    within_segment_cumsum,
-)
 from irpref.measures.ties import expected_marked, expected_rel_ret, tie_groups
-from irpref.measures.trec_arith import (
-    MIN_GEO_MEAN,
-    exact_cumsum,
-    geometric_mean,
-    lround,
-    suffix_max,
+from irpref.measures.trec_bounds import (
+    JUDGED_ONLY_NOTE,
+    OUTER_NOTE,
+    bpref_bounds,
+    count_bounds,
+    gmap_bounds,
+    infap_bounds,
+    iprec,
+    iprec_average_bounds,
+    iprec_bounds,
+    nonrel_bounds,
+    relp_bounds,
+    rprec_mult_bounds,
+    yaap_bounds,
 )
 
-__all__ = ["MIN_GEO_MEAN", "exact_cumsum", "geometric_mean", "lround", "suffix_max"]
+__all__ = ["checked_rel", "iprec_average", "trec_num_rel"]
 
 INFAP_EPSILON = 1e-5
 """trec_eval's smoothing constant of infAP (trec_eval.h)."""
 
 
 # ---- helpers ------------------------------------------------------------------
-def _rel(judged: JudgedRankings, m: Measure) -> int:
+def checked_rel(judged: JudgedRankings, m: Measure) -> int:
+    """The measure's relevance level, refused below 0 (trec_eval counts a grade
+    >= 0 and >= the level as relevant)."""
     rel = m.rel(judged)
     if rel < 0:
         raise ValueError(f"{m}: the relevance level must be >= 0, not {rel}")
     return rel
 
 
-def _relevant(judged: JudgedRankings, rel: int) -> np.ndarray:
-    """Relevant items as trec_eval sees them: a judged grade (>= 0) at least ``rel``."""
-    return (judged.grade >= 0) & (judged.grade >= rel)
-
-
-def _num_rel(judged: JudgedRankings, rel: int) -> np.ndarray:
+def trec_num_rel(judged: JudgedRankings, rel: int) -> np.ndarray:
     """(Q,) judged documents with grade >= max(rel, 0) (form_res_rels.c)."""
     return judged.num_rel(max(rel, 0))
 
@@ -75,33 +84,13 @@ def _num_judged_nonrel(judged: JudgedRankings, rel: int) -> np.ndarray:
     return np.bincount(judged.qrels_query[keep], minlength=judged.n_queries)
 
 
-def _per_segment(judged: JudgedRankings, values: np.ndarray) -> np.ndarray:
-    """Broadcast a (Q,) per-query array to (R, Q)."""
-    return np.broadcast_to(values, (judged.n_runs, judged.n_queries))
-
-
 def _counts(judged: JudgedRankings, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(R, Q) num_ret, num_rel_ret and (Q,) num_rel."""
     return (
         judged.num_ret,
-        judged.segment_count(_relevant(judged, rel)),
-        _num_rel(judged, rel),
+        judged.segment_count(trec_relevant(judged, rel)),
+        trec_num_rel(judged, rel),
     )
-
-
-def _ideal(judged: JudgedRankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ideal ranking of every query: offsets, grades (> 0, descending) and the
-    inclusive DCG prefix (summed position by position, m_ndcg.c)."""
-    offsets, grades = judged.ideal_grades(1)
-    q = np.repeat(np.arange(judged.n_queries), np.diff(offsets))
-    rank0 = np.arange(len(grades)) - offsets[:-1][q]
-    prefix = exact_cumsum(grades / np.log2(rank0 + 2.0), offsets)
-    return offsets, grades, prefix
-
-
-def _gain(judged: JudgedRankings) -> np.ndarray:
-    """Default trec_eval gain per item: the grade if positive, else 0."""
-    return np.where(judged.grade > 0, judged.grade, 0).astype(np.float64)
 
 
 def _utility_text(a: float, b: float, c: float, d: float) -> str:
@@ -112,22 +101,29 @@ def _utility_text(a: float, b: float, c: float, d: float) -> str:
 
 # ---- judged-only measures -----------------------------------------------------
 def _bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
-    rel = _rel(judged, m)
+    rel = checked_rel(judged, m)
     g = judged.grade
-    is_rel = _relevant(judged, rel)
+    is_rel = trec_relevant(judged, rel)
     is_nonrel = (g >= 0) & (g < rel)
     nonrel_before = within_segment_cumsum(judged, is_nonrel)
-    big_r = _num_rel(judged, rel)[judged.query_of_item]
+    big_r = trec_num_rel(judged, rel)[judged.query_of_item]
     n_nonrel = _num_judged_nonrel(judged, rel)[judged.query_of_item]
     with np.errstate(divide="ignore", invalid="ignore"):
         frac = np.minimum(nonrel_before, big_r) / np.minimum(n_nonrel, big_r)
     contrib = np.where(nonrel_before > 0, 1.0 - frac, 1.0)
     total = judged.segment_sum(np.where(is_rel, contrib, 0.0))
-    return _safe_div(total, _num_rel(judged, rel)[None, :])
+    return divide(total, trec_num_rel(judged, rel)[None, :])
+
+
+JUDGED_ONLY_TIES = ("a ratio of position-dependent counts of judged documents: no one-pass "
+                    "closed form known (McSherry & Najork 2008 give none)")
+IPREC_TIES = ("a maximum over ranks of the precision curve: not a sum of per-position terms, "
+              "no closed form known")
 
 
 @register(
     "Bpref",
+    ties_note=JUDGED_ONLY_TIES,
     compact=True,
     examples=("Bpref", "Bpref(rel=2)"),
     range="[0, 1]",
@@ -137,7 +133,7 @@ def _bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     "(1 - min(#judged non-relevant above r, R) / min(N, R)), N = judged non-relevant",
     source="Buckley & Voorhees, SIGIR 2004, section 4; trec_eval m_bpref.c",
     params=REL, cutoff="none",
-    bounds=rt.bpref_rule, bounds_exact=False, bounds_note=rt.OUTER_NOTE,
+    bounds=bpref_bounds, bounds_exact=False, bounds_note=OUTER_NOTE,
 )
 def bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Binary preference; unjudged and unpooled documents are skipped."""
@@ -146,6 +142,7 @@ def bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "GMBpref",
+    ties_note=JUDGED_ONLY_TIES,
     compact=True,
     examples=("GMBpref",),
     range="[0, 1]",
@@ -153,7 +150,7 @@ def bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     formula="Bpref per query; aggregate exp(mean log max(Bpref, 1e-5))",
     source="trec_eval m_gm_bpref.c, meas_avg.c (te_calc_avg_meas_s_gm)",
     params=REL, cutoff="none",
-    bounds=rt.bpref_rule, bounds_exact=False, bounds_note=rt.OUTER_NOTE,
+    bounds=bpref_bounds, bounds_exact=False, bounds_note=OUTER_NOTE,
     aggregate=geometric_mean,
 )
 def gm_bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
@@ -163,6 +160,7 @@ def gm_bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
 
 @register(
     "infAP",
+    ties_note=JUDGED_ONLY_TIES,
     compact=True,
     examples=("infAP", "infAP(rel=2)"),
     range="[0, 1]",
@@ -174,13 +172,13 @@ def gm_bpref(judged: JudgedRankings, m: Measure) -> np.ndarray:
     "eps = 1e-5",
     source="Yilmaz & Aslam, CIKM 2006, section 3; trec_eval m_infap.c",
     params=REL, cutoff="none",
-    bounds=rt.infap_rule, bounds_exact=False, bounds_note=rt.OUTER_NOTE,
+    bounds=infap_bounds, bounds_exact=False, bounds_note=OUTER_NOTE,
 )
 def inferred_ap(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Inferred AP; documents outside the pool are skipped."""
-    rel = _rel(judged, m)
+    rel = checked_rel(judged, m)
     g = judged.grade
-    is_rel = _relevant(judged, rel)
+    is_rel = trec_relevant(judged, rel)
     is_nonrel = (g >= 0) & (g < rel)
     is_unj = (g < 0) & (g != NONPOOL)
     rel_so_far = within_segment_cumsum(judged, is_rel)
@@ -196,18 +194,19 @@ def inferred_ap(judged: JudgedRankings, m: Measure) -> np.ndarray:
         )
     term = np.where(fj == 0, 1.0, term)
     total = judged.segment_sum(np.where(is_rel, term, 0.0))
-    return _safe_div(total, _num_rel(judged, rel)[None, :])
+    return divide(total, trec_num_rel(judged, rel)[None, :])
 
 
 # ---- AP variants --------------------------------------------------------------
 def _ap_sum(judged: JudgedRankings, rel: int) -> np.ndarray:
-    is_rel = _relevant(judged, rel)
+    is_rel = trec_relevant(judged, rel)
     hits = within_segment_cumsum(judged, is_rel)
     return judged.segment_sum(np.where(is_rel, hits / (judged.rank + 1.0), 0.0))
 
 
 @register(
     "GMAP",
+    ties_note="not done yet: its per-query value is AP, whose expected kernel would serve",
     compact=True,
     examples=("GMAP",),
     range="[0, 1]",
@@ -217,17 +216,19 @@ def _ap_sum(judged: JudgedRankings, rel: int) -> np.ndarray:
     source="Robertson, SIGIR 2006 (GMAP); trec_eval m_gm_map.c, meas_avg.c",
     params=REL,
     cutoff="none",
-    bounds=rt.ap_rule(lambda s, r: _safe_div(s, r)),
+    bounds=gmap_bounds,
     aggregate=geometric_mean,
 )
 def gm_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Average precision, averaged with the floored geometric mean."""
-    rel = _rel(judged, m)
-    return _safe_div(_ap_sum(judged, rel), _num_rel(judged, rel)[None, :])
+    rel = checked_rel(judged, m)
+    return divide(_ap_sum(judged, rel), trec_num_rel(judged, rel)[None, :])
 
 
 @register(
     "YAAP",
+    ties_note="a logarithm of the AP sum: not linear in the orderings of a tie group, no "
+    "closed form known",
     compact=True,
     examples=("YAAP",),
     range="(-inf, inf)",
@@ -236,18 +237,19 @@ def gm_map(judged: JudgedRankings, m: Measure) -> np.ndarray:
     source="Robertson, ECIR 2012 ('On smoothing average precision'); trec_eval m_yaap.c",
     params=REL,
     cutoff="none",
-    bounds=rt.ap_rule(lambda s, r: np.log((1.0 + s) / (1.0 + r - s))),
+    bounds=yaap_bounds,
 )
 def yaap(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Yet another average precision (a logit of AP)."""
-    rel = _rel(judged, m)
+    rel = checked_rel(judged, m)
     s = _ap_sum(judged, rel)
-    return np.log((1.0 + s) / (1.0 + _num_rel(judged, rel)[None, :].astype(np.float64) - s))
+    return np.log((1.0 + s) / (1.0 + trec_num_rel(judged, rel)[None, :].astype(np.float64) - s))
 
 
 # ---- interpolated precision ---------------------------------------------------
 @register(
     "IPrec",
+    ties_note=IPREC_TIES,
     compact=True,
     examples=("IPrec(recall=0.0)", "IPrec(recall=0.5)", "IPrec(recall=1.0)"),
     at_param="recall",
@@ -261,7 +263,7 @@ def yaap(judged: JudgedRankings, m: Measure) -> np.ndarray:
     params={**REL, "recall": Param(float, None, "recall level", range="[0, 1]",
                                       required=True)},
     cutoff="none",
-    bounds=rt.iprec_rule, bounds_exact=False, bounds_note="exact at recall=0.0; an outer bound "
+    bounds=iprec_bounds, bounds_exact=False, bounds_note="exact at recall=0.0; an outer bound "
     "otherwise (the curve's maximum below a rank that moves with R)",
 )
 def interpolated_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
@@ -269,7 +271,7 @@ def interpolated_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     recall = m.get("recall")
     if recall is None:
         raise ValueError("IPrec needs a recall level, e.g. IPrec(recall=0.5)")
-    return rt.iprec(judged, _rel(judged, m), float(recall))
+    return iprec(judged, checked_rel(judged, m), float(recall))
 
 
 ELEVEN_POINTS = TREC_RECALLS  # trec_eval's 11 recall levels
@@ -279,12 +281,13 @@ def iprec_average(judged: JudgedRankings, rel: int, points) -> np.ndarray:
     """Mean of IPrec over ``points``, summed from the highest point down (m_11pt_avg.c)."""
     total = np.zeros((judged.n_runs, judged.n_queries))
     for x in sorted(points, reverse=True):
-        total = total + rt.iprec(judged, rel, x)
+        total = total + iprec(judged, rel, x)
     return total / len(points)
 
 
 @register(
     "IPrecAvg",
+    ties_note=IPREC_TIES,
     compact=True,
     examples=("IPrecAvg",),
     range="[0, 1]",
@@ -293,16 +296,17 @@ def iprec_average(judged: JudgedRankings, rel: int, points) -> np.ndarray:
     source="trec_eval m_11pt_avg.c",
     params=REL,
     cutoff="none",
-    bounds=rt.iprec_average_rule, bounds_exact=False,
+    bounds=iprec_average_bounds, bounds_exact=False,
     bounds_note="the mean of the 11 IPrec bounds: an outer bound",
 )
 def eleven_point_average(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Interpolated precision averaged over the 11 standard recall points."""
-    return iprec_average(judged, _rel(judged, m), ELEVEN_POINTS)
+    return iprec_average(judged, checked_rel(judged, m), ELEVEN_POINTS)
 
 
 @register(
     "RprecMult",
+    ties_note="not done yet: linear in per-position relevance, it would follow Rprec's kernel",
     compact=True,
     examples=("RprecMult", "RprecMult(mult=2.0)"),
     range="[0, 1]",
@@ -311,15 +315,15 @@ def eleven_point_average(judged: JudgedRankings, m: Measure) -> np.ndarray:
     source="trec_eval m_Rprec_mult.c",
     params={**REL, "mult": Param(float, 1.0, "multiple of R", range="(0, inf)")},
     cutoff="none",
-    bounds=rt.rprec_mult_rule,
+    bounds=rprec_mult_bounds,
 )
 def rprec_mult(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Precision at a multiple of R."""
-    rel = _rel(judged, m)
-    r = _num_rel(judged, rel).astype(np.float64)
+    rel = checked_rel(judged, m)
+    r = trec_num_rel(judged, rel).astype(np.float64)
     c = (float(m.get("mult")) * r + 0.9).astype(np.int64)
-    inside = _relevant(judged, rel) & (judged.rank < c[judged.query_of_item])
-    return _safe_div(judged.segment_count(inside), c[None, :].astype(np.float64))
+    inside = trec_relevant(judged, rel) & (judged.rank < c[judged.query_of_item])
+    return divide(judged.segment_count(inside), c[None, :].astype(np.float64))
 
 
 # ---- set measures -------------------------------------------------------------
@@ -327,10 +331,11 @@ _SET = "trec_eval m_set_{}.c (ranking ignored: the retrieved set after the depth
 
 
 def _from_counts(formula):
-    """The kernel of a set measure ``formula(ret, rr, R, m, judged)`` (rt.COUNT_BOUNDS too)."""
+    """The kernel of a set measure ``formula(ret, rr, R, m, judged)`` (its rule,
+    :func:`~irpref.measures.trec_bounds.count_bounds`, reads the formula too)."""
 
     def kernel(judged: JudgedRankings, m: Measure) -> np.ndarray:
-        ret, rr, r = _counts(judged, _rel(judged, m))
+        ret, rr, r = _counts(judged, checked_rel(judged, m))
         return formula(ret, rr, r[None, :], m, judged)
 
     kernel.formula, kernel.__doc__ = formula, formula.__doc__
@@ -349,12 +354,12 @@ def _from_counts(formula):
     formula="SetP = |relevant retrieved| / |retrieved|",
     source=_SET.format("P"),
     params=REL,
-    cutoff="none", bounds=rt.COUNT_BOUNDS,
+    cutoff="none", bounds=count_bounds,
 )
 @_from_counts
 def set_precision(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     """Precision of the retrieved set."""
-    return _safe_div(rr, ret)
+    return divide(rr, ret)
 
 
 @register(
@@ -369,12 +374,12 @@ def set_precision(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     formula="SetR = |relevant retrieved| / R",
     source=_SET.format("recall"),
     params=REL,
-    cutoff="none", bounds=rt.COUNT_BOUNDS,
+    cutoff="none", bounds=count_bounds,
 )
 @_from_counts
 def set_recall(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     """Recall of the retrieved set."""
-    return _safe_div(rr, r)
+    return divide(rr, r)
 
 
 @register(
@@ -389,12 +394,12 @@ def set_recall(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     formula="SetRelP = |relevant retrieved| / min(|retrieved|, R)",
     source=_SET.format("rel_P"),
     params=REL,
-    cutoff="none", bounds=rt.COUNT_BOUNDS,
+    cutoff="none", bounds=count_bounds,
 )
 @_from_counts
 def set_relative_precision(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     """Set precision relative to the best possible for a set of that size."""
-    return _safe_div(rr, np.minimum(ret, r))
+    return divide(rr, np.minimum(ret, r))
 
 
 @register(
@@ -409,13 +414,13 @@ def set_relative_precision(ret, rr, r, m: Measure, judged: JudgedRankings) -> np
     formula="SetAP = |relevant retrieved|^2 / (|retrieved| R)  (= SetP * SetR)",
     source=_SET.format("map"),
     params=REL,
-    cutoff="none", bounds=rt.COUNT_BOUNDS,
+    cutoff="none", bounds=count_bounds,
 )
 @_from_counts
 def set_map(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     """Unranked average precision of the retrieved set."""
     rr = rr.astype(np.float64)
-    return _safe_div(rr * rr, ret.astype(np.float64) * r.astype(np.float64))
+    return divide(rr * rr, ret.astype(np.float64) * r.astype(np.float64))
 
 
 @register(
@@ -433,7 +438,7 @@ def set_map(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     source="van Rijsbergen 1979 (E measure); " + _SET.format("F"),
     params={**REL, "beta": Param(float, 1.0, "relative importance of recall (trec_eval's x)",
                                     range="[0, inf)")},
-    cutoff="none", bounds=rt.COUNT_BOUNDS,
+    cutoff="none", bounds=count_bounds,
 )
 @_from_counts
 def set_f(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
@@ -464,7 +469,7 @@ def set_f(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
         "c": Param(float, 0.0, "worth of a relevant document not retrieved"),
         "d": Param(float, 0.0, "worth of a non-relevant document not retrieved"),
     },
-    cutoff="none", bounds=rt.COUNT_BOUNDS,
+    cutoff="none", bounds=count_bounds,
 )
 @_from_counts
 def utility(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
@@ -492,11 +497,11 @@ def utility(ret, rr, r, m: Measure, judged: JudgedRankings) -> np.ndarray:
     cutoff="none",
     kind="count",
     aggregate=np.sum,
-    bounds=rt.nonrel_rule, bounds_note=rt.JUDGED_ONLY_NOTE,
+    bounds=nonrel_bounds, bounds_note=JUDGED_ONLY_NOTE,
 )
 def num_nonrel_judged_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Judged non-relevant documents retrieved."""
-    rel = _rel(judged, m)
+    rel = checked_rel(judged, m)
     return judged.segment_count((judged.grade >= 0) & (judged.grade < rel))
 
 
@@ -533,14 +538,14 @@ def num_q(judged: JudgedRankings, m: Measure) -> np.ndarray:
     formula="RelP@k = |relevant in top k| / min(k, R)  (0 if R = 0)",
     source="trec_eval m_rel_P.c (relative_P)",
     params=REL,
-    cutoff="required", bounds=rt.relp_rule,
+    cutoff="required", bounds=relp_bounds,
 )
 def relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Precision at k relative to the best possible: P@k up to R, recall after."""
-    rel = _rel(judged, m)
-    r = _num_rel(judged, rel)
-    hits = judged.segment_count(_relevant(judged, rel) & cut(judged, m))
-    return _safe_div(hits, np.minimum(m.cutoff, r)[None, :])
+    rel = checked_rel(judged, m)
+    r = trec_num_rel(judged, rel)
+    hits = judged.segment_count(trec_relevant(judged, rel) & within_cutoff(judged, m))
+    return divide(hits, np.minimum(m.cutoff, r)[None, :])
 
 
 @register(
@@ -558,7 +563,7 @@ def relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
 )
 def unjudged(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """Fraction of the top k without a judgement (a red-flag measure)."""
-    return judged.segment_count((judged.grade < 0) & cut(judged, m)) / m.cutoff
+    return judged.segment_count((judged.grade < 0) & within_cutoff(judged, m)) / m.cutoff
 
 
 # kernels whose per-item terms vanish on items the qrels do not mention read the
@@ -571,7 +576,7 @@ def unjudged(judged: JudgedRankings, m: Measure) -> np.ndarray:
 def expected_relative_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     """E[RelP@k] = (R_c + (k - t_c) r_c / n_c) / min(k, R) (McSherry & Najork 2008, 2.1)."""
     num_rel = judged.num_rel(m.rel(judged))
-    return _safe_div(expected_rel_ret(judged, m), np.minimum(m.cutoff, num_rel)[None, :])
+    return divide(expected_rel_ret(judged, m), np.minimum(m.cutoff, num_rel)[None, :])
 
 
 @attach_kernel("Unj")
