@@ -1,0 +1,485 @@
+"""Runs joined with preference judgments: trec_eval's preference counts.
+
+For every run, query and judgment group (JG) this module counts the
+preferences ``A > B`` of the JG the ranking fulfils, the way trec_eval's
+form_prefs_counts.c does, vectorized over all queries, JGs and preferences:
+
+- the judged documents of a query get *docid ranks*: those the run retrieved
+  (after the depth cut) 0, 1, ... in ranking order, then the others in
+  document-id (byte) order. The ranking breaks ties of score by ascending
+  document id here (form_prefs_counts.c), not descending as for relevance
+  qrels (form_res_rels.c);
+- a JG with one judgment subgroup (JSG) prefers every document to every
+  document of a lower level; a JG with several JSGs prefers within each JSG,
+  and the union is closed transitively (a contradiction is refused, naming a
+  line: trec_eval aborts);
+- a preference ``A > B`` with docid ranks a, b is *fulfilled* when ``a < b``
+  and A was retrieved. Counted per JG: ``ful_ret``/``poss_ret`` (both
+  retrieved), ``ful_imp``/``poss_imp`` (exactly one retrieved: fulfilled when
+  it is A), ``notoccur`` (neither retrieved; never fulfilled);
+- ``num_rel``/``num_nonrel`` (with their retrieved parts) count the JG's
+  documents of level > 0 and = 0 (a JG with several JSGs counts a document
+  by its level in the last JSG naming it, and leaves out negative levels);
+- per document pair, over all JGs: how many prefer each side (prefs_pair).
+
+Everything run-independent (the preference pairs, their closure) is built
+once per judgment set; each run adds its docid ranks and a few bincounts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from irpref.errors import InputError
+from irpref.io.prefs import Preferences
+from irpref.io.records import Run
+from irpref.measures.trec_arith import exact_cumsum
+
+__all__ = ["JudgedPreferences", "PrefPairs", "judge_preferences", "preference_pairs"]
+
+_BIG = np.int64(1) << 40
+
+
+def _expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, partner) for every owner i and partner in ``lo[i]:hi[i]``."""
+    n = np.maximum(hi - lo, 0)
+    owner = np.repeat(np.arange(len(lo)), n)
+    start = np.repeat(lo - np.concatenate([[0], np.cumsum(n)[:-1]]), n)
+    return owner, start + np.arange(int(n.sum()))
+
+
+def _runs_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end index (per element) of the run of equal keys holding it."""
+    if not len(keys):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    change = np.flatnonzero(np.diff(keys) != 0) + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [len(keys)]])
+    idx = np.repeat(np.arange(len(starts)), np.diff(np.concatenate([starts, [len(keys)]])))
+    return starts[idx], ends[idx]
+
+
+@dataclass(frozen=True)
+class PrefPairs:
+    """The preferences of a judgment set, independent of any run.
+
+    Judged documents are numbered 0..J-1 sorted by (query, document id);
+    JGs 0..G-1 sorted by (query, JG id)."""
+
+    queries: np.ndarray  # (Q,) str, sorted
+    group_names: np.ndarray  # (G,) str
+    group_query: np.ndarray  # (G,) int64
+    judged_offsets: np.ndarray  # (Q+1,) judged documents of query q
+    judged_doc: np.ndarray  # (J,) str document ids
+    pair_group: np.ndarray  # (P,) JG of preference A > B
+    pair_a: np.ndarray  # (P,) judged index of A
+    pair_b: np.ndarray  # (P,) judged index of B
+    member_group: np.ndarray  # (M,) a document of a JG ...
+    member_doc: np.ndarray  # (M,) ... its judged index
+    member_class: np.ndarray  # (M,) 1 relevant (level > 0), 0 nonrelevant, -1 neither
+    member_ec: np.ndarray  # (M,) EC index (0 = highest level); -1 for a multi-JSG JG
+    group_ecs: np.ndarray  # (G,) number of ECs; 0 for a multi-JSG JG
+    pair_b_last_ec: np.ndarray  # (P,) B is in the JG's lowest EC (EC JGs)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_names)
+
+
+def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense codes in byte order of the distinct strings, and those strings."""
+    uniq, code = np.unique(values.astype(str), return_inverse=True)
+    return code.astype(np.int64), uniq.astype(object)
+
+
+def preference_pairs(prefs: Preferences) -> PrefPairs:
+    """Every preference of ``prefs`` (closed per JG), and each JG's documents."""
+    q, queries = _codes(prefs.query)
+    qg = np.char.add(np.char.add(q.astype(str), "\x00"), prefs.group.astype(str))
+    order0 = np.lexsort((prefs.group.astype(str), q))
+    g_raw = np.empty(len(q), np.int64)
+    keys = qg[order0]
+    new = np.concatenate([[True], keys[1:] != keys[:-1]])
+    g_raw[order0] = np.cumsum(new) - 1
+    group_query = q[order0][new]
+    group_names = prefs.group[order0][new]
+    # judged documents: distinct (query, doc), sorted by query then document id
+    qd = pd.DataFrame({"q": q, "d": prefs.doc.astype(str)})
+    judged = qd.drop_duplicates().sort_values(["q", "d"], kind="stable")
+    judged_q = judged["q"].to_numpy()
+    judged_doc = judged["d"].to_numpy(object)
+    idx = pd.MultiIndex.from_frame(judged)
+    j = idx.get_indexer(pd.MultiIndex.from_frame(qd))
+    judged_offsets = np.searchsorted(judged_q, np.arange(len(queries) + 1))
+    s_code, _ = _codes(prefs.subgroup)
+    n_sub = pd.Series(s_code).groupby(g_raw).nunique().to_numpy()
+    multi = n_sub[g_raw] > 1
+    # direct preferences within each JSG: entries by (group, subgroup, level desc)
+    order = np.lexsort((-prefs.level, s_code, g_raw))
+    block = g_raw[order] * (s_code.max() + 1) + s_code[order]
+    lvl_key = _level_ranks(block, prefs.level[order])
+    _, lvl_end = _runs_of(lvl_key)
+    _, blk_end = _runs_of(block)
+    a_i, b_i = _expand(lvl_end, blk_end)
+    pg, pa_, pb = g_raw[order][a_i], j[order][a_i], j[order][b_i]
+    ec_of = _ec_index(g_raw[order], prefs.level[order])
+    single = ~multi[order]
+    keep_ec = single[a_i]
+    pairs = (pg[keep_ec], pa_[keep_ec], pb[keep_ec])
+    b_last = (ec_of[b_i] == _last_ec(g_raw[order], ec_of)[b_i])[keep_ec]
+    closed = _closure(pg[~keep_ec], pa_[~keep_ec], pb[~keep_ec], prefs, g_raw, j)
+    pair_group = np.concatenate([pairs[0], closed[0]])
+    pair_a = np.concatenate([pairs[1], closed[1]])
+    pair_b = np.concatenate([pairs[2], closed[2]])
+    pair_b_last = np.concatenate([b_last, np.zeros(len(closed[0]), bool)])
+    sort = np.lexsort((pair_b, pair_a, pair_group))
+    members = _members(prefs, g_raw, j, multi, ec_of, order)
+    n_groups = len(group_names)
+    group_ecs = np.zeros(n_groups, np.int64)
+    ec_members = members[3] >= 0
+    np.maximum.at(group_ecs, members[0][ec_members], members[3][ec_members] + 1)
+    return PrefPairs(queries, group_names, group_query, judged_offsets, judged_doc,
+                     pair_group[sort], pair_a[sort], pair_b[sort], *members, group_ecs,
+                     pair_b_last[sort])
+
+
+def _level_ranks(block: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """A key equal for entries of one block with equal level (input sorted by
+    block, level descending)."""
+    new = np.ones(len(level), bool)
+    new[1:] = (block[1:] != block[:-1]) | (level[1:] != level[:-1])
+    return np.cumsum(new)
+
+
+def _ec_index(group: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """Equivalence-class index within the group (0 = highest level), input
+    sorted by group then level descending."""
+    key = _level_ranks(group, level)
+    start, _ = _runs_of(group)
+    return key - key[start]
+
+
+def _last_ec(group: np.ndarray, ec: np.ndarray) -> np.ndarray:
+    """The group's largest EC index, per element (input sorted by group)."""
+    _, end = _runs_of(group)
+    return ec[end - 1]
+
+
+def _members(prefs: Preferences, g: np.ndarray, j: np.ndarray, multi: np.ndarray,
+             ec_of: np.ndarray, order: np.ndarray):
+    """(group, judged doc, class, EC) of each JG document (see PrefPairs)."""
+    ec = np.full(len(g), -1, np.int64)
+    ec[order] = ec_of
+    one = ~multi
+    cls = np.where(prefs.level > 0, 1, 0)
+    # a multi-JSG JG: the level in the last JSG (byte order) naming the document
+    frame = pd.DataFrame({"g": g[multi], "j": j[multi], "s": prefs.subgroup[multi].astype(str),
+                          "lvl": prefs.level[multi], "line": prefs.line[multi]})
+    _refuse_zero_and_positive(frame, prefs)
+    last = frame.sort_values(["g", "j", "s"], kind="stable").drop_duplicates(["g", "j"],
+                                                                             keep="last")
+    lv = last["lvl"].to_numpy()
+    m_cls = np.where(lv > 0, 1, np.where(lv == 0, 0, -1))
+    mg = np.concatenate([g[one], last["g"].to_numpy()])
+    mj = np.concatenate([j[one], last["j"].to_numpy()])
+    mc = np.concatenate([cls[one], m_cls])
+    me = np.concatenate([ec[one], np.full(len(last), -1, np.int64)])
+    sort = np.lexsort((mj, mg))
+    return mg[sort], mj[sort], mc[sort], me[sort]
+
+
+def _refuse_zero_and_positive(frame: pd.DataFrame, prefs: Preferences) -> None:
+    """A document of level 0 in one JSG and > 0 in another of the same JG (get_prefs.c)."""
+    if frame.empty:
+        return
+    stats = frame.groupby(["g", "j"]).agg(zero=("lvl", lambda v: (v == 0).any()),
+                                          pos=("lvl", lambda v: (v > 0).any()))
+    bad = stats[stats["zero"] & stats["pos"]]
+    if len(bad):
+        gkey, jkey = bad.index[0]
+        rows = frame[(frame["g"] == gkey) & (frame["j"] == jkey)]
+        line = int(rows["line"].max())
+        i = int(np.flatnonzero(prefs.line == line)[0])
+        raise InputError(prefs.source, line,
+                         f"document {prefs.doc[i]} has level 0 and a level > 0 in judgment "
+                         f"group {prefs.group[i]} of query {prefs.query[i]}",
+                         f"{prefs.query[i]} {prefs.group[i]} {prefs.subgroup[i]} "
+                         f"{prefs.doc[i]} {prefs.level[i]:g}")
+
+
+def _closure(g: np.ndarray, a: np.ndarray, b: np.ndarray, prefs: Preferences,
+             g_raw: np.ndarray, j: np.ndarray):
+    """The transitive closure of the preferences of multi-JSG JGs, refusing a
+    contradiction (A > B and B > A, or a cycle)."""
+    pairs = pd.DataFrame({"g": g, "a": a, "b": b}).drop_duplicates()
+    while len(pairs):
+        step = pairs.merge(pairs, left_on=["g", "b"], right_on=["g", "a"],
+                           suffixes=("", "_2"))[["g", "a", "b_2"]]
+        grown = pd.concat([pairs, step.rename(columns={"b_2": "b"})]).drop_duplicates()
+        if len(grown) == len(pairs):
+            break
+        pairs = grown
+    both = pairs.merge(pairs, left_on=["g", "a", "b"], right_on=["g", "b", "a"])
+    loops = pairs[pairs["a"] == pairs["b"]]
+    if len(both) or len(loops):
+        row = both.iloc[0] if len(both) else loops.iloc[0]
+        gkey, doc = int(row["g"]), int(row["a"] if "a" in row else row["a_x"])
+        hit = np.flatnonzero((g_raw == gkey) & (j == doc))
+        i = int(hit[np.argmax(prefs.line[hit])])
+        raise InputError(prefs.source, int(prefs.line[i]),
+                         f"judgment group {prefs.group[i]} of query {prefs.query[i]} "
+                         f"contradicts itself: document {prefs.doc[i]} is both preferred "
+                         "and not preferred to another (through its subgroups)",
+                         f"{prefs.query[i]} {prefs.group[i]} {prefs.subgroup[i]} "
+                         f"{prefs.doc[i]} {prefs.level[i]:g}")
+    return (pairs["g"].to_numpy(np.int64), pairs["a"].to_numpy(np.int64),
+            pairs["b"].to_numpy(np.int64))
+
+
+# ---- per run ---------------------------------------------------------------------
+COUNTS = ("ful_ret", "poss_ret", "ful_imp", "poss_imp", "notoccur", "num_rel",
+          "num_rel_ret", "num_nonrel", "num_nonrel_ret")
+
+
+@dataclass(frozen=True)
+class JudgedPreferences:
+    """Preference counts of every run, query and JG (see the module text)."""
+
+    pairs: PrefPairs
+    run_names: list[str]
+    present: np.ndarray  # (R, Q) the run retrieved something for the query
+    groups: dict[str, np.ndarray]  # name in COUNTS -> (R, G) int64
+    rnonrel: dict[str, np.ndarray]  # "ful", "poss", "ful_ret", "poss_ret" -> (R, G)
+    pair_stats: dict[str, np.ndarray]  # sums and counts over document pairs, (R, Q)
+
+    @property
+    def queries(self) -> np.ndarray:
+        return self.pairs.queries
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.pairs.queries)
+
+
+def _docid_ranks(pairs: PrefPairs, run: Run, depth: int | None) -> tuple[np.ndarray, np.ndarray,
+                                                                          np.ndarray]:
+    """(J,) docid rank of each judged document, (Q,) number retrieved, (Q,) present."""
+    n_q = len(pairs.queries)
+    qi = pc.index_in(run.query, value_set=pa.array(pairs.queries.tolist(), pa.string()))
+    qi = qi.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    keep = qi >= 0
+    present = np.bincount(qi[keep], minlength=n_q) > 0
+    docs = np.asarray(run.doc.to_pylist(), dtype=object)[keep]
+    q, score = qi[keep], np.asarray(run.score, np.float64)[keep]
+    d_code, d_uniq = _codes(docs) if len(docs) else (np.zeros(0, np.int64), np.zeros(0, object))
+    order = np.lexsort((d_code, -score, q))  # score descending, then document id ascending
+    q_sorted = q[order]
+    start = np.searchsorted(q_sorted, q_sorted, side="left")
+    pos = np.arange(len(order)) - start
+    cut = pos < depth if depth is not None else np.ones(len(order), bool)
+    ret_q, ret_doc, ret_pos = q_sorted[cut], docs[order][cut], pos[cut]
+    # judged documents the run retrieved: join on (query, document id)
+    judged_q = np.repeat(np.arange(n_q), np.diff(pairs.judged_offsets))
+    jkey = pd.MultiIndex.from_arrays([judged_q, pairs.judged_doc])
+    hit = jkey.get_indexer(pd.MultiIndex.from_arrays([ret_q, ret_doc]))
+    found = hit >= 0
+    ret_at = np.full(len(judged_q), -1, np.int64)
+    ret_at[hit[found]] = ret_pos[found]
+    retrieved = ret_at >= 0
+    key = np.where(retrieved, ret_at, _BIG + np.arange(len(judged_q)))
+    rank_order = np.lexsort((key, judged_q))
+    drank = np.empty(len(judged_q), np.int64)
+    drank[rank_order] = np.arange(len(judged_q)) - pairs.judged_offsets[judged_q[rank_order]]
+    njr = np.bincount(judged_q[retrieved], minlength=n_q)
+    return drank, njr, present
+
+
+def judge_preferences(pairs: PrefPairs, runs: Sequence[Run], depth: int | None = None
+                      ) -> JudgedPreferences:
+    """The preference counts of every run in ``runs`` (depth: trec_eval -M)."""
+    groups = {name: [] for name in COUNTS}
+    rnonrel = {name: [] for name in ("ful", "poss", "ful_ret", "poss_ret")}
+    stats: dict[str, list[np.ndarray]] = {}
+    present = []
+    for run in runs:
+        drank, njr, here = _docid_ranks(pairs, run, depth)
+        present.append(here)
+        counts = _group_counts(pairs, drank, njr)
+        for name in COUNTS:
+            groups[name].append(counts[name])
+        for name, value in _rnonrel(pairs, drank, njr, counts).items():
+            rnonrel[name].append(value)
+        for name, value in _pair_stats(pairs, drank, njr).items():
+            stats.setdefault(name, []).append(value)
+    return JudgedPreferences(
+        pairs, [run.name for run in runs], np.array(present).reshape(len(runs), -1),
+        {k: np.array(v).reshape(len(runs), -1) for k, v in groups.items()},
+        {k: np.array(v).reshape(len(runs), -1) for k, v in rnonrel.items()},
+        {k: np.array(v).reshape(len(runs), -1) for k, v in stats.items()},
+    )
+
+
+def _group_counts(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray) -> dict[str, np.ndarray]:
+    n_g = pairs.n_groups
+    limit = njr[pairs.group_query]
+    ra, rb = drank[pairs.pair_a], drank[pairs.pair_b]
+    lim = limit[pairs.pair_group]
+    a_in, b_in = ra < lim, rb < lim
+
+    def count(mask: np.ndarray, group: np.ndarray = pairs.pair_group) -> np.ndarray:
+        return np.bincount(group[mask], minlength=n_g).astype(np.int64)
+
+    out = {
+        "ful_ret": count(a_in & b_in & (ra < rb)),
+        "poss_ret": count(a_in & b_in),
+        "ful_imp": count(a_in & ~b_in),
+        "notoccur": count(~a_in & ~b_in),
+    }
+    out["poss_imp"] = out["ful_imp"] + count(~a_in & b_in)
+    mg = pairs.member_group
+    m_in = drank[pairs.member_doc] < limit[mg]
+    ec_group = pairs.member_ec >= 0
+    rel = pairs.member_class == 1
+    nonrel = np.where(ec_group, pairs.member_class != 1, pairs.member_class == 0)
+    out["num_rel"] = count(rel, mg)
+    out["num_rel_ret"] = count(rel & m_in, mg)
+    out["num_nonrel"] = count(nonrel, mg)
+    out["num_nonrel_ret"] = count(nonrel & m_in, mg)
+    return out
+
+
+def _ratio(ful: np.ndarray, poss: np.ndarray) -> np.ndarray:
+    """ful / poss as C computes it (0/0 is NaN)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ful.astype(np.float64) / poss.astype(np.float64)
+
+
+def _rank_within(group: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Order sorting (group, key), and each element's position within its group."""
+    order = np.lexsort((key, group))
+    pos = np.empty(len(group), np.int64)
+    start, _ = _runs_of(group[order])
+    pos[order] = np.arange(len(group)) - start
+    return order, pos
+
+
+def _rnonrel(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray,
+             c: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Fulfilled and possible preferences of each JG with its nonrelevant
+    documents cut to R (m_prefs_avgjg_Rnonrel.c; ``_ret``: among the retrieved,
+    m_prefs_avgjg_Rnonrel_ret.c): when N > R only the first R nonrelevant
+    documents in docid-rank order take part, else R (R - N) fulfilled
+    preferences are added per retrieved relevant document."""
+    out = {}
+    for ret in (False, True):
+        r = c["num_rel_ret"] if ret else c["num_rel"]
+        n = c["num_nonrel_ret"] if ret else c["num_nonrel"]
+        if ret:
+            ful = c["ful_ret"] + c["num_rel_ret"] * (r - n)
+            poss = c["poss_ret"] + c["num_rel"] * (r - n)
+        else:
+            ful = c["ful_ret"] + c["ful_imp"] + c["num_rel_ret"] * (r - n)
+            poss = c["poss_ret"] + c["poss_imp"] + c["notoccur"] + c["num_rel"] * (r - n)
+        cut = r < n
+        if cut.any():
+            f2, p2 = _recalculate(pairs, drank, njr, r, cut, ret)
+            ful, poss = np.where(cut, f2, ful), np.where(cut, p2, poss)
+        suffix = "_ret" if ret else ""
+        out["ful" + suffix], out["poss" + suffix] = ful, poss
+    return out
+
+
+def _recalculate(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray, r: np.ndarray,
+                 cut: np.ndarray, ret: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The counts of the JGs where N > R, recomputed with R nonrelevant documents."""
+    n_g = pairs.n_groups
+    lim = njr[pairs.group_query]
+    pg = pairs.pair_group
+    ra, rb = drank[pairs.pair_a], drank[pairs.pair_b]
+    in_a, in_b = ra < lim[pg], rb < lim[pg]
+    ec = pairs.group_ecs > 0
+    # ---- JGs of equivalence classes: the lowest EC is cut to its first R documents
+    mg, mdoc = pairs.member_group, pairs.member_doc
+    mr = drank[mdoc]
+    m_in = mr < lim[mg]
+    last = (pairs.member_ec >= 0) & (pairs.member_ec == pairs.group_ecs[mg] - 1)
+    _, pos = _rank_within(np.where(last, mg, -1), mr)
+    new = last & (pos < r[mg]) & (m_in if ret else True)
+    new_key = np.sort(mg[new] * _BIG + mr[new])
+    lo_g = np.searchsorted(new_key, mg * _BIG, side="left")
+    upto = np.searchsorted(new_key, mg * _BIG + mr, side="right")
+    n_new = np.bincount(mg[new], minlength=n_g)
+    greater = n_new[mg] - (upto - lo_g)  # new documents ranked after the member
+    x_ok = m_in if ret else np.ones(len(mg), bool)
+    x_ful = m_in & x_ok
+    ful2 = np.bincount(mg[x_ful], weights=greater[x_ful], minlength=n_g)
+    tot2 = np.bincount(mg[x_ok], minlength=n_g) * n_new
+    upper = ~pairs.pair_b_last_ec & ec[pg] & ((in_a & in_b) if ret else True)
+    ful1 = np.bincount(pg[upper & (ra < rb) & in_a], minlength=n_g)
+    tot1 = np.bincount(pg[upper], minlength=n_g)
+    ec_ful, ec_poss = ful1 + ful2.astype(np.int64), tot1 + tot2
+    # ---- JGs with a preference array: nonrelevant documents after the (R+1)-th
+    # nonrelevant one (in docid-rank order; among the retrieved for _ret) drop out
+    zero = (pairs.member_class == 0) & (pairs.member_ec < 0) & (m_in if ret else True)
+    _, zpos = _rank_within(np.where(zero, mg, -1), mr)
+    first_out = np.full(n_g, _BIG)
+    pick = zero & (zpos == pairs_num_rel(pairs, drank, njr)[mg])
+    first_out[mg[pick]] = mr[pick]
+    dropped = np.zeros(len(drank), bool)  # per (group, doc): via member table
+    out_member = zero & (mr >= first_out[mg])
+    key_out = np.sort(mg[out_member] * _BIG + mdoc[out_member])
+    a_out = np.isin(pg * _BIG + pairs.pair_a, key_out)
+    b_out = np.isin(pg * _BIG + pairs.pair_b, key_out)
+    del dropped
+    kept = ~ec[pg] & ~a_out & ~b_out & ((in_a & in_b) if ret else True)
+    pa_ful = np.bincount(pg[kept & in_a & (ra < rb)], minlength=n_g)
+    pa_poss = np.bincount(pg[kept], minlength=n_g)
+    return np.where(ec, ec_ful, pa_ful), np.where(ec, ec_poss, pa_poss)
+
+
+def pairs_num_rel(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray) -> np.ndarray:
+    """(G,) the number of relevant documents of each JG (its R, all of them:
+    the PA cut of m_prefs_avgjg_Rnonrel*.c counts ``jg->num_rel`` even for _ret)."""
+    rel = pairs.member_class == 1
+    return np.bincount(pairs.member_group[rel], minlength=pairs.n_groups)
+
+
+def _pair_stats(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray) -> dict[str, np.ndarray]:
+    """Per query, over document pairs with a preference in some JG: the share
+    of the JGs' preferences the ranking fulfils, summed in trec_eval's order
+    (both retrieved first, then one retrieved; by docid rank), and the
+    number of pairs (all, with one retrieved or both, with both retrieved)."""
+    n_q = len(pairs.queries)
+    q = pairs.group_query[pairs.pair_group]
+    base = pairs.judged_offsets[q]
+    ra, rb = drank[pairs.pair_a], drank[pairs.pair_b]
+    lo, hi = np.minimum(ra, rb), np.maximum(ra, rb)
+    width = np.int64(max(int(pairs.judged_offsets[-1]), 1))
+    key = (base + lo) * width + (base + hi)
+    uniq, inv = np.unique(key, return_inverse=True)
+    total = np.bincount(inv, minlength=len(uniq))
+    forward = np.bincount(inv, weights=(ra < rb), minlength=len(uniq))
+    first = np.zeros(len(uniq), np.int64)
+    first[inv] = np.arange(len(inv))
+    uq, ulo, uhi = q[first], lo[first], hi[first]
+    lim = njr[uq]
+    both, one = uhi < lim, (ulo < lim) & (uhi >= lim)
+    some = both | one
+    frac = forward / total
+    order = np.lexsort((uhi, ulo, ~both, uq))
+    order = order[some[order]]
+    counts = np.bincount(uq[order], minlength=n_q)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    sums = exact_cumsum(frac[order], offsets) if len(order) else np.zeros(0)
+    n_ret = np.bincount(uq[both], minlength=n_q)
+    sum_imp = np.where(counts > 0, sums[np.maximum(offsets[1:] - 1, 0)] if len(sums) else 0, 0.0)
+    at_ret = offsets[:-1] + n_ret - 1
+    sum_ret = np.where(n_ret > 0, sums[np.maximum(at_ret, 0)] if len(sums) else 0, 0.0)
+    return {"sum_imp": sum_imp, "sum_ret": sum_ret, "n_ret": n_ret, "n_imp": counts,
+            "n_all": np.bincount(uq, minlength=n_q)}
