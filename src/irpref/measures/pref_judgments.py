@@ -127,26 +127,25 @@ def preference_pairs(prefs: Preferences) -> PrefPairs:
     _, lvl_end = _runs_of(lvl_key)
     _, blk_end = _runs_of(block)
     a_i, b_i = _expand(lvl_end, blk_end)
-    pg, pa_, pb = g_raw[order][a_i], j[order][a_i], j[order][b_i]
-    ec_of = _ec_index(g_raw[order], prefs.level[order])
-    single = ~multi[order]
-    keep_ec = single[a_i]
-    pairs = (pg[keep_ec], pa_[keep_ec], pb[keep_ec])
-    b_last = (ec_of[b_i] == _last_ec(g_raw[order], ec_of)[b_i])[keep_ec]
-    closed = _closure(pg[~keep_ec], pa_[~keep_ec], pb[~keep_ec], prefs, g_raw, j)
-    pair_group = np.concatenate([pairs[0], closed[0]])
-    pair_a = np.concatenate([pairs[1], closed[1]])
-    pair_b = np.concatenate([pairs[2], closed[2]])
+    g_o, j_o = g_raw[order], j[order].astype(np.int32)
+    ec_of = _ec_index(g_o, prefs.level[order])
+    keep_ec = ~multi[order][a_i]
+    ec_a, ec_b = a_i[keep_ec], b_i[keep_ec]  # JGs of one JSG: their pairs as they are
+    b_last = ec_of[ec_b] == _last_ec(g_o, ec_of)[ec_b]
+    pa_, pb_ = a_i[~keep_ec], b_i[~keep_ec]  # the others: closed transitively
+    closed = _closure(g_o[pa_], j_o[pa_].astype(np.int64), j_o[pb_].astype(np.int64), prefs,
+                      g_raw, j)
+    pair_group = np.concatenate([g_o[ec_a].astype(np.int32), closed[0].astype(np.int32)])
+    pair_a = np.concatenate([j_o[ec_a], closed[1].astype(np.int32)])
+    pair_b = np.concatenate([j_o[ec_b], closed[2].astype(np.int32)])
     pair_b_last = np.concatenate([b_last, np.zeros(len(closed[0]), bool)])
-    sort = np.lexsort((pair_b, pair_a, pair_group))
     members = _members(prefs, g_raw, j, multi, ec_of, order)
     n_groups = len(group_names)
     group_ecs = np.zeros(n_groups, np.int64)
     ec_members = members[3] >= 0
     np.maximum.at(group_ecs, members[0][ec_members], members[3][ec_members] + 1)
     return PrefPairs(queries, group_names, group_query, judged_offsets, judged_doc,
-                     pair_group[sort], pair_a[sort], pair_b[sort], *members, group_ecs,
-                     pair_b_last[sort])
+                     pair_group, pair_a, pair_b, *members, group_ecs, pair_b_last)
 
 
 def _level_ranks(block: np.ndarray, level: np.ndarray) -> np.ndarray:
@@ -198,13 +197,14 @@ def _refuse_zero_and_positive(frame: pd.DataFrame, prefs: Preferences) -> None:
     """A document of level 0 in one JSG and > 0 in another of the same JG (get_prefs.c)."""
     if frame.empty:
         return
-    stats = frame.groupby(["g", "j"]).agg(zero=("lvl", lambda v: (v == 0).any()),
-                                          pos=("lvl", lambda v: (v > 0).any()))
-    bad = stats[stats["zero"] & stats["pos"]]
-    if len(bad):
-        gkey, jkey = bad.index[0]
-        rows = frame[(frame["g"] == gkey) & (frame["j"] == jkey)]
-        line = int(rows["line"].max())
+    key = frame["g"].to_numpy() * _BIG + frame["j"].to_numpy()
+    uniq, inv = np.unique(key, return_inverse=True)
+    zero = np.bincount(inv, weights=frame["lvl"].to_numpy() == 0, minlength=len(uniq)) > 0
+    pos = np.bincount(inv, weights=frame["lvl"].to_numpy() > 0, minlength=len(uniq)) > 0
+    bad = zero[inv] & pos[inv]
+    if bad.any():
+        first = uniq[inv[np.flatnonzero(bad)[0]]]
+        line = int(frame["line"].to_numpy()[key == first].max())
         i = int(np.flatnonzero(prefs.line == line)[0])
         raise InputError(prefs.source, line,
                          f"document {prefs.doc[i]} has level 0 and a level > 0 in judgment "
@@ -214,32 +214,77 @@ def _refuse_zero_and_positive(frame: pd.DataFrame, prefs: Preferences) -> None:
 
 
 def _closure(g: np.ndarray, a: np.ndarray, b: np.ndarray, prefs: Preferences,
-             g_raw: np.ndarray, j: np.ndarray):
+             g_raw: np.ndarray, j: np.ndarray, max_cells: int = 1 << 23):
     """The transitive closure of the preferences of multi-JSG JGs, refusing a
-    contradiction (A > B and B > A, or a cycle)."""
-    pairs = pd.DataFrame({"g": g, "a": a, "b": b}).drop_duplicates()
-    while len(pairs):
-        step = pairs.merge(pairs, left_on=["g", "b"], right_on=["g", "a"],
-                           suffixes=("", "_2"))[["g", "a", "b_2"]]
-        grown = pd.concat([pairs, step.rename(columns={"b_2": "b"})]).drop_duplicates()
-        if len(grown) == len(pairs):
-            break
-        pairs = grown
-    both = pairs.merge(pairs, left_on=["g", "a", "b"], right_on=["g", "b", "a"])
-    loops = pairs[pairs["a"] == pairs["b"]]
-    if len(both) or len(loops):
-        row = both.iloc[0] if len(both) else loops.iloc[0]
-        gkey, doc = int(row["g"]), int(row["a"] if "a" in row else row["a_x"])
-        hit = np.flatnonzero((g_raw == gkey) & (j == doc))
-        i = int(hit[np.argmax(prefs.line[hit])])
-        raise InputError(prefs.source, int(prefs.line[i]),
-                         f"judgment group {prefs.group[i]} of query {prefs.query[i]} "
-                         f"contradicts itself: document {prefs.doc[i]} is both preferred "
-                         "and not preferred to another (through its subgroups)",
-                         f"{prefs.query[i]} {prefs.group[i]} {prefs.subgroup[i]} "
-                         f"{prefs.doc[i]} {prefs.level[i]:g}")
-    return (pairs["g"].to_numpy(np.int64), pairs["a"].to_numpy(np.int64),
-            pairs["b"].to_numpy(np.int64))
+    contradiction (A > B and B > A, or a cycle).
+
+    Each JG's documents get local numbers; JGs of similar size are stacked as
+    boolean matrices (at most ``max_cells`` cells a batch) and squared with
+    closed by :func:`_warshall` on packed bits."""
+    if not len(g):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    docs = np.unique(np.concatenate([g * _BIG + a, g * _BIG + b]))
+    dg, dj = docs // _BIG, docs % _BIG
+    start = np.searchsorted(dg, dg, side="left")
+    local = np.arange(len(docs)) - start  # local number of each (JG, document)
+    groups, first, size = np.unique(dg, return_index=True, return_counts=True)
+    la = local[np.searchsorted(docs, g * _BIG + a)]
+    lb = local[np.searchsorted(docs, g * _BIG + b)]
+    slot = np.searchsorted(groups, g)
+    out_g, out_a, out_b = [], [], []
+    order = np.argsort(size, kind="stable")
+    i = 0
+    while i < len(order):
+        n = int(size[order[min(i + max(1, max_cells // max(int(size[order[i]]) ** 2, 1)) - 1,
+                               len(order) - 1)]])
+        batch = order[i: i + max(1, max_cells // max(n * n, 1))]
+        n = int(size[batch].max())
+        pos = np.full(len(groups), -1)
+        pos[batch] = np.arange(len(batch))
+        mine = pos[slot] >= 0
+        m = np.zeros((len(batch), n, n), bool)
+        m[pos[slot[mine]], la[mine], lb[mine]] = True
+        m = _warshall(m)
+        k, x, y = np.nonzero(m)
+        out_g.append(groups[batch][k])
+        out_a.append(dj[first[batch][k] + x])
+        out_b.append(dj[first[batch][k] + y])
+        i += len(batch)
+    cg, ca, cb = (np.concatenate(v).astype(np.int64) for v in (out_g, out_a, out_b))
+    _refuse_contradictions(cg, ca, cb, prefs, g_raw, j)
+    return cg, ca, cb
+
+
+def _warshall(m: np.ndarray) -> np.ndarray:
+    """Transitive closure of a stack of boolean matrices (B, n, n): Warshall's
+    algorithm over k, every matrix of the stack at once, rows packed 8 to a byte."""
+    n = m.shape[1]
+    bits = np.packbits(m, axis=2)
+    for k in range(n):  # one step per document position, for all JGs together
+        reaches_k = ((bits[:, :, k >> 3] >> (7 - (k & 7))) & 1).astype(bool)
+        bits |= np.where(reaches_k[:, :, None], bits[:, k : k + 1, :], 0).astype(np.uint8)
+    return np.unpackbits(bits, axis=2, count=n).astype(bool)
+
+
+def _refuse_contradictions(g: np.ndarray, a: np.ndarray, b: np.ndarray, prefs: Preferences,
+                           g_raw: np.ndarray, j: np.ndarray) -> None:
+    """A closed JG holding A > B and B > A (or A > A through a cycle): refused,
+    naming a line of one of those documents (trec_eval aborts)."""
+    width = np.int64(max(int(j.max(initial=0)) + 1, 1))
+    key = (g * width + a) * width + b
+    back = (g * width + b) * width + a
+    bad = np.flatnonzero((a == b) | np.isin(back, key))
+    if not len(bad):
+        return
+    gkey, doc = int(g[bad[0]]), int(a[bad[0]])
+    hit = np.flatnonzero((g_raw == gkey) & (j == doc))
+    i = int(hit[np.argmax(prefs.line[hit])])
+    raise InputError(prefs.source, int(prefs.line[i]),
+                     f"judgment group {prefs.group[i]} of query {prefs.query[i]} "
+                     f"contradicts itself: document {prefs.doc[i]} is both preferred "
+                     "and not preferred to another (through its subgroups)",
+                     f"{prefs.query[i]} {prefs.group[i]} {prefs.subgroup[i]} "
+                     f"{prefs.doc[i]} {prefs.level[i]:g}")
 
 
 # ---- per run ---------------------------------------------------------------------
@@ -454,32 +499,58 @@ def _pair_stats(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray) -> dict[st
     """Per query, over document pairs with a preference in some JG: the share
     of the JGs' preferences the ranking fulfils, summed in trec_eval's order
     (both retrieved first, then one retrieved; by docid rank), and the
-    number of pairs (all, with one retrieved or both, with both retrieved)."""
+    number of pairs (all, with one retrieved or both, with both retrieved).
+
+    In a query with one JG every pair is preferred once (its share is 0 or 1,
+    and sums of those are exact in any order); only queries with several JGs
+    merge the pairs the JGs share and add their shares in trec_eval's order."""
     n_q = len(pairs.queries)
     q = pairs.group_query[pairs.pair_group]
-    base = pairs.judged_offsets[q]
     ra, rb = drank[pairs.pair_a], drank[pairs.pair_b]
+    lim = njr[q]
     lo, hi = np.minimum(ra, rb), np.maximum(ra, rb)
+    several = np.bincount(pairs.group_query, minlength=n_q)[q] > 1
+    one = ~several
+    both, some = hi < lim, lo < lim
+    fwd = ra < rb
+    out = {
+        "sum_imp": np.bincount(q[one & some & fwd], minlength=n_q).astype(np.float64),
+        "sum_ret": np.bincount(q[one & both & fwd], minlength=n_q).astype(np.float64),
+        "n_ret": np.bincount(q[one & both], minlength=n_q),
+        "n_imp": np.bincount(q[one & some], minlength=n_q),
+        "n_all": np.bincount(q[one], minlength=n_q),
+    }
+    if several.any():
+        merged = _merged_pair_stats(pairs, q[several], lo[several], hi[several], fwd[several],
+                                    njr)
+        for name, value in merged.items():
+            out[name] = out[name] + value
+    return out
+
+
+def _merged_pair_stats(pairs: PrefPairs, q: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                       fwd: np.ndarray, njr: np.ndarray) -> dict[str, np.ndarray]:
+    n_q = len(pairs.queries)
+    base = pairs.judged_offsets[q]
     width = np.int64(max(int(pairs.judged_offsets[-1]), 1))
     key = (base + lo) * width + (base + hi)
     uniq, inv = np.unique(key, return_inverse=True)
     total = np.bincount(inv, minlength=len(uniq))
-    forward = np.bincount(inv, weights=(ra < rb), minlength=len(uniq))
+    forward = np.bincount(inv, weights=fwd, minlength=len(uniq))
     first = np.zeros(len(uniq), np.int64)
     first[inv] = np.arange(len(inv))
     uq, ulo, uhi = q[first], lo[first], hi[first]
     lim = njr[uq]
-    both, one = uhi < lim, (ulo < lim) & (uhi >= lim)
-    some = both | one
+    both = uhi < lim
+    some = ulo < lim
     frac = forward / total
     order = np.lexsort((uhi, ulo, ~both, uq))
     order = order[some[order]]
     counts = np.bincount(uq[order], minlength=n_q)
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    sums = exact_cumsum(frac[order], offsets) if len(order) else np.zeros(0)
+    sums = exact_cumsum(frac[order], offsets) if len(order) else np.zeros(1)
     n_ret = np.bincount(uq[both], minlength=n_q)
-    sum_imp = np.where(counts > 0, sums[np.maximum(offsets[1:] - 1, 0)] if len(sums) else 0, 0.0)
-    at_ret = offsets[:-1] + n_ret - 1
-    sum_ret = np.where(n_ret > 0, sums[np.maximum(at_ret, 0)] if len(sums) else 0, 0.0)
+    sum_imp = np.where(counts > 0, sums[np.maximum(offsets[1:] - 1, 0)], 0.0)
+    sum_ret = np.where(n_ret > 0, sums[np.maximum(offsets[:-1] + n_ret - 1, 0)], 0.0)
     return {"sum_imp": sum_imp, "sum_ret": sum_ret, "n_ret": n_ret, "n_imp": counts,
             "n_all": np.bincount(uq, minlength=n_q)}
