@@ -24,6 +24,7 @@ from irpref.judged import LAYOUTS, JudgedRankings
 from irpref.measures import Measure, parse_measure
 from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
 from irpref.measures.diversity import attach_subtopics, check_subtopics, use_subtopics
+from irpref.measures.trec_prefs import attach_preferences, use_preferences
 from irpref.memory import release_block
 from irpref.params import (
     DEFAULT_MISSING,
@@ -249,6 +250,8 @@ def evaluate(
                  counts=True)`` gives the number of queries behind each mean.
     corpus_size: documents in the collection, for measures that impute
                  unretrieved relevant documents at the bottom of the corpus.
+    qrels may also be preference judgments (:class:`~irpref.io.prefs.Preferences`, a
+                 ``.prefs`` file): the Prefs* measures (trec_eval's prefs_*) read them.
     subtopics:   ndeval-format subtopic qrels (path or DataFrame) for the diversity
                  measures (alpha-nDCG@k, ERR-IA@k, MAP-IA, S-recall@k); ``qrels=None``
                  (or the same path) uses them, collapsed, as the qrels too.
@@ -266,6 +269,7 @@ def evaluate(
     check_subtopics([m for _, m in labelled], subtopics, judged)
     missing = check_missing(missing, "missing")
     qrels, sub = use_subtopics(qrels, subtopics)
+    qrels, prefs = use_preferences(qrels, [m for _, m in labelled])
     if judged is None:
         rel = check_rel(rel, "rel")
         depth = check_depth(depth, "depth")
@@ -280,6 +284,8 @@ def evaluate(
                               corpus_size=corpus_size, layout=layout, count_docs=count_docs)
     if sub is not None:
         attach_subtopics(judged, sub)
+    if prefs is not None:
+        attach_preferences(judged, prefs)
     mask = judged.query_mask(missing)
     announce_missing(judged, missing, stacklevel=3)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once

@@ -81,12 +81,6 @@ _PSEUDO: dict[str, TrecMeasure] = {
                          judgments="any"),
     "relstring": TrecMeasure("relstring", "special", None, (10.0,), average="none",
                              summary=False),
-    # the preference measures (-R prefs, -R qrels_prefs; measures/trec_prefs.py)
-    **{name: TrecMeasure(name, "single", None,
-                         value="long" if name.startswith("prefs_num") else "float",
-                         average="sum" if name.startswith("prefs_num") else "mean",
-                         judgments="prefs")
-       for name in PREFS_MEASURES},
 }
 # the judgment-group forms (-R qrels_jg): the measure of each judge, averaged
 _AVGJG = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
@@ -121,9 +115,10 @@ def _from_records() -> list[TrecMeasure]:
             out.append(_PSEUDO[name])
         elif name not in _AVGJG:
             t = declared.pop(name)
+            kind = ("any" if t.name == "num_q" else
+                    "prefs" if t.name in PREFS_MEASURES else "qrels")  # -R they need
             out.append(TrecMeasure(t.name, t.style, _builder(t), t.default, t.value, t.average,
-                                   t.per_query, t.summary,
-                                   "any" if t.name == "num_q" else "qrels"))
+                                   t.per_query, t.summary, kind))
     by_name = {m.name: m for m in out}
     for name, base in _AVGJG.items():
         out.insert(TREC_ORDER.index(name), replace(by_name[base], name=name,

@@ -25,6 +25,7 @@ from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
 from irpref.measures.diversity import check_subtopics, use_subtopics
 from irpref.measures.names import canonical_name
+from irpref.measures.trec_prefs import attach_preferences, use_preferences
 from irpref.report.tables import write_json, write_table, write_tsv  # the one writer
 
 DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
@@ -75,8 +76,11 @@ def run(args: argparse.Namespace) -> int:
         results = evaluate_args(args, measures)
     else:
         args.qrels, sub = use_subtopics(args.qrels, args.subtopics)
+        args.qrels, prefs = use_preferences(args.qrels, parse_measures(measures))  # .prefs
         judged = judge_args(args, measures=measures, subtopics=sub,
                             layout="full" if args.bounds and args.ties == "expected" else None)
+        if prefs is not None:
+            attach_preferences(judged, prefs)
         results = evaluate(
             None, None, measures, missing=args.missing, judged=judged, subtopics=sub,
             bounds=args.bounds,
