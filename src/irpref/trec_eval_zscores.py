@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from irpref.errors import InputError
-
-if TYPE_CHECKING:
-    from irpref.trec_eval_format import Requested
 
 __all__ = ["MISSING_ZSCORE", "ZScores", "read_zscores", "to_zscores"]
 
@@ -57,7 +53,7 @@ def read_zscores(path: str) -> ZScores:
     return out
 
 
-def to_zscores(values: dict[str, np.ndarray | list[str]], requested: Sequence[Requested],
+def to_zscores(values: dict[str, np.ndarray | list[str]], requested: Sequence,
                queries: np.ndarray, zscores: ZScores) -> dict[str, np.ndarray | list[str]]:
     """Every per-query value as ``(value - mean) / stddev`` (convert_zscores.c).
 

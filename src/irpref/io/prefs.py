@@ -32,7 +32,8 @@ from irpref.errors import InputError
 from irpref.io.lines import read_bytes
 from irpref.io.records import GRADE_MAX, PathLike, Qrels
 
-__all__ = ["JudgmentGroups", "Preferences", "read_prefs", "read_qrels_jg", "read_qrels_prefs"]
+__all__ = ["JUDGE_PREFIX", "JudgmentGroups", "Preferences", "read_judge", "read_prefs",
+           "read_qrels_jg", "read_qrels_prefs"]
 
 
 @dataclass(frozen=True)
@@ -180,3 +181,21 @@ def read_qrels_jg(path: PathLike) -> JudgmentGroups:
     return JudgmentGroups(_strings(cols[0]), _strings(cols[1]), _strings(cols[2]),
                           np.array(grades, np.int64), np.array(numbers, np.int64),
                           source=str(path))
+
+
+JUDGE_PREFIX = "judge:"
+"""``judge:NAME:FILE`` names the qrels of one judge of a qrels_jg file wherever
+qrels are read (:data:`irpref.io.trec.QRELS_SOURCES`): ``irpref agree
+judge:nist:j.txt judge:noisy:j.txt`` compares two judges of one file."""
+
+
+def read_judge(spec: str) -> Qrels:
+    """The qrels of judge NAME in the qrels_jg file FILE of ``judge:NAME:FILE``."""
+    name, sep, path = spec[len(JUDGE_PREFIX):].partition(":")
+    if not sep or not name or not path:
+        raise InputError(spec, None, "expected judge:NAME:FILE (a judge of a qrels_jg file)")
+    groups = read_qrels_jg(path)
+    if name not in set(groups.judge.tolist()):
+        raise InputError(path, None, f"no judge {name!r} (judges: "
+                                     f"{', '.join(groups.judges[:5])})")
+    return groups.of_judge(name)
