@@ -86,6 +86,8 @@ class PrefPairs:
     member_ec: np.ndarray  # (M,) EC index (0 = highest level); -1 for a multi-JSG JG
     group_ecs: np.ndarray  # (G,) number of ECs; 0 for a multi-JSG JG
     pair_b_last_ec: np.ndarray  # (P,) B is in the JG's lowest EC (EC JGs)
+    # pairs: every preference of a multi-JSG JG (closed), and of an EC JG whose query
+    # has other JGs; an EC JG's counts come from its classes (member_ec)
 
     @property
     def n_groups(self) -> int:
@@ -126,8 +128,12 @@ def preference_pairs(prefs: Preferences) -> PrefPairs:
     lvl_key = _level_ranks(block, prefs.level[order])
     _, lvl_end = _runs_of(lvl_key)
     _, blk_end = _runs_of(block)
-    a_i, b_i = _expand(lvl_end, blk_end)
     g_o, j_o = g_raw[order], j[order].astype(np.int32)
+    # an EC JG is counted from its classes (closed forms): its pairs are listed only
+    # where its query has other JGs (their preferences on a pair are merged)
+    shared = (np.bincount(group_query, minlength=len(queries)) > 1)[group_query]
+    listed = multi[order] | shared[g_o]
+    a_i, b_i = _expand(lvl_end, np.where(listed, blk_end, lvl_end))
     ec_of = _ec_index(g_o, prefs.level[order])
     keep_ec = ~multi[order][a_i]
     ec_a, ec_b = a_i[keep_ec], b_i[keep_ec]  # JGs of one JSG: their pairs as they are
@@ -355,12 +361,13 @@ def judge_preferences(pairs: PrefPairs, runs: Sequence[Run], depth: int | None =
     for run in runs:
         drank, njr, here = _docid_ranks(pairs, run, depth)
         present.append(here)
-        counts = _group_counts(pairs, drank, njr)
+        ec = _ec_tables(pairs, drank, njr)
+        counts = _group_counts(pairs, drank, njr, ec)
         for name in COUNTS:
             groups[name].append(counts[name])
-        for name, value in _rnonrel(pairs, drank, njr, counts).items():
+        for name, value in _rnonrel(pairs, drank, njr, counts, ec).items():
             rnonrel[name].append(value)
-        for name, value in _pair_stats(pairs, drank, njr).items():
+        for name, value in _pair_stats(pairs, drank, njr, counts).items():
             stats.setdefault(name, []).append(value)
     return JudgedPreferences(
         pairs, [run.name for run in runs], np.array(present).reshape(len(runs), -1),
@@ -370,23 +377,71 @@ def judge_preferences(pairs: PrefPairs, runs: Sequence[Run], depth: int | None =
     )
 
 
-def _group_counts(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray) -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class _ECTables:
+    """One run's view of the EC JGs: per (JG, class) the members ``n`` and
+    those retrieved ``m`` (G, K), and per retrieved member the members of
+    higher classes retrieved before it (``before``, over ``members``)."""
+
+    n: np.ndarray
+    m: np.ndarray
+    members: np.ndarray  # indices into the member table: retrieved members of EC JGs
+    before: np.ndarray
+
+
+def _ec_tables(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray) -> _ECTables:
+    n_g, k = pairs.n_groups, max(int(pairs.group_ecs.max(initial=0)), 1)
+    mg, ec = pairs.member_group, pairs.member_ec
+    mr = drank[pairs.member_doc]
+    is_ec = ec >= 0
+    m_in = mr < njr[pairs.group_query][mg]
+    key = mg[is_ec] * k + ec[is_ec]
+    n = np.bincount(key, minlength=n_g * k).reshape(n_g, k)
+    m = np.bincount(mg[is_ec & m_in] * k + ec[is_ec & m_in], minlength=n_g * k).reshape(n_g, k)
+    # retrieved members in ranking order: the higher-class members ranked before each
+    idx = np.flatnonzero(is_ec & m_in)
+    idx = idx[np.lexsort((mr[idx], mg[idx]))]
+    g, e = mg[idx], ec[idx]
+    start, _ = _runs_of(g)
+    before = np.zeros(len(idx), np.int64)
+    for c in range(k - 1):  # one pass per class (a handful for graded qrels), all JGs at once
+        seen = np.cumsum(e == c)
+        earlier = seen - (e == c) - (seen[start] - (e[start] == c))
+        before += np.where(e > c, earlier, 0)
+    return _ECTables(n, m, idx, before)
+
+
+def _pairs_between(x: np.ndarray, y: np.ndarray, upto: np.ndarray | None = None) -> np.ndarray:
+    """(G,) sum over classes c < c' of x[g, c] y[g, c'] (c' below ``upto[g]`` if given)."""
+    higher = np.cumsum(x, axis=1) - x  # classes above c
+    if upto is not None:
+        y = np.where(np.arange(y.shape[1])[None, :] < upto[:, None], y, 0)
+    return (higher * y).sum(axis=1)
+
+
+def _group_counts(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray,
+                  ec: _ECTables) -> dict[str, np.ndarray]:
     n_g = pairs.n_groups
     limit = njr[pairs.group_query]
-    ra, rb = drank[pairs.pair_a], drank[pairs.pair_b]
-    lim = limit[pairs.pair_group]
+    pa_pair = pairs.group_ecs[pairs.pair_group] == 0  # EC JGs: from their classes below
+    pg = pairs.pair_group[pa_pair]
+    ra, rb = drank[pairs.pair_a[pa_pair]], drank[pairs.pair_b[pa_pair]]
+    lim = limit[pg]
     a_in, b_in = ra < lim, rb < lim
 
-    def count(mask: np.ndarray, group: np.ndarray = pairs.pair_group) -> np.ndarray:
+    def count(mask: np.ndarray, group: np.ndarray = pg) -> np.ndarray:
         return np.bincount(group[mask], minlength=n_g).astype(np.int64)
 
+    u = ec.n - ec.m
     out = {
-        "ful_ret": count(a_in & b_in & (ra < rb)),
-        "poss_ret": count(a_in & b_in),
-        "ful_imp": count(a_in & ~b_in),
-        "notoccur": count(~a_in & ~b_in),
+        "ful_ret": count(a_in & b_in & (ra < rb))
+        + np.bincount(pairs.member_group[ec.members], weights=ec.before,
+                      minlength=n_g).astype(np.int64),
+        "poss_ret": count(a_in & b_in) + _pairs_between(ec.m, ec.m),
+        "ful_imp": count(a_in & ~b_in) + _pairs_between(ec.m, u),
+        "notoccur": count(~a_in & ~b_in) + _pairs_between(u, u),
     }
-    out["poss_imp"] = out["ful_imp"] + count(~a_in & b_in)
+    out["poss_imp"] = out["ful_imp"] + count(~a_in & b_in) + _pairs_between(u, ec.m)
     mg = pairs.member_group
     m_in = drank[pairs.member_doc] < limit[mg]
     ec_group = pairs.member_ec >= 0
@@ -415,7 +470,7 @@ def _rank_within(group: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def _rnonrel(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray,
-             c: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+             c: dict[str, np.ndarray], ec_tables: _ECTables) -> dict[str, np.ndarray]:
     """Fulfilled and possible preferences of each JG with its nonrelevant
     documents cut to R (m_prefs_avgjg_Rnonrel.c; ``_ret``: among the retrieved,
     m_prefs_avgjg_Rnonrel_ret.c): when N > R only the first R nonrelevant
@@ -433,7 +488,7 @@ def _rnonrel(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray,
             poss = c["poss_ret"] + c["poss_imp"] + c["notoccur"] + c["num_rel"] * (r - n)
         cut = r < n
         if cut.any():
-            f2, p2 = _recalculate(pairs, drank, njr, r, cut, ret)
+            f2, p2 = _recalculate(pairs, drank, njr, r, ret, ec_tables)
             ful, poss = np.where(cut, f2, ful), np.where(cut, p2, poss)
         suffix = "_ret" if ret else ""
         out["ful" + suffix], out["poss" + suffix] = ful, poss
@@ -441,7 +496,7 @@ def _rnonrel(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray,
 
 
 def _recalculate(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray, r: np.ndarray,
-                 cut: np.ndarray, ret: bool) -> tuple[np.ndarray, np.ndarray]:
+                 ret: bool, tables: _ECTables) -> tuple[np.ndarray, np.ndarray]:
     """The counts of the JGs where N > R, recomputed with R nonrelevant documents."""
     n_g = pairs.n_groups
     lim = njr[pairs.group_query]
@@ -465,9 +520,17 @@ def _recalculate(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray, r: np.nda
     x_ful = m_in & x_ok
     ful2 = np.bincount(mg[x_ful], weights=greater[x_ful], minlength=n_g)
     tot2 = np.bincount(mg[x_ok], minlength=n_g) * n_new
-    upper = ~pairs.pair_b_last_ec & ec[pg] & ((in_a & in_b) if ret else True)
-    ful1 = np.bincount(pg[upper & (ra < rb) & in_a], minlength=n_g)
-    tot1 = np.bincount(pg[upper], minlength=n_g)
+    # the preferences between classes above the lowest: from the class tables
+    upto = pairs.group_ecs - 1
+    b_upper = pairs.member_ec[tables.members] < upto[mg[tables.members]]
+    conc = np.bincount(mg[tables.members][b_upper], weights=tables.before[b_upper],
+                       minlength=n_g).astype(np.int64)
+    u = tables.n - tables.m
+    if ret:
+        ful1, tot1 = conc, _pairs_between(tables.m, tables.m, upto)
+    else:
+        ful1 = conc + _pairs_between(tables.m, u, upto)
+        tot1 = _pairs_between(tables.n, tables.n, upto)
     ec_ful, ec_poss = ful1 + ful2.astype(np.int64), tot1 + tot2
     # ---- JGs with a preference array: nonrelevant documents after the (R+1)-th
     # nonrelevant one (in docid-rank order; among the retrieved for _ret) drop out
@@ -495,34 +558,38 @@ def pairs_num_rel(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray) -> np.nd
     return np.bincount(pairs.member_group[rel], minlength=pairs.n_groups)
 
 
-def _pair_stats(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray) -> dict[str, np.ndarray]:
+def _pair_stats(pairs: PrefPairs, drank: np.ndarray, njr: np.ndarray,
+                counts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Per query, over document pairs with a preference in some JG: the share
     of the JGs' preferences the ranking fulfils, summed in trec_eval's order
     (both retrieved first, then one retrieved; by docid rank), and the
     number of pairs (all, with one retrieved or both, with both retrieved).
 
     In a query with one JG every pair is preferred once (its share is 0 or 1,
-    and sums of those are exact in any order); only queries with several JGs
-    merge the pairs the JGs share and add their shares in trec_eval's order."""
+    and sums of those are exact in any order: the JG's counts give them);
+    only queries with several JGs merge the pairs the JGs share and add their
+    shares in trec_eval's order."""
     n_q = len(pairs.queries)
-    q = pairs.group_query[pairs.pair_group]
-    ra, rb = drank[pairs.pair_a], drank[pairs.pair_b]
-    lim = njr[q]
-    lo, hi = np.minimum(ra, rb), np.maximum(ra, rb)
-    several = np.bincount(pairs.group_query, minlength=n_q)[q] > 1
-    one = ~several
-    both, some = hi < lim, lo < lim
-    fwd = ra < rb
+    alone = np.bincount(pairs.group_query, minlength=n_q)[pairs.group_query] == 1
+    gq = pairs.group_query[alone]
+
+    def per_query(values: np.ndarray) -> np.ndarray:
+        return np.bincount(gq, weights=values[alone], minlength=n_q)
+
+    c = counts
     out = {
-        "sum_imp": np.bincount(q[one & some & fwd], minlength=n_q).astype(np.float64),
-        "sum_ret": np.bincount(q[one & both & fwd], minlength=n_q).astype(np.float64),
-        "n_ret": np.bincount(q[one & both], minlength=n_q),
-        "n_imp": np.bincount(q[one & some], minlength=n_q),
-        "n_all": np.bincount(q[one], minlength=n_q),
+        "sum_ret": per_query(c["ful_ret"]),
+        "sum_imp": per_query(c["ful_ret"] + c["ful_imp"]),
+        "n_ret": per_query(c["poss_ret"]).astype(np.int64),
+        "n_imp": per_query(c["poss_ret"] + c["poss_imp"]).astype(np.int64),
+        "n_all": per_query(c["poss_ret"] + c["poss_imp"] + c["notoccur"]).astype(np.int64),
     }
+    several = ~alone[pairs.pair_group]
     if several.any():
-        merged = _merged_pair_stats(pairs, q[several], lo[several], hi[several], fwd[several],
-                                    njr)
+        q = pairs.group_query[pairs.pair_group[several]]
+        ra, rb = drank[pairs.pair_a[several]], drank[pairs.pair_b[several]]
+        merged = _merged_pair_stats(pairs, q, np.minimum(ra, rb), np.maximum(ra, rb),
+                                    ra < rb, njr)
         for name, value in merged.items():
             out[name] = out[name] + value
     return out
