@@ -209,7 +209,7 @@ def test_trec_eval_suite_through_library(data_dir, tmp_path, name):
     run_path = tmp_path / "run.txt"
     run_path.write_text("\n".join(_read_trunc(d / run_name)) + "\n")
     judged = judge(intern(read_qrels(d / qrels_name), [read_run(run_path)]), depth=depth, rel=rel)
-    if opts.pop("judged_only", False):  # -J, after the -M cut
+    if opts.get("judged_only", False):  # -J, after the -M cut
         judged = condense(judged)
     text = format_trec_eval(judged, resolve_measures(marks), runid="STANDARD", **opts)
     assert text == (d / name).read_text()

@@ -13,7 +13,8 @@ import pyarrow as pa
 import pytest
 
 from irpref import threads as pools
-from irpref.interning import _document_ids, _sorted_codes, intern
+from irpref.doc_keys import document_ids, sorted_codes
+from irpref.interning import intern
 from irpref.io.frames import as_qrels, as_runs
 from irpref.ranking import judge
 
@@ -48,9 +49,9 @@ def test_keys_order_as_strings_and_codes_exact(shape):
     arrays = [pa.array(rng.sample(strings, 300)) for _ in range(4)]
     n = sum(len(a) for a in arrays)
     blocks = np.array([[a, min(a + 37, n)] for a in range(0, n, 37)][::-1], np.int64)
-    exact_codes, exact_docs = _sorted_codes(pa.chunked_array(arrays))
+    exact_codes, exact_docs = sorted_codes(pa.chunked_array(arrays))
     assert exact_docs.to_pylist() == sorted(set(exact_docs.to_pylist()), key=str.encode)
-    ids = _document_ids(arrays, lambda: blocks)
+    ids = document_ids(arrays, lambda: blocks)
     flat = [s for a in arrays for s in a.to_pylist()]
     keys = ids.keys
     for i, j in zip(rng.choices(range(n), k=2000), rng.choices(range(n), k=2000)):

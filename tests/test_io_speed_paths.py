@@ -284,7 +284,7 @@ def test_document_ids_match_exact_path(kind, threads, monkeypatch):
     """Keys order as the strings do and are injective; dense codes and the
     distinct strings equal Arrow's exact sorted dictionary."""
     from irpref import threads as pools
-    from irpref.interning import _document_ids, _sorted_codes
+    from irpref.doc_keys import document_ids, sorted_codes
 
     monkeypatch.setenv("IRPREF_THREADS", str(threads))
     monkeypatch.setattr(pools, "available_cpus", lambda: 8)
@@ -297,8 +297,8 @@ def test_document_ids_match_exact_path(kind, threads, monkeypatch):
     n = sum(len(a) for a in arrays)
     blocks = np.array([[a, min(a + 7, n)] for a in range(0, n, 7)][::-1], np.int64)
     for order in (None, blocks):
-        ids = _document_ids(arrays, None if order is None else lambda o=order: o)
-        exact_codes, exact_docs = _sorted_codes(pa.chunked_array(arrays))
+        ids = document_ids(arrays, None if order is None else lambda o=order: o)
+        exact_codes, exact_docs = sorted_codes(pa.chunked_array(arrays))
         assert ids.strings.to_pylist() == exact_docs.to_pylist()
         assert ids.codes(ids.keys).tolist() == exact_codes.tolist()
         assert len(ids) == len(set(strings))

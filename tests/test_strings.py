@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irpref import interning
+from irpref import doc_keys
 from irpref.hashing import string_buffers
 
 try:
@@ -98,7 +98,7 @@ def _split(values: list[str], pieces: int) -> list[pa.Array]:
 
 
 def _arrow_numbering(arrays):
-    codes, strings = interning._sorted_codes(pa.chunked_array(arrays, pa.string()))
+    codes, strings = doc_keys.sorted_codes(pa.chunked_array(arrays, pa.string()))
     return codes.tolist(), strings.to_pylist()
 
 
@@ -114,7 +114,7 @@ def test_numbered_strings_equal_arrow_numbering(values, pieces):
     arrays = _split(values, pieces)
     n = len(values)
     blocks = (lambda: np.array([[n // 2, n], [0, n // 2]], np.int64)) if n > 1 else None
-    codes, strings = interning._numbered_strings(arrays, blocks)
+    codes, strings = doc_keys.numbered_strings(arrays, blocks)
     assert (codes.tolist(), strings.to_pylist()) == _arrow_numbering(arrays)
 
 
@@ -131,9 +131,9 @@ class _Colliding:
 
 def test_a_hash_collision_falls_back_to_arrow(monkeypatch):
     arrays = _split(["b", "a", "c", "a", "b"], 2)
-    monkeypatch.setattr(interning, "_strings", _Colliding())
-    assert interning._numbered_strings(arrays) is None
-    ids = interning._document_ids(arrays)  # falls back: still exact
+    monkeypatch.setattr(doc_keys, "_strings", _Colliding())
+    assert doc_keys.numbered_strings(arrays) is None
+    ids = doc_keys.document_ids(arrays)  # falls back: still exact
     codes, strings = _arrow_numbering(arrays)
     assert ids.keys.tolist() == codes and ids.strings.to_pylist() == strings
 
@@ -145,7 +145,7 @@ def test_document_ids_of_unpackable_ids_are_the_same_with_and_without_helpers(
     values = [f"https://www.site{i % 7}.example.com/doc{i * 7919 % 1000}" for i in range(500)]
     arrays = _split(values, 3)
     if helpers == "none":
-        monkeypatch.setattr(interning, "_strings", None)
-    ids = interning._document_ids(arrays)
+        monkeypatch.setattr(doc_keys, "_strings", None)
+    ids = doc_keys.document_ids(arrays)
     codes, strings = _arrow_numbering(arrays)
     assert ids.keys.tolist() == codes and ids.strings.to_pylist() == strings

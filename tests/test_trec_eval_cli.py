@@ -18,7 +18,7 @@ from helpers import irpref_cli
 
 from irpref.cli.main import main as cli_main
 from irpref.cli.trec_eval import parse_argv
-from irpref.trec_eval_format import NICKNAMES, TREC_MEASURES, UNSUPPORTED
+from irpref.trec_eval_format import NICKNAMES, TREC_MEASURES
 
 
 def te(*args: str, cwd=None, input: str | None = None) -> subprocess.CompletedProcess:
@@ -282,10 +282,11 @@ def test_run_lacking_a_query_is_refused_without_c(data_dir, tmp_path, te_fast):
     run.write_text("\n".join(lines) + "\n")
     plain = te_fast("-m", "map", "-m", "gm_map", "-m", "num_q", str(d / "qrels.test"), str(run))
     assert plain.returncode == 1 and plain.stdout == ""
-    assert plain.stderr == ("irpref trec_eval: error: the run has no results for 1 query of the "
-                         "qrels (first: 302); trec_eval 10.0 gives no correct output for such "
-                         "a run without -c: pass -c to average over every query of the qrels "
-                         "(missing queries score 0)\n")
+    assert plain.stderr == (
+        "irpref trec_eval: error: the run has no results for 1 query of the judgments (first: "
+        "302); trec_eval 10.0 gives no correct output for such a run without -c (it evaluates "
+        "the previous query again in its place, or crashes): pass -c to average over every "
+        "query of the judgments (missing queries score as an empty ranking)\n")
     comp = te_fast("-c", "-q", "-m", "map", "-m", "gm_map", "-m", "num_q",
                    str(d / "qrels.test"), str(run))
     assert comp.returncode == 0 and comp.stderr == ""
@@ -331,7 +332,14 @@ def test_errors(data_dir, te_fast):
     bad = te_fast("-m", "nosuch", "qrels.test", "results.test", cwd=d)
     assert bad.returncode == 2 and "illegal measure 'nosuch'" in bad.stderr
     prefs = te_fast("-m", "prefs_simp", "qrels.test", "results.test", cwd=d)
-    assert prefs.returncode == 2 and "not supported" in prefs.stderr
+    assert (prefs.returncode, prefs.stdout) == (2, "")
+    assert prefs.stderr == ("irpref trec_eval: measure 'prefs_simp' needs -R prefs or -R "
+                            "qrels_prefs (the rel_info format is 'qrels'; trec_eval stops with "
+                            "\"Can't calculate measure\")\n")
+    jg = te_fast("-R", "qrels_jg", "qrels.test", "results.test", cwd=d)  # official: map, ...
+    assert jg.returncode == 2 and "measure 'num_ret' needs -R qrels" in jg.stderr
+    fmt = te_fast("-R", "nosuch", "qrels.test", "results.test", cwd=d)
+    assert fmt.returncode == 2 and "rel_info format 'nosuch' is not one of" in fmt.stderr
     for mark, message in (
         ("dcg.1=3", "irpref trec_eval: custom gains for dcg ('1=3') are not supported "
                     "(only for ndcg) (-m dcg.1=3)\n"),
@@ -383,9 +391,15 @@ def test_parse_argv_getopt():
 
 def test_measure_table_covers_trec_eval():
     names = {m.name for m in TREC_MEASURES}
-    for nick in ("official", "all_trec", "set"):
+    for nick in ("official", "all_trec", "set", "all_prefs", "prefs", "qrels_jg"):
         assert set(NICKNAMES[nick]) <= names
-    assert not names & set(UNSUPPORTED)
+    # every measure of trec_eval 10.0's measures.c, in its order
+    assert [m.name for m in TREC_MEASURES][-22:] == [
+        "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+        "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+        "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+        "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj"]
 
 
 def test_measures_command():

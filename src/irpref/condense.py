@@ -24,7 +24,7 @@ from functools import cached_property
 import numpy as np
 import pyarrow as pa
 
-from irpref.interning import DocumentIds
+from irpref.doc_keys import DocumentIds
 from irpref.judged import JudgedRankings
 
 __all__ = ["FOLLOWERS", "condense", "condensed"]

@@ -24,6 +24,7 @@ from irpref.judged import LAYOUTS, JudgedRankings
 from irpref.measures import Measure, parse_measure
 from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
 from irpref.measures.diversity import attach_subtopics, check_subtopics, use_subtopics
+from irpref.measures.trec_prefs import attach_preferences, use_preferences
 from irpref.memory import release_block
 from irpref.params import DEFAULT_MISSING, Settings
 from irpref.preferences import parse_preference
@@ -309,6 +310,8 @@ def evaluate(
     judged:      rankings already judged (:func:`judge_inputs`) instead of qrels and
                  runs; their judging settings hold (a different ``rel``, ``depth``,
                  ``ties``, ``corpus_size`` or ``use_tag`` is refused).
+    qrels may also be preference judgments (:class:`~irpref.io.prefs.Preferences`, a
+                 ``.prefs`` file): the Prefs* measures (trec_eval's prefs_*) read them.
     subtopics:   ndeval-format subtopic qrels (path or DataFrame) for the diversity
                  measures (alpha-nDCG@k, ERR-IA@k, MAP-IA, S-recall@k); ``qrels=None``
                  (or the same path) uses them, collapsed, as the qrels too.
@@ -335,6 +338,7 @@ def evaluate(
     labelled = labelled_measures(measures, settings)
     check_subtopics([m for _, m in labelled], subtopics, judged)
     qrels, sub = use_subtopics(qrels, subtopics)
+    qrels, prefs = use_preferences(qrels, [m for _, m in labelled])
     if judged is None:
         layout, count_docs = layout_for([m for _, m in labelled], settings=settings,
                                         subtopics=sub)
@@ -343,6 +347,8 @@ def evaluate(
         judged = judge_inputs(qrels, runs, settings, layout=layout, count_docs=count_docs)
     if sub is not None:
         attach_subtopics(judged, sub)
+    if prefs is not None:
+        attach_preferences(judged, prefs)
     mask = judged.query_mask(settings.missing)
     announce_missing(judged, settings.missing, stacklevel=3)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once

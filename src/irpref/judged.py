@@ -37,7 +37,8 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from irpref.interning import DocumentIds, Documents
+from irpref.doc_keys import DocumentIds
+from irpref.interning import Documents
 from irpref.params import Settings, check_missing
 
 __all__ = [

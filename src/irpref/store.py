@@ -34,8 +34,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from irpref.doc_keys import DocumentIds
 from irpref.errors import InputError
-from irpref.interning import DocumentIds
 from irpref.judged import JudgedRankings
 from irpref.params import JUDGING, Settings
 

@@ -12,27 +12,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from irpref.judged import NONPOOL, JudgedRankings
 from irpref.measures import REGISTRY, parse_measure
-from irpref.measures.arithmetic import geometric_mean
+from irpref.measures.arithmetic import geometric_mean, lround
 from irpref.measures.base import TrecName, trec_number
 from irpref.measures.gains import Gains
 from irpref.measures.trec import iprec_average
+from irpref.measures.trec_prefs import PREFS_MEASURES
+from irpref.trec_eval_zscores import MISSING_ZSCORE, ZScores, read_zscores, to_zscores
 
 __all__ = [
     "MISSING_ZSCORE",
     "NICKNAMES",
     "TREC_MEASURES",
-    "UNSUPPORTED",
     "Requested",
     "TrecEvalError",
     "TrecMeasure",
+    "NEG_NAN",
+    "empty_iprec_nan",
     "evaluate_trec",
     "format_trec_eval",
+    "render_trec_eval",
     "read_zscores",
     "refuse_ambiguous_gains",
     "to_zscores",
@@ -63,6 +67,7 @@ class TrecMeasure:
     average: str = "mean"  # "mean" | "sum" | "gm" | "count" | "none"
     per_query: bool = True
     summary: bool = True
+    judgments: str = "qrels"  # the -R format it needs: qrels | prefs | qrels_jg | any
 
 
 def _fmt_num(x: float) -> str:
@@ -72,18 +77,21 @@ def _fmt_num(x: float) -> str:
 # trec_eval's pseudo-measures, which are no irpref measure: the run's name and
 # the relevance string of the top 10 (computed by the printing code below)
 _PSEUDO: dict[str, TrecMeasure] = {
-    "runid": TrecMeasure("runid", "special", None, average="none", per_query=False),
+    "runid": TrecMeasure("runid", "special", None, average="none", per_query=False,
+                         judgments="any"),
     "relstring": TrecMeasure("relstring", "special", None, (10.0,), average="none",
                              summary=False),
 }
+# the judgment-group forms (-R qrels_jg): the measure of each judge, averaged
+_AVGJG = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
 # the order in which trec_eval 10.0 prints its measures (measures.c, te_trec_measures)
 TREC_ORDER = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
     "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
     "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
     "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid",
-    "unj",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", *PREFS_MEASURES, "map_avgjg",
+    "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj",
 )
 
 
@@ -105,10 +113,16 @@ def _from_records() -> list[TrecMeasure]:
     for name in TREC_ORDER:
         if name in _PSEUDO:
             out.append(_PSEUDO[name])
-            continue
-        t = declared.pop(name)
-        out.append(TrecMeasure(t.name, t.style, _builder(t), t.default, t.value, t.average,
-                               t.per_query, t.summary))
+        elif name not in _AVGJG:
+            t = declared.pop(name)
+            kind = ("any" if t.name == "num_q" else
+                    "prefs" if t.name in PREFS_MEASURES else "qrels")  # -R they need
+            out.append(TrecMeasure(t.name, t.style, _builder(t), t.default, t.value, t.average,
+                                   t.per_query, t.summary, kind))
+    by_name = {m.name: m for m in out}
+    for name, base in _AVGJG.items():
+        out.insert(TREC_ORDER.index(name), replace(by_name[base], name=name,
+                                                   judgments="qrels_jg"))
     if declared:  # a record declares a trec_eval name trec_eval does not print
         raise ValueError(f"trec_eval names missing from TREC_ORDER: {sorted(declared)}")
     return out
@@ -117,16 +131,6 @@ def _from_records() -> list[TrecMeasure]:
 TREC_MEASURES: list[TrecMeasure] = _from_records()
 _BY_NAME = {m.name: m for m in TREC_MEASURES}
 
-# trec_eval measures that need other input formats (-R prefs / qrels_jg): not provided
-UNSUPPORTED: dict[str, str] = {
-    **{name: "needs preference judgements (-R prefs)" for name in (
-        "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-        "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-        "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
-        "prefs_avgjg_imp")},
-    **{name: "needs multiple judgement sets (-R qrels_jg)" for name in (
-        "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")},
-}
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
@@ -316,7 +320,7 @@ def _setup(spec: TrecMeasure, params: str | None) -> Requested:
             req.names = [name]
     else:
         req.names = [name]
-        req.measures = [spec.build()]
+        req.measures = [spec.build()] if spec.build is not None else []
     return req
 
 
@@ -336,15 +340,11 @@ def resolve_measures(marks: Sequence[str]) -> list[Requested]:
             params.setdefault(base, rest)
         if base in NICKNAMES:
             names = NICKNAMES[base]
-        elif base in _BY_NAME or base in UNSUPPORTED:
+        elif base in _BY_NAME:
             names = (base,)
         else:
             raise TrecEvalError(f"trec_eval: illegal measure '{text}'")
-        for name in names:
-            if name in UNSUPPORTED:
-                raise TrecEvalError(
-                    f"irpref trec_eval: measure '{name}' is not supported ({UNSUPPORTED[name]})")
-            marked.add(name)
+        marked.update(names)
     out = []
     for spec in TREC_MEASURES:
         if spec.name not in marked:
@@ -416,8 +416,9 @@ def format_trec_eval(
     run: int = 0,
     complete_num_rel: int | None = None,
     zscores: ZScores | None = None,
+    judged_only: bool = False,
 ) -> str:
-    """trec_eval's output for run ``run`` of ``judged``.
+    """trec_eval's output for run ``run`` of ``judged`` (relevance qrels).
 
     Queries are the qrels' (sorted, as trec_eval sorts them); without
     ``complete`` only those the run retrieved are evaluated, with it every
@@ -425,64 +426,137 @@ def format_trec_eval(
     ``complete``, the ``num_rel`` summary is ``complete_num_rel`` when given:
     trec_eval 10.0 then counts every qrels line with grade > 0 over all qrels
     queries, ignoring ``-l`` and ``-M`` (``m_num_rel.c``, ``te_calc_avg_num_rel``),
-    while the per-query ``num_rel`` lines keep ``-l``. With ``zscores`` (``-Z``)
-    every value is first turned into a z-score (:func:`to_zscores`) and printed
-    as trec_eval does then (``Z`` before the name, counts as ``%6.4f`` sums).
+    while the per-query ``num_rel`` lines keep ``-l``. ``judged_only`` (``-J``,
+    ``judged`` already condensed) marks the NaN of :func:`empty_iprec_nan`.
     """
-    present = judged.present[run]
+    values = evaluate_trec(judged, requested, run=run)
+    if judged_only:
+        empty = judged.num_ret[run] == 0
+        empty_iprec_nan(values, requested, empty, judged.num_rel(max(judged.rel, 0))[run])
+    return render_trec_eval(values, requested, judged.queries, judged.present[run], runid=runid,
+                            query_flag=query_flag, summary_flag=summary_flag,
+                            complete=complete, complete_num_rel=complete_num_rel,
+                            zscores=zscores)
+
+
+NEG_NAN = -float("nan")
+"""C's 0.0 / 0.0 on x86: a NaN with the sign bit set, printed ``-nan``."""
+
+
+def empty_iprec_nan(values: dict, requested: Sequence[Requested], empty: np.ndarray,
+                    num_rel: np.ndarray) -> None:
+    """trec_eval's ``-nan`` for an empty ranking (``-J`` left no document).
+
+    m_iprec_at_recall.c and m_11pt_avg.c start the interpolated precision at
+    num_rel_ret / num_ret, 0 / 0 when nothing is retrieved, and give it to
+    every recall cut-off ``lround(x R)`` of 0 (recall 0.0, or any x when R = 0);
+    ``11pt_avg`` sums it. The printed mean is ``-nan`` too. A drop-in prints
+    what trec_eval prints: those values are set to that NaN, in place.
+    """
+    if not empty.any():
+        return
+    for req in requested:
+        name = req.spec.name
+        if name not in ("iprec_at_recall", "11pt_avg"):
+            continue
+        zero = [lround(np.float64(x) * num_rel) == 0 for x in req.values]
+        if name == "11pt_avg":
+            label = req.names[0]
+            hit = empty & np.any(zero, axis=0) if zero else np.zeros_like(empty)
+            values[label] = np.where(hit, NEG_NAN, values[label])
+            continue
+        for label, z in zip(req.names, zero):
+            values[label] = np.where(empty & z, NEG_NAN, values[label])
+
+
+def render_trec_eval(
+    values: dict[str, np.ndarray | list[str]],
+    requested: Sequence[Requested],
+    queries: np.ndarray,
+    present: np.ndarray,
+    *,
+    runid: str,
+    query_flag: bool = False,
+    summary_flag: bool = True,
+    complete: bool = False,
+    complete_num_rel: int | None = None,
+    zscores: ZScores | None = None,
+) -> str:
+    """trec_eval's lines for per-query ``values`` (printed name -> (Q,) array over
+    ``queries``), whatever judgments they come from: ``-q`` lines for the
+    evaluated queries (those ``present``, or all with ``complete``), then the
+    summary (``%-22s\\t%s\\t%6.4f``, counts as integers). With ``zscores``
+    (``-Z``) every value is first turned into a z-score (:func:`to_zscores`) and
+    printed as trec_eval does then (``Z`` before the name, counts as ``%6.4f`` sums).
+    """
     evaluated = np.ones_like(present) if complete else present
     qidx = np.flatnonzero(evaluated)
     if len(qidx) == 0:
         raise TrecEvalError("trec_eval: No queries with both results and relevance info")
-    values = evaluate_trec(judged, requested, run=run)
+    values = dict(values)
     for req in requested:  # trec_eval zeroes these for a missing query (trec_eval.c)
         if req.spec.name == "utility":
             for label in req.names:
                 values[label] = np.where(present, values[label], 0.0)
     if zscores is not None:
-        values = to_zscores(values, requested, judged.queries, zscores)
-    z = "Z" if zscores is not None else ""
-    lines: list[str] = []
-    if query_flag:
-        for q in qidx:
-            qid = judged.queries[q]
-            for req in requested:
-                if not req.spec.per_query:
-                    continue
-                for label in req.names:
-                    v = values[label][q]
-                    if req.spec.name == "relstring":
-                        lines.append(f"{label:<22}\t{qid}\t'{v}'")
-                    elif req.spec.value == "long" and not z:
-                        lines.append(f"{label:<22}\t{qid}\t{int(v)}")
-                    else:
-                        lines.append(f"{z}{label:<22}\t{qid}\t{_c_float(v)}")
+        values = to_zscores(values, requested, queries, zscores)
+    lines = _query_lines(values, requested, queries, qidx, zscores is not None) \
+        if query_flag else []
     if summary_flag:
-        n = len(qidx)
+        lines += _summary_lines(values, requested, qidx, runid, zscores is not None,
+                                complete_num_rel if complete else None)
+    return "".join(line + "\n" for line in lines)
+
+
+def _query_lines(values: dict, requested: Sequence[Requested], queries: np.ndarray,
+                 qidx: np.ndarray, zmode: bool) -> list[str]:
+    z = "Z" if zmode else ""
+    lines = []
+    for q in qidx:
+        qid = queries[q]
         for req in requested:
-            spec = req.spec
-            if not spec.summary:
-                continue
-            if spec.name == "runid":
-                lines.append(f"{'runid':<22}\tall\t{runid}")
+            if not req.spec.per_query:
                 continue
             for label in req.names:
-                v = np.asarray(values[label], dtype=np.float64)[qidx]
-                if spec.average == "count":
-                    lines.append(f"{z}{label:<22}\tall\t{_c_float(n) if z else n}")
-                elif spec.average == "gm":
-                    lines.append(f"{z}{label:<22}\tall\t{_c_float(geometric_mean(v))}")
+                v = values[label][q]
+                if req.spec.name == "relstring":
+                    lines.append(f"{label:<22}\t{qid}\t'{v}'")
+                elif req.spec.value == "long" and not z:
+                    lines.append(f"{label:<22}\t{qid}\t{int(v)}")
                 else:
-                    total = float(np.add.accumulate(v)[-1])
-                    if spec.name == "num_rel" and complete and complete_num_rel is not None:
-                        total = complete_num_rel
-                    if spec.value == "long" and not z:
-                        lines.append(f"{label:<22}\tall\t{int(total)}")
-                    elif spec.value == "long":  # -Z: sums of z-scores, as doubles
-                        lines.append(f"{z}{label:<22}\tall\t{_c_float(total)}")
-                    else:
-                        lines.append(f"{z}{label:<22}\tall\t{_c_float(total / n)}")
-    return "".join(line + "\n" for line in lines)
+                    lines.append(f"{z}{label:<22}\t{qid}\t{_c_float(v)}")
+    return lines
+
+
+def _summary_lines(values: dict, requested: Sequence[Requested], qidx: np.ndarray, runid: str,
+                   zmode: bool, complete_num_rel: int | None) -> list[str]:
+    z = "Z" if zmode else ""
+    n = len(qidx)
+    lines = []
+    for req in requested:
+        spec = req.spec
+        if not spec.summary:
+            continue
+        if spec.name == "runid":
+            lines.append(f"{'runid':<22}\tall\t{runid}")
+            continue
+        for label in req.names:
+            v = np.asarray(values[label], dtype=np.float64)[qidx]
+            if spec.average == "count":
+                lines.append(f"{z}{label:<22}\tall\t{_c_float(n) if z else n}")
+            elif spec.average == "gm":
+                lines.append(f"{z}{label:<22}\tall\t{_c_float(geometric_mean(v))}")
+            else:
+                total = float(np.add.accumulate(v)[-1])
+                if spec.name == "num_rel" and complete_num_rel is not None:
+                    total = complete_num_rel
+                if spec.value == "long" and not z:
+                    lines.append(f"{label:<22}\tall\t{int(total)}")
+                elif spec.value == "long":  # -Z: sums of z-scores, as doubles
+                    lines.append(f"{z}{label:<22}\tall\t{_c_float(total)}")
+                else:
+                    lines.append(f"{z}{label:<22}\tall\t{_c_float(total / n)}")
+    return lines
 
 
 def _c_float(x: float) -> str:
@@ -491,79 +565,3 @@ def _c_float(x: float) -> str:
     if x != x:
         return f"{'-nan' if np.signbit(x) else 'nan':>6}"
     return f"{x:6.4f}"
-
-
-# ---- -Z: z-scores against reference means (get_zscores.c, convert_zscores.c) ------
-MISSING_ZSCORE = -1000000.0
-"""What trec_eval prints for a value without a usable mean and deviation."""
-
-ZScores = dict[str, dict[str, tuple[float, float]]]
-
-
-def read_zscores(path: str) -> ZScores:
-    """A ``-Z`` file: lines ``qid measure_name mean stddev`` (whitespace
-    separated; get_zscores.c). Returns {qid: {measure: (mean, stddev)}}.
-
-    Refused with :class:`~irpref.errors.InputError` naming the line: a line
-    without exactly four fields (trec_eval: "Malformed line", blank lines
-    included), a mean or deviation that is not a number (trec_eval's ``atof``
-    would read 0), the same query and measure twice (trec_eval would keep one
-    of them at random).
-    """
-    from irpref.errors import InputError
-
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read the z-score file ({exc.strerror})") from None
-    if not data:
-        raise InputError(path, None, "empty z-score file")
-    out: ZScores = {}
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    for number, raw in enumerate(lines, 1):
-        text = raw.decode("utf-8", "replace")
-        fields = text.split()
-        if len(fields) != 4:
-            raise InputError(path, number, "expected 'qid measure mean stddev'", text)
-        qid, meas, mean, sd = fields
-        try:
-            pair = (float(mean), float(sd))
-        except ValueError:
-            raise InputError(path, number, "mean and stddev must be numbers", text) from None
-        if meas in out.setdefault(qid, {}):
-            raise InputError(path, number, f"query {qid} measure {meas} given twice", text)
-        out[qid][meas] = pair
-    return out
-
-
-def to_zscores(values: dict[str, np.ndarray | list[str]], requested: Sequence[Requested],
-               queries: np.ndarray, zscores: ZScores) -> dict[str, np.ndarray | list[str]]:
-    """Every per-query value as ``(value - mean) / stddev`` (convert_zscores.c).
-
-    The mean and deviation are those of the query and the printed measure
-    name; without them, or with a zero deviation and a value other than the
-    mean, the value is :data:`MISSING_ZSCORE`; a zero deviation and the mean
-    itself give 0. relstring is left as it is.
-    """
-    out: dict[str, np.ndarray | list[str]] = dict(values)
-    for req in requested:
-        if req.spec.name in ("runid", "relstring"):
-            continue
-        for label in req.names:
-            raw = np.asarray(values[label], dtype=np.float64)
-            mean = np.full(len(queries), np.nan)
-            sd = np.full(len(queries), np.nan)
-            for q, qid in enumerate(queries):
-                pair = zscores.get(str(qid), {}).get(label)
-                if pair is not None:
-                    mean[q], sd[q] = pair
-            known = ~np.isnan(mean)
-            z = np.full(len(queries), MISSING_ZSCORE)
-            scaled = known & (sd != 0)
-            z[scaled] = (raw[scaled] - mean[scaled]) / sd[scaled]
-            z[known & (sd == 0) & (raw == mean)] = 0.0
-            out[label] = z
-    return out

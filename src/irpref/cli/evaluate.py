@@ -26,6 +26,7 @@ from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
 from irpref.measures.diversity import check_subtopics, use_subtopics
 from irpref.measures.names import canonical_name
+from irpref.measures.trec_prefs import attach_preferences, use_preferences
 from irpref.report.records import write_parquet
 from irpref.report.tables import (  # the one writer
     PAPER_FORMATS,
@@ -87,9 +88,12 @@ def run(args: argparse.Namespace) -> int:
         results = _on_dask(args, measures, settings)
     else:
         args.qrels, sub = use_subtopics(args.qrels, args.subtopics)
+        args.qrels, prefs = use_preferences(args.qrels, parse_measures(measures))  # .prefs
         judged = judge_args(args, settings, measures=measures, subtopics=sub,
                             layout="full" if args.bounds and settings.ties == "expected"
                             else None)
+        if prefs is not None:
+            attach_preferences(judged, prefs)
         results = evaluate(None, None, measures, settings=settings, judged=judged,
                            subtopics=sub, bounds=args.bounds)
     if args.bounds:

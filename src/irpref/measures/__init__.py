@@ -17,6 +17,7 @@ from irpref.measures import (
     search_length,  # noqa: F401  (ASL)
     trec,  # noqa: F401  (the rest of trec_eval: Bpref, infAP, GMAP, ...)
     trec_gain,  # noqa: F401  (trec_eval's gain-based measures: DCG, G, gRBP, ...)
+    trec_prefs,  # noqa: F401  (trec_eval's preference measures: PrefsSimp, PrefsAvgJG, ...)
 )
 from irpref.measures.base import REGISTRY, Family, Measure
 from irpref.measures.names import parse_measure, parse_measures
