@@ -252,12 +252,14 @@ def test_condensing_reuses_what_the_judged_rankings_listed(coll, ties, layout):
         assert got.n_docs == plain.n_docs
 
 
-def test_the_cache_does_not_keep_judged_rankings_alive():
-    """condensed() holds judged rankings weakly: their condensed copy refers to arrays,
-    never to them, so dropping the judged rankings frees the cache entry."""
+def test_the_condensed_copy_lives_with_the_judged_rankings():
+    """condensed() computes the copy once and keeps it with the judged rankings (no
+    process-wide table); the copy refers to arrays, never to them, so the judged
+    rankings are freed while their condensed copy is still in use."""
     import gc
+    import weakref
 
-    from irpref.condense import _CONDENSED, condensed
+    from irpref.condense import condensed
 
     qrels = pd.DataFrame([("q", "r", 1), ("q", "n", 0)], columns=["query_id", "doc_id",
                                                                  "relevance"])
@@ -265,11 +267,12 @@ def test_the_cache_does_not_keep_judged_rankings_alive():
                        columns=["query_id", "doc_id", "score"])
     judged = _judge(qrels, {"run": run}, "docid", "full")
     copy = condensed(judged)
+    assert condensed(judged) is copy and condensed(copy) is copy and copy.condensed
     assert copy.score.tolist() == [2.0, 1.0] and copy.rank.tolist() == [0, 1]
-    before = len(_CONDENSED)
-    del judged, copy
+    alive = weakref.ref(judged)
+    del judged
     gc.collect()
-    assert len(_CONDENSED) == before - 1
+    assert alive() is None and copy.score.tolist() == [2.0, 1.0]
 
 
 @pytest.mark.parametrize("share", [0.0, 0.01, 0.05, 0.1, 0.3, 1.0])

@@ -32,7 +32,7 @@ from irpref.io.trec import read_qrels, read_run
 from irpref.judged import LayoutError
 from irpref.measures import REGISTRY, parse_measure
 from irpref.measures.base import MODIFIERS, reads_compact, with_params
-from irpref.measures.diversity import attach_subtopics
+from irpref.measures.subtopic_judgments import with_subtopics
 from irpref.preferences import PREFERENCES, parse_preference
 from irpref.preferences.pairs import preference_matrices
 from irpref.ranking import judge
@@ -153,8 +153,7 @@ def _judge(qrels, runs, ties, layout, depth, corpus, sub):
         warnings.simplefilter("ignore")
         judged = judge_inputs(qrels, runs, ties=ties, depth=depth, corpus_size=corpus,
                               layout=layout, count_docs=layout == "compact", block_runs=2)
-    attach_subtopics(judged, sub)
-    return judged
+    return with_subtopics(judged, sub)
 
 
 def _value(m, judged):

@@ -146,6 +146,18 @@ def test_no_context_variables_and_no_argparse_below_the_cli():
         assert "Namespace" not in text, path
 
 
+def test_no_side_tables_keyed_by_judged_rankings():
+    """What travels with judged rankings is a field of theirs (subtopics, preferences,
+    condensed) or a value derived from them and kept with them (JudgedRankings.derived):
+    no weak-keyed table beside them, no hook copying it to their condensed lists."""
+    for path in SRC.rglob("*.py"):
+        text = path.read_text()
+        assert "weakref" not in _imports(path) and "FOLLOWERS" not in text, path
+    judged = irpref.judge_inputs(QRELS, RUNS[:1])
+    assert {"subtopics", "preferences", "condensed"} <= {
+        f.name for f in __import__("dataclasses").fields(judged)}
+
+
 def test_the_cli_builds_the_settings_in_one_place():
     uses = [p for p in (SRC / "cli").glob("*.py") if "Settings(" in p.read_text()]
     assert [p.name for p in uses] == ["common.py"]

@@ -18,7 +18,6 @@ every kernel then evaluates the assignment unchanged.
 from __future__ import annotations
 
 import dataclasses
-import weakref
 
 import numpy as np
 
@@ -42,13 +41,7 @@ def unjudged_items(judged: JudgedRankings) -> np.ndarray:
     :func:`with_unjudged`; a plain compact one does not hold them)."""
     if not _holds_every_item(judged):
         judged._full_only(_NEEDS)
-    idx = _UNJUDGED.get(judged)
-    if idx is None:
-        idx = _UNJUDGED[judged] = np.flatnonzero(judged.grade < 0)
-    return idx
-
-
-_UNJUDGED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # judged -> indices
+    return judged.derived(("unjudged_items",), lambda: np.flatnonzero(judged.grade < 0))
 
 
 def with_unjudged(judged: JudgedRankings) -> JudgedRankings:

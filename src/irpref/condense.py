@@ -17,8 +17,6 @@ documents that share a score).
 from __future__ import annotations
 
 import dataclasses
-import weakref
-from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
@@ -27,28 +25,17 @@ import pyarrow as pa
 from irpref.doc_keys import DocumentIds
 from irpref.judged import JudgedRankings
 
-__all__ = ["FOLLOWERS", "condense", "condensed"]
-
-_CONDENSED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # judged -> its copy
-_ALREADY: weakref.WeakSet = weakref.WeakSet()  # condensed copies (condensed: themselves)
-FOLLOWERS: list[Callable[[JudgedRankings, JudgedRankings], None]] = []
-"""Called as ``follow(judged, copy)`` whenever :func:`condensed` hands out a
-copy: what is attached to judged rankings elsewhere (a diversity measure's
-subtopic judgments) follows them to their condensed lists."""
+__all__ = ["condense", "condensed"]
 
 
 def condensed(judged: JudgedRankings) -> JudgedRankings:
-    """:func:`condense` of ``judged``, computed once per judged rankings: every
+    """:func:`condense` of ``judged``, computed once per judged rankings (kept
+    with them, :meth:`~irpref.judged.JudgedRankings.derived`): every
     ``judged_only=true`` measure and preference reads this one copy (the
     condensed lists of condensed lists are themselves)."""
-    if judged in _ALREADY:
+    if judged.condensed:
         return judged
-    copy = _CONDENSED.get(judged)
-    if copy is None:
-        copy = _CONDENSED[judged] = condense(judged)
-    for follow in FOLLOWERS:
-        follow(judged, copy)
-    return copy
+    return judged.derived(("condensed",), lambda: condense(judged))
 
 
 def _judged_documents(ids: DocumentIds, qrels_doc_key: np.ndarray) -> DocumentIds:
@@ -85,9 +72,9 @@ def condense(judged: JudgedRankings) -> JudgedRankings:
     groups, the distinct documents) is taken only when first read
     (:class:`_Condensed`). Condensing condensed lists returns them unchanged.
     """
-    if judged in _ALREADY:
+    if judged.condensed:
         return judged
-    listed = judged._items_cache.get(0)  # items_with_grade(0): the judged items
+    listed = judged.derived(("items", 0))  # items_with_grade(0): the judged items
     if listed is not None:
         kept, starts = listed.index, listed.offsets
     else:
@@ -95,7 +82,7 @@ def condense(judged: JudgedRankings) -> JudgedRankings:
         starts = np.searchsorted(kept, judged.offsets).astype(np.int64)  # (S+1,)
     fields = {f.name: getattr(judged, f.name) for f in dataclasses.fields(judged)
               if f.name not in _Condensed.LAZY}
-    fields.update(offsets=starts, grade=judged.grade.take(kept),
+    fields.update(offsets=starts, grade=judged.grade.take(kept), condensed=True,
                   doc_ids=_judged_documents(judged.doc_ids, judged.qrels_doc_key))
     source = {"kept": kept, "doc_key": judged.doc_key, "score": judged.score,
               "tie_first": judged.tie_first, "tie_size": judged.tie_size,
@@ -108,7 +95,7 @@ def condense(judged: JudgedRankings) -> JudgedRankings:
                                - np.repeat(starts[:-1], counts))
     copy = object.__new__(_Condensed)
     vars(copy).update(fields, _source=source)
-    return _itself(copy)
+    return copy
 
 
 def _judged_items(judged: JudgedRankings) -> np.ndarray:
@@ -142,9 +129,8 @@ class _Condensed(JudgedRankings):
 
     Built by :func:`condense` only: the fields outside :attr:`LAZY` are set at
     once, these (as cached properties) from ``_source`` (arrays, never the
-    judged rankings themselves, which the cache of :func:`condensed` holds by a
-    weak reference). A copy made by :func:`dataclasses.replace` holds every
-    field and reads none of this.
+    judged rankings themselves, which keep this copy: :func:`condensed`). A copy
+    made by :func:`dataclasses.replace` holds every field and reads none of this.
     """
 
     LAZY = ("doc_key", "score", "tie_first", "tie_size", "distinct_docs")
@@ -203,8 +189,3 @@ class _Condensed(JudgedRankings):
     @cached_property
     def tie_size(self) -> np.ndarray | None:  # type: ignore[override]
         return self._tie_groups[1]
-
-
-def _itself(copy: JudgedRankings) -> JudgedRankings:
-    _ALREADY.add(copy)
-    return copy

@@ -23,8 +23,8 @@ from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import LAYOUTS, JudgedRankings
 from irpref.measures import Measure, parse_measure
 from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
-from irpref.measures.diversity import attach_subtopics, check_subtopics, use_subtopics
-from irpref.measures.trec_prefs import attach_preferences, use_preferences
+from irpref.measures.subtopic_judgments import check_subtopics, use_subtopics, with_subtopics
+from irpref.measures.trec_prefs import use_preferences
 from irpref.memory import release_block
 from irpref.params import DEFAULT_MISSING, Settings
 from irpref.preferences import parse_preference
@@ -346,9 +346,9 @@ def evaluate(
             layout, count_docs = "full", False
         judged = judge_inputs(qrels, runs, settings, layout=layout, count_docs=count_docs)
     if sub is not None:
-        attach_subtopics(judged, sub)
+        judged = with_subtopics(judged, sub)
     if prefs is not None:
-        attach_preferences(judged, prefs)
+        judged = judged.with_preferences(prefs)
     mask = judged.query_mask(settings.missing)
     announce_missing(judged, settings.missing, stacklevel=3)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once

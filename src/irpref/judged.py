@@ -30,15 +30,19 @@ its :class:`~irpref.ranking.CompactBlock` directly.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
 from irpref.doc_keys import DocumentIds
 from irpref.interning import Documents
+from irpref.io.prefs import Preferences
+from irpref.io.subtopics import SubtopicQrels
 from irpref.params import Settings, check_missing
 
 __all__ = [
@@ -111,6 +115,38 @@ class JudgedRankings(Documents):
     tie_first: np.ndarray | None = None  # int64 rank of the item's tie group start
     tie_size: np.ndarray | None = None  # int64 size of the item's tie group
     distinct_docs: int | None = None  # documents in the qrels and all runs (compact)
+    # ---- judgments beside the qrels, and what the rankings are -----------
+    subtopics: SubtopicQrels | None = None  # ndeval's, for the diversity measures
+    preferences: Preferences | None = None  # trec_eval's, for the Prefs* measures
+    condensed: bool = False  # the condensed lists of other rankings (irpref.condense)
+
+    def with_subtopics(self, subtopics: SubtopicQrels | None) -> JudgedRankings:
+        """These rankings with the subtopic judgments the diversity measures read."""
+        if subtopics is self.subtopics:
+            return self
+        return dataclasses.replace(self, subtopics=subtopics)
+
+    def with_preferences(self, preferences: Preferences | None) -> JudgedRankings:
+        """These rankings with the preference judgments the Prefs* measures read."""
+        if preferences is self.preferences:
+            return self
+        return dataclasses.replace(self, preferences=preferences)
+
+    # ---- values derived from these rankings, computed once ----------------
+    @cached_property
+    def _derived(self) -> dict:
+        return {}
+
+    def derived(self, key: tuple, compute: Callable[[], Any] | None = None) -> Any:
+        """A value derived from these rankings and kept with them, computed once by
+        ``compute`` (None: the value if it was computed, else None). ``key`` names
+        it, its owner first: ``("condensed",)``, ``("tie_groups", rel)``,
+        ``("unjudged", level)``, ``("subtopic_join", rel)``, ... Every measure
+        computed on the same rankings shares them; they go when the rankings go."""
+        store = self._derived
+        if key not in store and compute is not None:
+            store[key] = compute()
+        return store.get(key)
 
     # ---- the judging settings (read by every measure and preference) ------
     @property
@@ -214,10 +250,6 @@ class JudgedRankings(Documents):
         """Boolean per item: ``grade >= rel`` (default: the judging level)."""
         return self.grade >= (self.rel if rel is None else rel)
 
-    @cached_property
-    def _items_cache(self) -> dict:
-        return {}
-
     def items_with_grade(self, at_least: int | None = None) -> Items:
         """The items with ``grade >= at_least`` (default: the judging level),
         as a sparse :class:`Items` view (cached per level).
@@ -226,7 +258,7 @@ class JudgedRankings(Documents):
         every item: about a tenth of the items, and no full-size temporaries.
         """
         level = self.rel if at_least is None else int(at_least)
-        cached = self._items_cache.get(level)
+        cached = self.derived(("items", level))
         if cached is None:
             index = np.flatnonzero(self.grade >= level)
             offsets = np.searchsorted(index, self.offsets).astype(np.int64)
@@ -240,7 +272,8 @@ class JudgedRankings(Documents):
                 segment[0] = nonempty[0]
                 np.cumsum(segment, out=segment)
             rank = self.rank_of(index, segment)
-            cached = self._items_cache[level] = Items(index, offsets, segment, rank)
+            cached = self.derived(("items", level),
+                                  lambda: Items(index, offsets, segment, rank))
         return cached
 
     @cached_property

@@ -24,9 +24,9 @@ from irpref.cli.common import (
 from irpref.errors import UsageError
 from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
-from irpref.measures.diversity import check_subtopics, use_subtopics
 from irpref.measures.names import canonical_name
-from irpref.measures.trec_prefs import attach_preferences, use_preferences
+from irpref.measures.subtopic_judgments import check_subtopics, use_subtopics
+from irpref.measures.trec_prefs import use_preferences
 from irpref.report.records import write_parquet
 from irpref.report.tables import (  # the one writer
     PAPER_FORMATS,
@@ -92,8 +92,7 @@ def run(args: argparse.Namespace) -> int:
         judged = judge_args(args, settings, measures=measures, subtopics=sub,
                             layout="full" if args.bounds and settings.ties == "expected"
                             else None)
-        if prefs is not None:
-            attach_preferences(judged, prefs)
+        judged = judged.with_preferences(prefs)
         results = evaluate(None, None, measures, settings=settings, judged=judged,
                            subtopics=sub, bounds=args.bounds)
     if args.bounds:

@@ -134,7 +134,7 @@ def _inputs(args: argparse.Namespace, options: SimpleNamespace, exp: Experiment)
     the subtopic qrels; every name and option is checked before any file is read;
     the runs lacking judged queries are announced (``--missing``, one line each)."""
     from irpref.evaluate import announce_missing
-    from irpref.measures.diversity import use_subtopics
+    from irpref.measures.subtopic_judgments import use_subtopics
     from irpref.meta.pairwise import check_measures
     from irpref.store import is_judged_file
 

@@ -295,6 +295,8 @@ class Family:
     # ties="expected" kernel is the kernel itself
     order_free: bool = False
     subtopics: bool = False  # reads subtopic qrels (ndeval format: --subtopics FILE)
+    # reads preference judgments (trec_eval -R prefs: a .prefs file), or the qrels as such
+    preferences: bool = False
     # True for the measures that may fall back on the number of distinct documents
     # for the corpus size (ASL(missing=corpus))
     uses_n_docs: Callable[[Measure], bool] | None = None

@@ -59,22 +59,13 @@ from irpref.measures.diversity_bounds import (
 )
 from irpref.measures.subtopic_judgments import (
     alpha_of,
-    attach_subtopics,
-    check_subtopics,
     ideal_gain,
-    needs_subtopics,
     pair_values,
     per_query,
     sequential_sum,
-    use_subtopics,
 )
 
-__all__ = [
-    "attach_subtopics",
-    "check_subtopics",
-    "needs_subtopics",
-    "use_subtopics",
-]
+__all__: list[str] = []  # the families register themselves; the join: subtopic_judgments
 
 
 ALPHA = {"alpha": Param(float, 0.5, "redundancy intolerance (ndeval -alpha), in [0, 1]")}

@@ -23,8 +23,6 @@ z'), linear-fractional in z': its extremes are at z' = 0 or z' = z.
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from irpref.judged import JudgedRankings
@@ -41,17 +39,11 @@ OUTER_NOTE = ("the numerator is bounded exactly (facts 1-3 of irpref.measures."
 EXACT_NOTE = "per subtopic extremes, and the new subtopics all or none"
 
 
-_FRAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def _frame(judged: JudgedRankings, m: Measure) -> _Frame:
     """The :class:`_Frame` of ``judged`` at ``m``'s relevance level and cut-off,
     shared by the diversity measures computed on the same judged rankings."""
-    per = _FRAMES.setdefault(judged, {})
-    key = (max(m.rel(judged), 1), m.cutoff)
-    if key not in per:
-        per[key] = _Frame(judged, m)
-    return per[key]
+    key = ("diversity_frame", max(m.rel(judged), 1), m.cutoff)
+    return judged.derived(key, lambda: _Frame(judged, m))
 
 
 class _Frame:

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import os
 import warnings
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irpref.condense import FOLLOWERS
 from irpref.errors import UsageError
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
 from irpref.judged import JudgedRankings, matching_rows
@@ -28,7 +26,7 @@ from irpref.measures.base import Measure
 __all__ = [
     "Labels",
     "alpha_of",
-    "attach_subtopics",
+    "with_subtopics",
     "check_subtopics",
     "ideal_gain",
     "joined",
@@ -41,38 +39,20 @@ __all__ = [
 ]
 
 
-_ATTACHED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_JOINED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_LABELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _follow(judged: JudgedRankings, copy: JudgedRankings) -> None:
-    """The subtopic judgments of ``judged`` serve its condensed lists too."""
-    sub = _ATTACHED.get(judged)
-    if sub is not None and _ATTACHED.get(copy) is not sub:
-        _ATTACHED[copy] = sub
-        _JOINED.pop(copy, None)
-        _LABELS.pop(copy, None)
-
-
-FOLLOWERS.append(_follow)
-
-
 def needs_subtopics(measure: Measure) -> bool:
     """True when the measure's record says it reads subtopic qrels."""
     return measure.family.subtopics
 
 
-def attach_subtopics(judged: JudgedRankings, subtopics) -> None:
-    """Give ``judged`` the subtopic judgments its diversity measures read."""
-    _ATTACHED[judged] = as_subtopic_qrels(subtopics)
-    _JOINED.pop(judged, None)
-    _LABELS.pop(judged, None)
+def with_subtopics(judged: JudgedRankings, subtopics) -> JudgedRankings:
+    """``judged`` with the subtopic judgments its diversity measures read (read
+    from a path or a DataFrame if need be)."""
+    return judged.with_subtopics(as_subtopic_qrels(subtopics))
 
 
 def check_subtopics(measures, subtopics, judged: JudgedRankings | None = None) -> None:
     """Raise :class:`UsageError` if a measure needs subtopic qrels and has none."""
-    if subtopics is not None or (judged is not None and judged in _ATTACHED):
+    if subtopics is not None or (judged is not None and judged.subtopics is not None):
         return
     for m in measures:
         if needs_subtopics(m):
@@ -141,18 +121,21 @@ def alpha_of(m: Measure) -> float:
 
 
 def joined(judged: JudgedRankings, m: Measure) -> _Joined:
-    sub: SubtopicQrels | None = _ATTACHED.get(judged)
+    """The subtopic judgments at ``m``'s level joined with the rankings (once per
+    judged rankings and level)."""
+    sub: SubtopicQrels | None = judged.subtopics
     if sub is None:
         raise UsageError(f"{m} needs subtopic qrels: pass --subtopics FILE (Python: subtopics=...)")
     rel = max(m.rel(judged), 1)
-    cache = _JOINED.setdefault(judged, {})
-    if rel in cache:
-        return cache[rel]
+    return judged.derived(("subtopic_join", rel), lambda: _join(judged, sub, rel))
+
+
+def _join(judged: JudgedRankings, sub: SubtopicQrels, rel: int) -> _Joined:
     q = pc.index_in(sub.query, value_set=pa.array(list(judged.queries), pa.string()))
     q = q.fill_null(-1).to_numpy().astype(np.int64)
     known = np.zeros(judged.n_queries, bool)
     known[q[q >= 0]] = True
-    if not known.all() and not cache:
+    if not known.all():
         warnings.warn(
             f"{int((~known).sum())} queries of the qrels have no subtopic judgments "
             "and score 0 on the diversity measures",
@@ -189,8 +172,7 @@ def joined(judged: JudgedRankings, m: Measure) -> _Joined:
     pair_c = np.empty(len(order), np.int64)
     pair_c[order] = pos
     rows = (q, _sorted_doc_codes(docs), t, len(t_keys), judged.n_queries)
-    out = cache[rel] = _Joined(n_sub, nrel, pair_item, pair_t, pair_c, rows, {})
-    return out
+    return _Joined(n_sub, nrel, pair_item, pair_t, pair_c, rows, {})
 
 
 def ideal_gain(j: _Joined, alpha: float, steps: int) -> np.ndarray:
@@ -268,10 +250,12 @@ class Labels:
 
 
 def labels(judged: JudgedRankings) -> Labels:
-    """:class:`Labels` of the subtopic judgments attached to ``judged`` (cached)."""
-    if judged in _LABELS:
-        return _LABELS[judged]
-    sub: SubtopicQrels | None = _ATTACHED.get(judged)
+    """:class:`Labels` of the subtopic judgments of ``judged`` (once per rankings)."""
+    return judged.derived(("subtopic_labels",), lambda: _labels(judged))
+
+
+def _labels(judged: JudgedRankings) -> Labels:
+    sub: SubtopicQrels | None = judged.subtopics
     if sub is None:
         raise UsageError("residual bounds of a diversity measure need subtopic qrels")
     q = pc.index_in(sub.query, value_set=pa.array(list(judged.queries), pa.string()))
@@ -288,5 +272,4 @@ def labels(judged: JudgedRankings) -> Labels:
     at = np.minimum(np.searchsorted(rows, ikey), max(len(rows) - 1, 0))
     judged_item = (rows[at] == ikey) if len(rows) else np.zeros(judged.n_items, bool)
     top = int(np.max(sub.grade, initial=0))
-    out = _LABELS[judged] = Labels(n_labels, judged_item, top)
-    return out
+    return Labels(n_labels, judged_item, top)

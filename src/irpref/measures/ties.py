@@ -43,7 +43,6 @@ kernel refuses ``ties="expected"`` and says why in its record
 
 from __future__ import annotations
 
-import weakref
 from functools import cached_property
 
 import numpy as np
@@ -125,23 +124,20 @@ class TieGroups:
         return sums.reshape(judged.n_runs, judged.n_queries)
 
 
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def tie_groups(judged: JudgedRankings, rel: int | str | None = None) -> TieGroups:
-    """The (cached) groups holding a relevant item (``grade >= rel``); with
-    ``rel=None`` an item of positive gain (weights: the grades); with
-    ``rel="unjudged"`` an item without a judgement (grade < 0)."""
-    per = _CACHE.setdefault(judged, {})
-    if rel not in per:
+    """The groups holding a relevant item (``grade >= rel``); with ``rel=None``
+    an item of positive gain (weights: the grades); with ``rel="unjudged"`` an
+    item without a judgement (grade < 0). Computed once per judged rankings."""
+
+    def groups() -> TieGroups:
         if rel is None:  # positive gain = grade >= 1
             marked = judged.items_with_grade(1).index
-            per[rel] = TieGroups(judged, marked, judged.grade[marked].astype(np.int64))
-        elif rel == "unjudged":
-            per[rel] = TieGroups(judged, np.flatnonzero(judged.grade < 0))
-        else:
-            per[rel] = TieGroups(judged, judged.items_with_grade(rel).index)
-    return per[rel]
+            return TieGroups(judged, marked, judged.grade[marked].astype(np.int64))
+        if rel == "unjudged":
+            return TieGroups(judged, np.flatnonzero(judged.grade < 0))
+        return TieGroups(judged, judged.items_with_grade(rel).index)
+
+    return judged.derived(("tie_groups", rel), groups)
 
 
 def first_irrelevant_fraction(x: np.ndarray, r: np.ndarray, n: np.ndarray) -> np.ndarray:

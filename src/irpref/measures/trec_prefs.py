@@ -34,7 +34,6 @@ tie policy and depth).
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -53,7 +52,7 @@ from irpref.measures.pref_judgments import (
     preference_pairs,
 )
 
-__all__ = ["PREFS_MEASURES", "attach_preferences", "preference_counts", "prefs_values",
+__all__ = ["PREFS_MEASURES", "preference_counts", "prefs_values",
            "use_preferences"]
 
 PREFS_MEASURES = (
@@ -143,9 +142,7 @@ def prefs_values(jp: JudgedPreferences, name: str) -> np.ndarray:
     raise KeyError(name)
 
 
-# ---- the judgments a family reads: attached, or the qrels read as preferences ----------
-_ATTACHED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_DERIVED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# ---- the judgments a family reads: the rankings' preferences, or their qrels as such --
 
 
 def use_preferences(qrels, measures: Sequence[Measure]):
@@ -153,14 +150,15 @@ def use_preferences(qrels, measures: Sequence[Measure]):
     :class:`~irpref.io.prefs.Preferences`, or a path ending ``.prefs`` or
     ``.prefs.gz``, read by :func:`~irpref.io.prefs.read_prefs`): qrels naming
     their judged documents (grade 0, to judge the runs against) and the
-    preferences (to :func:`attach_preferences` to the judged rankings).
+    preferences (the judged rankings' ``preferences``:
+    :meth:`~irpref.judged.JudgedRankings.with_preferences`).
     Preference judgments give the Prefs* measures only: another measure is
     refused (it would read the grade-0 placeholder)."""
     if isinstance(qrels, (str, os.PathLike)) and str(qrels).endswith((".prefs", ".prefs.gz")):
         qrels = read_prefs(qrels)
     if not isinstance(qrels, Preferences):
         return qrels, None
-    other = [str(m) for m in measures if m.family.kernel.__module__ != __name__]
+    other = [str(m) for m in measures if not m.family.preferences]
     if other:
         raise UsageError(f"{other[0]} needs relevance judgments: preference judgments "
                          f"({qrels.source}) give the Prefs* measures only")
@@ -171,18 +169,14 @@ def use_preferences(qrels, measures: Sequence[Measure]):
                  source=qrels.source), qrels
 
 
-def attach_preferences(judged: JudgedRankings, prefs: Preferences) -> None:
-    """Give ``judged`` explicit preference judgments (its rankings as ranked)."""
-    _ATTACHED[judged] = judge_preferences(preference_pairs(prefs), _runs_of(judged, False))
-
-
 def preference_counts(judged: JudgedRankings) -> JudgedPreferences:
-    """The preference counts of ``judged``: attached ones, else from its qrels."""
-    if judged in _ATTACHED:
-        return _ATTACHED[judged]
-    if judged not in _DERIVED:
-        _DERIVED[judged] = _from_qrels(judged)
-    return _DERIVED[judged]
+    """The preference counts of ``judged`` (its rankings as ranked): from its
+    preference judgments, else from its qrels read as preferences (once per
+    judged rankings)."""
+    if judged.preferences is not None:
+        return judged.derived(("preference_counts",), lambda: judge_preferences(
+            preference_pairs(judged.preferences), _runs_of(judged, False)))
+    return judged.derived(("qrels_preference_counts",), lambda: _from_qrels(judged))
 
 
 def _doc_text(keys: np.ndarray) -> np.ndarray:
@@ -272,6 +266,7 @@ def _register_all() -> None:
                         "preferences (-R qrels_prefs)",
             bounds=None,
             bounds_note="no residual bound: a preference involves judged documents only",
+            preferences=True,
             ties_note="no expected form derived: trec_eval's preference counts read one "
                       "ordering of the retrieved documents (ties by docid)",
         )(_kernel(trec_name))

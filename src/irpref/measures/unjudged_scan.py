@@ -28,7 +28,6 @@ them, on all runs x queries at once:
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -87,16 +86,10 @@ def position_weights(judged: JudgedRankings, m: Measure, index: np.ndarray,
     return (cum[end] - cum[first]) / size
 
 
-_UNJUDGED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def unjudged_of(judged: JudgedRankings, level: int = 1) -> Unjudged:
     """:class:`Unjudged` of ``judged`` at ``level``, shared by every measure
-    computed on the same judged rankings (kept while they live)."""
-    per_level = _UNJUDGED.setdefault(judged, {})
-    if level not in per_level:
-        per_level[level] = Unjudged(judged, level)
-    return per_level[level]
+    computed on the same judged rankings (kept with them)."""
+    return judged.derived(("unjudged", level), lambda: Unjudged(judged, level))
 
 
 class Unjudged:

@@ -136,7 +136,7 @@ def check_measures(measures: Sequence[str], subtopics: bool | None = None) -> di
 
 def _needs_subtopics(name: str, kind: str) -> bool:
     from irpref.measures import parse_measure
-    from irpref.measures.diversity import needs_subtopics
+    from irpref.measures.subtopic_judgments import needs_subtopics
     from irpref.preferences import parse_preference
 
     if kind == "preference":
@@ -158,13 +158,13 @@ def pairwise(
     """Every measure's per-(run pair, query) values on ``judged`` (see module
     docstring); ``subtopics`` feeds the diversity metrics and ST-RPP."""
     from irpref.measures import parse_measure
-    from irpref.measures.diversity import attach_subtopics
+    from irpref.measures.subtopic_judgments import with_subtopics
     from irpref.preferences import preference_matrices
 
     aggregate = _check_aggregate(aggregate)
     kinds = check_measures(measures)
     if subtopics is not None:
-        attach_subtopics(judged, subtopics)
+        judged = with_subtopics(judged, subtopics)
     names = list(kinds)
     if judged.n_runs < 2:
         raise UsageError("meta-evaluation needs at least two runs")
@@ -273,7 +273,7 @@ def _judge_sub(qrels, runs, judged, rel, measures, subtopics):
     """``(judged, subtopic qrels or None)``: every name checked first; the
     subtopic qrels read once (and collapsed as the qrels if ``qrels`` is None
     or the same file)."""
-    from irpref.measures.diversity import use_subtopics
+    from irpref.measures.subtopic_judgments import use_subtopics
 
     # a judged collection may carry subtopic qrels already (evaluate attached them)
     check_measures(measures, subtopics=subtopics is not None or judged is not None)
