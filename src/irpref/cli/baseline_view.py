@@ -259,7 +259,7 @@ def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
         if legend:
             out.write(legend + "\n")
         return 0
-    from irpref.report.records import write_json, write_tsv
+    from irpref.report.formats import write_json, write_tsv
 
     if fmt == "json":  # null for NaN, a missing count or an infinite value, as every irpref JSON
         write_json(table, out)

@@ -20,7 +20,7 @@ from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.judged import JudgedRankings
 from irpref.params import TIES
-from irpref.report.tables import FORMATS
+from irpref.report.formats import FORMATS
 
 # trec_eval flags irpref's own commands spell differently: flag -> (long option, takes a value)
 TREC_EVAL_FLAGS = {

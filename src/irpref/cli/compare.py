@@ -26,8 +26,8 @@ from irpref.cli.common import (
 )
 from irpref.compare import compare_matrices
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
-from irpref.report.formats import render_text
-from irpref.report.tables import natural_key, write_table
+from irpref.report.formats import render_text, write_table
+from irpref.report.records import natural_key
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

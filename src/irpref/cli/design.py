@@ -33,7 +33,7 @@ from irpref.cli.common import (
 from irpref.errors import UsageError
 from irpref.evaluate import evaluate
 from irpref.measures import parse_measure
-from irpref.report.tables import write_frame
+from irpref.report.formats import write_frame
 from irpref.stats import Pairwise, anova_two_way
 
 

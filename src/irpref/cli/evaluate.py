@@ -25,7 +25,7 @@ from irpref.evaluate import evaluate, summarize
 from irpref.measures import parse_measures
 from irpref.measures.diversity import check_subtopics, use_subtopics
 from irpref.measures.names import canonical_name
-from irpref.report.tables import write_json, write_table, write_tsv  # the one writer
+from irpref.report.formats import write_json, write_table, write_tsv  # the one writer
 
 DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
 

@@ -41,8 +41,8 @@ from irpref.cli.common import (
 from irpref.errors import UsageError
 from irpref.evaluate import evaluate
 from irpref.meta.discriminative import discriminative_power
+from irpref.report.formats import write_frame as write_any
 from irpref.report.orientation import ORIENTATIONS, better_word, orientation_sign
-from irpref.report.tables import write_frame as write_any
 from irpref.stats import (
     CI_METHODS,
     TESTS,
