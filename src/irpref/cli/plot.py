@@ -100,10 +100,7 @@ def _resolve(name: str | None, names: list[str], given: list[str], what: str) ->
 
 def figure(args: argparse.Namespace):
     """The requested figure (a matplotlib Figure with ``irpref_data``)."""
-    from irpref.evaluate import evaluate, judge_inputs
-    from irpref.report import plots
-
-    kind, measures = args.kind, args.measures
+    from irpref.evaluate import judge_inputs
     from irpref.store import is_judged_file, load_for_args
 
     saved = is_judged_file(args.qrels)
@@ -112,73 +109,111 @@ def figure(args: argparse.Namespace):
     else:
         judged = judge_inputs(args.qrels, args.runs, rel=args.rel, ties="docid",
                               use_tag=args.tag_names)
-    names = [str(r) for r in judged.run_names]
-    given = [str(r) for r in args.runs]
-    if kind in ("differences", "distributions"):
-        from irpref.measures.names import canonical_name
+    return FIGURES[args.kind](args, judged, saved)
 
-        measure = as_usage(lambda: canonical_name(measures[0]))
-        results = evaluate(None, None, [measure], judged=judged, missing=args.missing)
-        if kind == "distributions":
-            return plots.distributions(results, measure)
-        return plots.differences(results, _resolve(args.baseline, names, given, "--baseline"),
-                                 measure)
-    if kind == "preferences":
-        from irpref.compare import compare
-        from irpref.preferences import parse_preferences
 
-        as_usage(lambda: parse_preferences(measures))
-        return plots.preference_heatmap(compare(None, None, measures, judged=judged,
-                                                missing=args.missing), measures[0])
-    if kind == "search-lengths":
-        from irpref.asl import search_lengths
+def _runs(args: argparse.Namespace, judged) -> tuple[list[str], list[str]]:
+    """(the run names, the run files given): a run is named by either."""
+    return [str(r) for r in judged.run_names], [str(r) for r in args.runs]
 
-        table = search_lengths(judged=judged)
-        if args.run is None:
-            return plots.search_length_distributions(table)
-        run = _resolve(args.run, names, given, "--run")
-        base = _resolve(args.baseline, names, given, "--baseline")
-        if run == base:
-            raise UsageError(f"--run {args.run!r} is the baseline: pick another run")
-        return plots.search_length_change(table, run, base)
-    if kind == "ties":
-        from irpref.measures import parse_measures
 
-        as_usage(lambda: parse_measures(measures))
-        if saved:
-            raise UsageError("the ties plot judges the runs again with tied scores averaged: "
-                             "give QRELS RUN..., not a saved judged file")
-        expected = judge_inputs(args.qrels, args.runs, rel=args.rel, ties="expected",
-                                use_tag=args.tag_names)
-        return plots.tie_effects(plots.tie_data(None, None, measures, rel=args.rel,
-                                                judged={"docid": judged, "expected": expected}))
-    if kind == "discriminative":
-        from irpref.cli.significance import measure_tables
+def _per_query(args: argparse.Namespace, judged, saved: bool):
+    """differences (to --baseline) or distributions of one measure's per-query values."""
+    from irpref.evaluate import evaluate
+    from irpref.measures.names import canonical_name
+    from irpref.report import plots
 
-        args.depth, args.ties, args.corpus_size = None, "docid", None
-        tables = measure_tables(args)
-        return plots.discriminative_bars(plots.discriminative_data(
-            tables, tests=args.tests or ["paired", "sign"], alpha=args.alpha, seed=args.seed))
-    from irpref.meta import experiments
+    measure = as_usage(lambda: canonical_name(args.measures[0]))
+    results = evaluate(None, None, [measure], judged=judged, missing=args.missing)
+    if args.kind == "distributions":
+        return plots.distributions(results, measure)
+    return plots.differences(results, _resolve(args.baseline, *_runs(args, judged),
+                                               "--baseline"), measure)
 
-    as_usage(lambda: experiments.check_measures(measures))
-    if kind == "degrade":
-        table = experiments.degrade(measures=measures, samples=args.samples, seed=args.seed,
-                                    judged=judged)
-    else:
-        n = judged.n_queries
-        sizes = sorted({max(1, round(f * n)) for f in (0.1, 0.25, 0.5, 0.75, 0.9)})
-        while True:  # sizes above the queries with a relevant item are dropped
-            try:
-                table = experiments.subsample(measures=measures, sizes=sizes,
-                                              samples=args.samples, seed=args.seed,
-                                              judged=judged)
-                break
-            except UsageError:
-                if len(sizes) == 1:
-                    raise
-                sizes = sizes[:-1]
-    return plots.meta_curves(table)
+
+def _preferences(args: argparse.Namespace, judged, saved: bool):
+    from irpref.compare import compare
+    from irpref.preferences import parse_preferences
+    from irpref.report import plots
+
+    as_usage(lambda: parse_preferences(args.measures))
+    return plots.preference_heatmap(compare(None, None, args.measures, judged=judged,
+                                            missing=args.missing), args.measures[0])
+
+
+def _search_lengths(args: argparse.Namespace, judged, saved: bool):
+    """Per-item search lengths, or with --run the change of that run against --baseline."""
+    from irpref.asl import search_lengths
+    from irpref.report import plots
+
+    table = search_lengths(judged=judged)
+    if args.run is None:
+        return plots.search_length_distributions(table)
+    names, given = _runs(args, judged)
+    run = _resolve(args.run, names, given, "--run")
+    base = _resolve(args.baseline, names, given, "--baseline")
+    if run == base:
+        raise UsageError(f"--run {args.run!r} is the baseline: pick another run")
+    return plots.search_length_change(table, run, base)
+
+
+def _ties(args: argparse.Namespace, judged, saved: bool):
+    """Means under docid tie-breaking against their expected values."""
+    from irpref.evaluate import judge_inputs
+    from irpref.measures import parse_measures
+    from irpref.report import plots
+
+    as_usage(lambda: parse_measures(args.measures))
+    if saved:
+        raise UsageError("the ties plot judges the runs again with tied scores averaged: "
+                         "give QRELS RUN..., not a saved judged file")
+    expected = judge_inputs(args.qrels, args.runs, rel=args.rel, ties="expected",
+                            use_tag=args.tag_names)
+    return plots.tie_effects(plots.tie_data(None, None, args.measures, rel=args.rel,
+                                            judged={"docid": judged, "expected": expected},
+                                            missing=args.missing))
+
+
+def _discriminative(args: argparse.Namespace, judged, saved: bool):
+    from irpref.cli.significance import measure_tables
+    from irpref.report import plots
+
+    args.depth, args.ties, args.corpus_size = None, "docid", None
+    tables = measure_tables(args)
+    return plots.discriminative_bars(plots.discriminative_data(
+        tables, tests=args.tests or ["paired", "sign"], alpha=args.alpha, seed=args.seed))
+
+
+def _meta(args: argparse.Namespace, judged, saved: bool):
+    """degrade / subsample curves (subsample sizes above the queries with a relevant
+    item are dropped)."""
+    from irpref.meta.degradation import degrade
+    from irpref.meta.pairwise import check_measures
+    from irpref.meta.subsampling import subsample
+    from irpref.report import plots
+
+    measures = args.measures
+    as_usage(lambda: check_measures(measures))
+    if args.kind == "degrade":
+        return plots.meta_curves(degrade(measures=measures, samples=args.samples,
+                                         seed=args.seed, judged=judged))
+    n = judged.n_queries
+    sizes = sorted({max(1, round(f * n)) for f in (0.1, 0.25, 0.5, 0.75, 0.9)})
+    while True:
+        try:
+            return plots.meta_curves(subsample(measures=measures, sizes=sizes,
+                                               samples=args.samples, seed=args.seed,
+                                               judged=judged))
+        except UsageError:
+            if len(sizes) == 1:
+                raise
+            sizes = sizes[:-1]
+
+
+FIGURES = {"differences": _per_query, "distributions": _per_query,
+           "preferences": _preferences, "search-lengths": _search_lengths, "ties": _ties,
+           "discriminative": _discriminative, "degrade": _meta, "subsample": _meta}
+"""KIND -> the function drawing it from (args, judged rankings, saved)."""
 
 
 def run(args: argparse.Namespace) -> int:

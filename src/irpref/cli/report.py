@@ -1,13 +1,15 @@
 """``irpref report QRELS RUN... [-m ...] [--baseline RUN]... [--rel N] [--qrels-b FILE]
--o report.html``.
+-o report.html|report.md|report.json``.
 
 One self-contained HTML file (inline PNG images and CSS, no network needed),
-or Markdown with the PNG figures beside it when ``-o`` ends in ``.md``:
-summary with significance against each baseline, "How sure are we"
-(intervals, effect sizes, corrected p-values, the topic-set-size verdict),
-per-query views, preference matrices and system orderings, discriminative
-power, ties, how much was judged, with ``--qrels-b`` the agreement between
-the two judgments, search lengths, robustness to missing labels.
+Markdown with the PNG figures beside it when ``-o`` ends in ``.md``, or the
+report as JSON data when it ends in ``.json``: summary with the verdicts
+against each baseline, "How sure are we" (intervals, effect sizes, adjusted
+p-values, the topic-set-size verdict), per-query views, preference matrices
+and system orderings, discriminative power, ties, how much was judged, with
+``--qrels-b`` the agreement between the two judgments, search lengths,
+robustness to missing labels. Every verdict comes from one test of each pair
+of runs under one family rule (:mod:`irpref.report.verdicts`).
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from irpref import params
 from irpref.cli.baseline_view import add_family_options, baselines, run_list
 from irpref.cli.common import (
     add_inputs,
+    add_judging,
     add_measures,
     add_missing,
-    add_rel,
     checked,
     once,
     require_matplotlib,
@@ -38,11 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default=None,
                         help="baseline run: its name or its file (default: the first run); "
                              "repeat it or give a comma-separated list for several")
-    add_rel(parser)
+    add_judging(parser)
     add_missing(parser)
     parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
                         help="significance level (default 0.05)")
-    add_family_options(parser)
+    add_family_options(parser, family_note=" (a report tests every pair of runs: measure or "
+                                           "all)")
     parser.add_argument("--confidence", **checked(params.check_probability), default=0.95,
                         help="level of the intervals of the differences (default 0.95)")
     parser.add_argument("--bootstrap", **checked(params.check_nonnegative_int), default=0,
@@ -59,26 +62,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "between the two judgments, as irpref agree QRELS QRELS_B RUN...")
     parser.add_argument("--title", **once(), default="irpref report", help="report title")
     parser.add_argument("-o", "--output", **once(), required=True, metavar="FILE",
-                        help="report.html (self-contained) or report.md (figures beside it)")
+                        help="report.html (self-contained), report.md (figures beside it) or "
+                             "report.json (the report as data)")
 
 
 def _check(args: argparse.Namespace) -> tuple[Path, str]:
     out = Path(args.output)
     kind = out.suffix.lower()
-    if kind not in (".html", ".htm", ".md"):
-        raise UsageError(f"-o {args.output}: the report is .html or .md, not {kind or 'no suffix'}")
+    if kind not in (".html", ".htm", ".md", ".json"):
+        raise UsageError(f"-o {args.output}: the report is .html, .md or .json, not "
+                         f"{kind or 'no suffix'}")
     if not out.parent.is_dir():
         raise UsageError(f"-o {args.output}: directory {out.parent} does not exist")
     return out, kind
 
 
+def settings_of(args: argparse.Namespace):
+    """The judging settings of the command line (``irpref.params.Settings``)."""
+    from irpref.params import Settings
+
+    return Settings(rel=args.rel, depth=args.depth, ties=args.ties, missing=args.missing,
+                    corpus_size=args.corpus_size, judged_only=bool(args.judged_only),
+                    use_tag=bool(args.tag_names))
+
+
 def run(args: argparse.Namespace) -> int:
     out, kind = _check(args)  # a UsageError: usage and exit 2 (irpref.cli.main)
-    require_matplotlib("report")
-    from irpref.report.html import build_report, write_html, write_markdown
-    from irpref.report.trust import TrustOptions
+    from irpref.report import ReportOptions, build_report, write_report
+    from irpref.report.verdicts import check_report_family
     from irpref.store import is_judged_file, load_for_args
 
+    check_report_family(args.family)
+    if kind != ".json":  # JSON draws no figure
+        require_matplotlib("report")
     if args.seed is not None and not args.bootstrap:
         raise UsageError(f"--seed {args.seed}: it seeds the bootstrap only; give --bootstrap N")
     saved = is_judged_file(args.qrels)
@@ -87,22 +103,17 @@ def run(args: argparse.Namespace) -> int:
                          "not a file saved by irpref judge")
     judged = None
     if saved:  # saved by irpref judge: no RUN after it
-        judged = load_for_args(args, "docid")
+        judged = load_for_args(args, args.ties)
     elif not args.runs:
         raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref "
                          "judge)")
-    base = baselines(args) or None
-    trust = TrustOptions(correction=args.correction, family=args.family,
-                         confidence=args.confidence, bootstrap=args.bootstrap,
-                         seed=args.seed or 0, beta=args.beta)
-    report = build_report(args.qrels, args.runs, args.measures,
-                          baseline=base, rel=args.rel, alpha=args.alpha,
-                          title=args.title, missing=args.missing, judged=judged,
-                          use_tag=args.tag_names, trust=trust, qrels_b=args.qrels_b)
-    if kind == ".md":
-        figures = write_markdown(report, out)
-        print(f"wrote {out} and {len(figures)} figures beside it", file=sys.stderr)
-    else:
-        write_html(report, out)
-        print(f"wrote {out}", file=sys.stderr)
+    options = ReportOptions(alpha=args.alpha, correction=args.correction, family=args.family,
+                            confidence=args.confidence, bootstrap=args.bootstrap,
+                            seed=args.seed or 0, beta=args.beta, title=args.title)
+    report = build_report(args.qrels, args.runs, args.measures, baseline=baselines(args) or None,
+                          settings=settings_of(args), judged=judged, qrels_b=args.qrels_b,
+                          options=options)
+    figures = write_report(report, out)
+    print(f"wrote {out}" + (f" and {len(figures)} figures beside it" if kind == ".md" else ""),
+          file=sys.stderr)
     return 0
