@@ -378,3 +378,24 @@ def test_untested_measure_has_no_verdict(tmp_path):
                    if s["id"] == "significance" for r in s["rows"])
     frame = pd.DataFrame(verdict_rows(data))
     assert set(frame["verdict"]) <= VERDICTS
+
+
+@pytest.mark.slow
+def test_many_runs_json_keeps_every_verdict(tmp_path):
+    """Past 15 runs the pairs show as matrices; the JSON still lists every pair's verdict,
+    the same as the summary's."""
+    runs = sorted((Path(__file__).parent / "data" / "dl19-passage" / "runs").glob("*.gz"))[:16]
+    qrels = Path(__file__).parent / "data" / "dl19-passage" / "qrels.txt"
+    data = report_json(tmp_path, qrels, *runs, "--rel", "2", "-m", "AP")
+    sig = next(s for s in data["sections"] if s["id"] == "significance")
+    ap = {frozenset((r["run"], r["baseline"])): r for r in sig["rows"]
+          if r.get("measure") == "AP" and "verdict" in r}
+    assert len(ap) == 16 * 15 // 2
+    summary = next(s for s in data["sections"] if s["id"] == "summary")
+    for r in summary["rows"]:
+        if "verdict" in r and r["measure"] == "AP":
+            pair = ap[frozenset((r["run"], r["baseline"]))]
+            same = pair["run"] == r["run"]
+            assert r["verdict"] == (pair["verdict"] if same
+                                    else FLIP.get(pair["verdict"], pair["verdict"]))
+            assert r["p_adjusted"] == pair["p_adjusted"]

@@ -222,7 +222,7 @@ def _block_data(b: Block, rows: list[dict], text: list[str], title: str = "") ->
             rows.extend(_records(frame, title))
     elif b.kind == "table":
         rows.extend(_records(b.table, title))
-    elif b.kind == "text":
+    if b.kind == "text":
         text.append(b.title)
     for c in b.children:
         _block_data(c, rows, text, title)

@@ -176,8 +176,11 @@ def significance_section(ctx) -> Section | None:
                   draw=lambda m=m: plots.significance_matrix(
                       ctx.short(ctx.verdicts.tests, "run_a", "run_b"), m, ctx.options.alpha))])
             for m in pd.unique(pairs["measure"])]
-        blocks.append(Block("table", f"The verdicts of all {len(pairs)} pairs (verdict: "
-                            "run_a's)", table=pairs.iloc[:0], rows=rows))
+        o = ctx.options
+        blocks.append(Block("text", f"The table of all {len(pairs)} pairs (mean = a - b): "
+                            f"irpref significance QRELS RUN... --test paired --correction "
+                            f"{o.correction} --family {o.family}, or this report with -o "
+                            "FILE.json.", rows=rows))
     else:
         blocks = [Block("details", "All pairs (mean = a - b; verdict: run_a's)", open=False,
                         children=[Block("table", table=pairs, rows=rows)])]
