@@ -228,7 +228,7 @@ HTML_TAGS = {"table", "thead", "tbody", "tr", "th", "td", "b", "sup", "caption",
 SWEEP = {
     "evaluate": ["evaluate", "-m", "AP", "RR"],
     "evaluate-baselines": ["evaluate", "-m", "AP", "--baseline", "plain", "--baseline",
-                           HOSTILE[0], "--ci"],
+                           HOSTILE[0], "--baseline", HOSTILE[1], "--ci"],  # names in legends
     "compare": ["compare", "-m", "sgnLP"],
     "significance": ["significance", "-m", "AP", "--seed", "0"],
 }

@@ -394,7 +394,7 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *,
             return
         out.write(render_text(frame, digits=digits) + "\n")
         if legend:
-            out.write(legend + "\n")
+            out.write(escape_text(legend, "table") + "\n")
 
 
 def _decimals(values: np.ndarray, digits: int) -> int | None:

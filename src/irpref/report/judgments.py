@@ -149,7 +149,7 @@ def _ordering_blocks(ctx, result, judged_at: int) -> list[Block]:
             Block("table", table=shown, rows=rows) if len(shown)
             else Block("text", "No run pair changes order.")]),
         Block("table", f"Judged@{judged_at} under A (judged_a) and B (judged_b)",
-              table=judged)]
+              table=ctx.population.with_queries(judged))]
 
 
 def _swaps(ctx, result) -> tuple[pd.DataFrame, pd.DataFrame]:
