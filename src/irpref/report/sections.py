@@ -93,11 +93,13 @@ def summary_section(ctx) -> Section:
                                  "losses", "ties", "p", "p_adjusted", "verdict"]]
         blocks.append(Block("details", "Differences, wins/losses/ties and p-values",
                             open=not ctx.many, children=[Block("table", table=stats)]))
+    marks = (f"▲/▼ marks a run significantly better/worse than {which} by the rule at the "
+             f"top{_direction(ctx.measures)}" if ctx.verdicts is not None
+             else "a single run: nothing to compare")
     return Section(
         "summary", f"Summary against the baseline{'s' if several else ''}",
-        f"Mean of each measure per run; ▲/▼ marks a run significantly better/worse than "
-        f"{which} by the rule at the top{_direction(ctx.measures)}; reported as Sakai "
-        "recommends (Statistical reform in IR?, SIGIR Forum 2014).", blocks)
+        f"Mean of each measure per run; {marks}; reported as Sakai recommends (Statistical "
+        "reform in IR?, SIGIR Forum 2014).", blocks)
 
 
 def _direction(measures) -> str:
