@@ -275,17 +275,21 @@ def hostile_runs(tmp_path_factory):
 
 
 def test_hostile_run_name_in_the_markdown_report(tmp_path, hostile_runs):
+    from urllib.parse import unquote
+
     from test_output import check_markdown
 
-    out = tmp_path / "r.md"
+    out = tmp_path / "my report (1).md"  # the figures' file names: a link each can follow
     proc = irpref_cli("report", QRELS, *hostile_runs, "--rel", "2", "-m", "AP", "--baseline",
                       "plain", "-o", out)
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
     assert "<img" not in text and "onerror=alert(1)&gt;" in text
     check_markdown(text)  # every table keeps its columns
-    for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
-        assert (tmp_path / link).read_bytes()[:4] == b"\x89PNG"
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert links and all(" " not in link and "(" not in link for link in links)
+    for link in links:
+        assert (tmp_path / unquote(link)).read_bytes()[:4] == b"\x89PNG"
 
 
 def test_hostile_run_name_in_the_html_and_json_reports(tmp_path, hostile_runs):
