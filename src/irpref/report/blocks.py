@@ -21,24 +21,26 @@ __all__ = ["Block", "Report", "Section", "png_of"]
 
 @dataclass(eq=False)
 class Block:
-    """``kind``: ``table`` (``table``), ``figure`` (``draw``: returns a matplotlib
-    Figure), ``details`` (a fold of ``children``) or ``text`` (``title``). ``rows``: what
-    the JSON output writes for the block, one frame or several, when the table shows its
-    data otherwise (marks in cells) or the block is not a table."""
+    """``kind``: ``table`` (``table``), ``figure`` (``draw``: returns a matplotlib Figure,
+    drawn when written; or ``png``: the image already drawn), ``details`` (a fold of
+    ``children``) or ``text`` (``title``). ``rows``: what the JSON output writes for the
+    block, one frame or several, when the table shows its data otherwise (marks in
+    cells) or the block is not a table."""
 
     kind: str
     title: str = ""
     table: pd.DataFrame | None = None
-    draw: Callable | None = None
+    png: bytes = b""
     children: list[Block] = field(default_factory=list)
     open: bool = True
     wide: bool = False  # a big figure shown at its natural size in a scrolling box
     rows: pd.DataFrame | list[pd.DataFrame] | None = None
+    draw: Callable | None = None
 
     @cached_property
-    def png(self) -> bytes:
-        """The figure as PNG bytes (drawn on first use)."""
-        return png_of(self.draw()) if self.draw is not None else b""
+    def image(self) -> bytes:
+        """The figure as PNG bytes: ``png``, or ``draw`` drawn on first use."""
+        return self.png or (png_of(self.draw()) if self.draw is not None else b"")
 
     def figures(self) -> list[Block]:
         """This block's figure blocks and those folded inside it, in order."""

@@ -85,7 +85,7 @@ def _html_block(b: Block) -> str:
             table = f'<div class="rows">{table}</div>'
         return cap + table
     if b.kind == "figure":
-        data = base64.b64encode(b.png).decode("ascii")
+        data = base64.b64encode(b.image).decode("ascii")
         img = f'<img alt="{_esc(b.title)}" src="data:image/png;base64,{data}">'
         if b.wide:
             img = f'<div class="wide">{img}</div>'
@@ -175,7 +175,7 @@ def write_markdown(report: Report, path) -> list[Path]:
             out.extend([report_markdown_table(b.table), ""])
         elif b.kind == "figure":
             name = f"{path.stem}_fig{len(figures) + 1:02d}.png"
-            _atomic_write(path.parent / name, b.png)
+            _atomic_write(path.parent / name, b.image)
             figures.append(path.parent / name)
             bar.update()
             out.extend([f"![{_md(b.title)}]({quote(name)})", ""])
