@@ -1,4 +1,4 @@
-"""Rows per second of the tidy TSV / JSON writer (``irpref.report.tables``).
+"""Rows per second of the tidy TSV / JSON writer (``irpref.report.formats``).
 
 Seeded synthetic per-query tables shaped like ``compare --per-query`` (categorical
 run_a, run_b, query, measure; 100 runs, 250 queries, 6 preferences) and
@@ -8,8 +8,8 @@ to a sink that discards the bytes. Wall and CPU seconds (the writer runs on two
 threads); best of ``--repeats``.
 
 ``--before REV`` also times the writer of git revision REV (its
-``src/irpref/report/tables.py``) in the same process, interleaved, and checks
-that both print the same bytes. Usage:
+``src/irpref/report/formats.py``, or ``tables.py`` before that module went) in the
+same process, interleaved, and checks that both print the same bytes. Usage:
 ``python benchmarks/bench_output.py [--rows N] [--seed S] [--repeats 3] [--before REV]``.
 """
 
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from irpref.report import tables as current
+from irpref.report import formats as current
 
 HERE = Path(__file__).resolve().parent
 
@@ -71,9 +71,14 @@ def tables(rows: int, seed: int) -> dict[str, tuple[pd.DataFrame, list[str]]]:
 
 
 def module_at(rev: str):
-    """``irpref.report.tables`` as it was at git revision ``rev``."""
-    text = subprocess.run(["git", "show", f"{rev}:src/irpref/report/tables.py"], cwd=HERE,
-                          check=True, capture_output=True, text=True).stdout
+    """The table writer as it was at git revision ``rev``: ``irpref.report.tables`` where
+    the revision has it (the writer's first home), else ``irpref.report.formats``."""
+    def show(name: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "show", f"{rev}:src/irpref/report/{name}"], cwd=HERE,
+                              capture_output=True, text=True)
+
+    found = show("tables.py")
+    text = (found if found.returncode == 0 else show("formats.py")).stdout
     path = Path(tempfile.mkdtemp()) / "tables_before.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location("irpref_tables_before", path)

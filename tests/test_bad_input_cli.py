@@ -263,7 +263,7 @@ def test_trec_eval_complete_num_rel_counts_grade_above_zero(tmp_path):
 def test_internal_error_one_line_and_debug(files, monkeypatch):
     env = {**os.environ, "PYTHONPATH": str(files)}
     (files / "sitecustomize.py").write_text(
-        "import irpref.report.tables as t\n"
+        "import irpref.report.formats as t\n"
         "def boom(*a, **k):\n    raise RuntimeError('boom')\n"
         "t.write_table = boom\n")
     args = ["irpref", EVAL, Q, A, "-m", "AP"]

@@ -1,4 +1,4 @@
-"""The TSV / JSON writer (``irpref.report.tables``) against a row-by-row reference.
+"""The TSV / JSON writer (``irpref.report.formats``) against a row-by-row reference.
 
 The reference prints each row the plain way: a value is pyarrow's shortest
 round-trip text of the one double (``null`` in JSON when not finite), a key is
@@ -22,7 +22,8 @@ from helpers import irpref_cli
 import irpref
 from irpref import examples
 from irpref.report import records as record_engine
-from irpref.report.tables import escape, natural_key, write_json, write_table, write_tsv
+from irpref.report.formats import write_json, write_table, write_tsv
+from irpref.report.records import escape, natural_key
 
 QRELS = str(examples.qrels_path())
 RUNS = [str(p) for p in examples.run_paths()]
@@ -217,3 +218,148 @@ def test_output_to_a_fifo_or_device_is_written_in_place(tmp_path, command):
     assert proc.returncode == 0, proc.stderr
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert got and got[0]
+
+
+# ------------------------------------------------ names are data: every format escapes them
+
+HOSTILE = ["<img src=x onerror=alert(1)>|a_b&c%d$e#f{g}~h^i\\j*k`l[m]!",
+           "new\nline\ttab\x1b[31mred"]
+HTML_TAGS = {"table", "thead", "tbody", "tr", "th", "td", "b", "sup", "caption", "p"}
+SWEEP = {
+    "evaluate": ["evaluate", "-m", "AP", "RR"],
+    "evaluate-baselines": ["evaluate", "-m", "AP", "--baseline", "plain", "--baseline",
+                           HOSTILE[0], "--baseline", HOSTILE[1], "--ci"],  # names in legends
+    "compare": ["compare", "-m", "sgnLP"],
+    "significance": ["significance", "-m", "AP", "--seed", "0"],
+}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """The example qrels and three runs, two of them named by a hostile file name."""
+    import shutil
+
+    d = tmp_path_factory.mktemp("hostile")
+    runs = []
+    for name, src in zip([*HOSTILE, "plain"], RUNS):
+        shutil.copy(src, d / f"{name}.gz")
+        runs.append(d / f"{name}.gz")
+    return QRELS, runs
+
+
+def markdown_cells(line: str) -> list[str]:
+    """The cells of a Markdown table row, split at the pipes no backslash escapes."""
+    cells, cell, i = [], "", 1
+    while i < len(line) - 1:
+        c = line[i]
+        if c == "\\":
+            cell += line[i:i + 2]
+            i += 2
+            continue
+        if c == "|":
+            cells.append(cell)
+            cell = ""
+        else:
+            cell += c
+        i += 1
+    return [*cells, cell]
+
+
+def check_markdown(text: str) -> None:
+    """Every table's rows have as many cells as its header; no raw HTML tag."""
+    import re
+
+    assert not re.search(r"<[A-Za-z/!?]", text), text
+    tables, block = [], []
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("|"):
+            block.append(line)
+        elif block:
+            tables.append(block)
+            block = []
+    assert tables
+    for rows in tables:
+        widths = {len(markdown_cells(r)) for r in rows}
+        assert len(widths) == 1, rows
+
+
+def html_tags(text: str) -> tuple[set[str], str]:
+    """(the tags of ``text``, its character data unescaped)."""
+    from html.parser import HTMLParser
+
+    class Parser(HTMLParser):
+        tags: set[str] = set()
+        data: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.add(tag)
+
+        def handle_data(self, data):
+            self.data.append(data)
+
+    parser = Parser(convert_charrefs=True)
+    parser.tags, parser.data = set(), []
+    parser.feed(text)
+    return parser.tags, "".join(parser.data)
+
+
+def check_latex(text: str) -> None:
+    """No raw < > | (other glyphs under OT1); every row has the header's columns."""
+    import re
+
+    assert not set("<>|") & set(text), text
+    rows = [line for line in text.splitlines() if line.endswith(r" \\")]
+    assert rows
+    widths = {len(re.findall(r"(?<!\\)&", r)) for r in rows}
+    assert len(widths) == 1, rows
+
+
+@pytest.mark.parametrize("fmt", ["table", "tsv", "json", "markdown", "latex", "html"])
+@pytest.mark.parametrize("command", list(SWEEP))
+def test_hostile_run_names_in_every_format(hostile, command, fmt):
+    qrels, runs = hostile
+    args = SWEEP[command]
+    proc = irpref_cli(args[0], qrels, *runs, *args[1:], "--format", fmt)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    if fmt == "table":
+        assert not {c for c in out if ord(c) < 32 and c != "\n"}, out
+        assert "new\\nline\\ttab\\x1b[31mred" in out and HOSTILE[0] in out
+    elif fmt == "tsv":
+        lines = out.splitlines()
+        assert len({line.count("\t") for line in lines}) == 1
+        fields = {f for line in lines for f in line.split("\t")}
+        assert {escape(n) for n in HOSTILE} <= fields
+    elif fmt == "json":
+        strings = json.dumps(json.loads(out), ensure_ascii=False)
+        assert all(json.dumps(n, ensure_ascii=False)[1:-1] in strings for n in HOSTILE)
+    elif fmt == "markdown":
+        check_markdown(out)
+        assert r"&lt;img src=x onerror=alert(1)&gt;\|a_b&amp;c%d\$e#f{g}\~h^i\\j\*k\`l\[m\]!" in out
+    elif fmt == "latex":
+        check_latex(out)
+        assert (r"\textless{}img src=x onerror=alert(1)\textgreater{}\textbar{}a\_b\&c\%d\$e\#f"
+                r"\{g\}\textasciitilde{}h\textasciicircum{}i\textbackslash{}j*k`l[m]!") in out
+    else:
+        tags, data = html_tags(out)
+        assert tags <= HTML_TAGS, tags
+        assert all(n in data for n in HOSTILE)
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex", "html", "table"])
+def test_escape_rules(fmt):
+    from irpref.report.formats import escape_text
+
+    text = "<b>x</b> | a_b & _c_ \\ $1 ~ # % {} ^ \t\n\x1b"
+    out = escape_text(text, fmt)
+    if fmt == "markdown":
+        assert out == (r"&lt;b&gt;x&lt;/b&gt; \| a_b &amp; \_c\_ \\ \$1 \~ # % {} ^ "
+                       "\t&#10;\x1b")
+    elif fmt == "latex":
+        assert out == (r"\textless{}b\textgreater{}x\textless{}/b\textgreater{} \textbar{} "
+                       r"a\_b \& \_c\_ \textbackslash{} \$1 \textasciitilde{} \# \% \{\} "
+                       "\\textasciicircum{} \t \x1b")
+    elif fmt == "html":
+        assert out == ("&lt;b&gt;x&lt;/b&gt; | a_b &amp; _c_ \\ $1 ~ # % {} ^ \t\n\x1b")
+    else:
+        assert out == "<b>x</b> | a_b & _c_ \\ $1 ~ # % {} ^ \\t\\n\\x1b"

@@ -31,11 +31,13 @@ def prefs():
 
 
 def _png(fig) -> bytes:
+    from irpref.report.figure_kit import pyplot
+
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     data = buf.getvalue()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 2000
-    plots._plt().close(fig)
+    pyplot().close(fig)
     return data
 
 

@@ -19,7 +19,8 @@ from helpers import irpref_cli
 import irpref  # noqa: E402
 from irpref import examples  # noqa: E402
 from irpref.errors import UsageError  # noqa: E402
-from irpref.report.html import baseline_summary, build_report, render_html  # noqa: E402
+from irpref.report import build_report  # noqa: E402
+from irpref.report.document import render_html  # noqa: E402
 
 # under pytest-xdist (scripts/test.sh: -n 2 --dist loadgroup) this module runs on one
 # worker, so its module-scoped HTML report is built once
@@ -72,37 +73,55 @@ def test_html_is_self_contained(html_report):
     assert not list(html_report.parent.glob(".*.tmp"))  # the temp file was renamed
 
 
-def test_summary_matches_per_query_means_and_holm_t():
+def test_summary_matches_per_query_means_and_the_one_test():
+    """The summary's means are the per-query means; its p-values are the paired t tests
+    of ``irpref significance`` over every pair of runs, Holm over the 15 pairs (the one
+    family of the report), not a second family of the five comparisons with the
+    baseline."""
     from scipy import stats as sps
+    from statsmodels.stats.multitest import multipletests
 
+    report = build_report(QRELS, RUNS, ["AP"], baseline="bm25base_p", rel=2)
     res = irpref.evaluate(QRELS, RUNS, ["AP"], rel=2)
-    summary = baseline_summary(res, "bm25base_p")
     wide = res.pivot(index="query", columns="run", values="value")
-    ps = []
+    section = next(s for s in report.sections if s.id == "summary")
+    means = section.blocks[0].rows[0].set_index("run")
+    stats = section.blocks[1].children[0].table.set_index("run")
+    pairs = [(a, b) for i, a in enumerate(NAMES) for b in NAMES[i + 1:]]
+    p = np.array([sps.ttest_rel(wide[a], wide[b]).pvalue for a, b in pairs])
+    holm = dict(zip(map(frozenset, pairs), multipletests(p, method="holm")[1]))
     for run in NAMES:
-        row = summary[summary["run"] == run].iloc[0]
-        assert row["mean"] == pytest.approx(wide[run].mean())
+        assert means.loc[run, "mean"] == pytest.approx(wide[run].mean())
         if run != "bm25base_p":
             d = wide[run] - wide["bm25base_p"]
-            assert row["diff"] == pytest.approx(d.mean())
-            assert row["wins"] == (d > 0).sum() and row["losses"] == (d < 0).sum()
-            assert row["p"] == pytest.approx(sps.ttest_rel(wide[run], wide["bm25base_p"]).pvalue)
-            ps.append(row["p"])
-    # Holm over the five comparisons
-    order = np.argsort(ps)
-    holm = np.maximum.accumulate(np.minimum(1, (5 - np.arange(5)) * np.asarray(ps)[order]))
-    got = summary[summary["run"] != "bm25base_p"]["p_holm"].to_numpy()[order]
-    np.testing.assert_allclose(got, holm)
+            assert stats.loc[run, "diff"] == pytest.approx(d.mean())
+            assert (stats.loc[run, "wins"], stats.loc[run, "losses"]) == (
+                (d > 0).sum(), (d < 0).sum())
+            assert stats.loc[run, "p"] == pytest.approx(
+                sps.ttest_rel(wide[run], wide["bm25base_p"]).pvalue)
+            assert stats.loc[run, "p_adjusted"] == pytest.approx(
+                holm[frozenset((run, "bm25base_p"))], rel=1e-12)
 
 
-def test_summary_query_named_all_counts():
-    res = irpref.evaluate(QRELS, RUNS, ["AP"], rel=2)
-    res["query"] = res["query"].astype(str)
-    renamed = res.copy()
-    first = renamed["query"].iloc[0]
-    renamed.loc[renamed["query"] == first, "query"] = "all"
-    pd.testing.assert_frame_equal(baseline_summary(res, "UNH_bm25"),
-                                  baseline_summary(renamed, "UNH_bm25"))
+def test_summary_query_named_all_counts(tmp_path):
+    """A query named ``all`` is a query like any other in the report's numbers."""
+    import gzip
+
+    first = Path(QRELS).read_text().split()[0]
+
+    def renamed(text: str) -> str:  # the first query is called all
+        return "".join("all" + line[len(first):] if line.startswith(first + " ") else line
+                       for line in text.splitlines(keepends=True))
+
+    (tmp_path / "q").write_text(renamed(Path(QRELS).read_text()))
+    runs = []
+    for path in RUNS[:3]:
+        runs.append(tmp_path / Path(path).name.removesuffix(".gz"))
+        with gzip.open(path, "rt") as fh:
+            runs[-1].write_text(renamed(fh.read()))
+    plain = build_report(QRELS, RUNS[:3], ["AP"], rel=2).sections[0].blocks[0].rows[0]
+    other = build_report(tmp_path / "q", runs, ["AP"], rel=2).sections[0].blocks[0].rows[0]
+    pd.testing.assert_frame_equal(plain, other)
 
 
 def test_baseline_by_file_name():
@@ -122,7 +141,7 @@ def test_unknown_baseline_is_a_usage_error(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["-o", "r.txt"], ".html or .md"),
+    (["-o", "r.txt"], ".html, .md or .json"),
     (["-o", "missing_dir/r.html"], "does not exist"),
     (["--alpha", "2", "-o", "r.html"], "--alpha 2: must be in (0, 1)"),
 ])

@@ -171,7 +171,8 @@ def test_escaping():
     assert r"a\&b" in render(values, "latex") and r"x\_1" in render(values, "latex")
     assert "&lt;y&gt;" in render(values, "html")
     md = render(values, "markdown")
-    assert r"<y>\|" in md and "| 0.5000 |" in md  # a column that names no measure: no bold
+    assert r"&lt;y&gt;\|" in md and "| 0.5000 |" in md  # a column that names no measure: no bold
+    assert "a&amp;b" in md and "<y>" not in md  # no raw tag survives in Markdown
 
 
 # ------------------------------------------------ the CLI: every option together

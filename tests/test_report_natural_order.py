@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from helpers import irpref_cli
 
-from irpref.report.tables import sort_runs
+from irpref.report.records import sort_runs
 
 QUERIES = ["106_10", "q1", "106_2"]  # file order; natural: 106_2, 106_10, q1
 RUNS = ["run10", "run2", "run1"]  # argument order; natural: run1, run2, run10

@@ -64,65 +64,88 @@ def perturbed_qrels(path):
 # ------------------------------------------------------------ How sure are we: numbers
 
 
-@pytest.mark.parametrize("correction, family, confidence", [
-    ("holm", "measure", 0.95), ("bonferroni", "baseline", 0.9), ("by", "all", 0.99)])
-def test_rows_equal_irpref_significance(results, correction, family, confidence):
-    from irpref.report.trust import TrustOptions, trust_rows
+def comparisons(results, baselines=BASELINES, **options):
+    """The report's comparison rows of ``results`` (AP and ASL of THREE) under ``options``."""
+    from irpref.params import Settings
+    from irpref.report.context import Population, ReportContext, ReportOptions
+    from irpref.report.trust import comparison_rows
+    from irpref.report.verdicts import test_pairs
 
-    sure = trust_rows(results, BASELINES, 0.05, TrustOptions(
-        correction=correction, family=family, confidence=confidence))
-    text = _cli("significance", QRELS, *THREE, "-m", "AP", "ASL", "--rel", "2",
-                "--baseline", ",".join(BASELINES), "--correction", correction,
-                "--family", family, "--confidence", confidence, "--format", "tsv")
-    sig = _tsv(text).rename(columns={"run_a": "run", "run_b": "baseline"})
-    assert len(sig) == len(sure) == 2 * 2 * 2  # measures x baselines x other runs
-    for col in ["measure", "run", "baseline", "family"]:
-        assert sig[col].astype(str).tolist() == sure[col].astype(str).tolist()
-    for col in NUMBERS:
-        np.testing.assert_allclose(sure[col].to_numpy(np.float64),
-                                   sig[col].to_numpy(np.float64), rtol=1e-12, atol=0)
+    o = ReportOptions(**options)
+    ctx = ReportContext(
+        settings=Settings(rel=2), options=o, qrels=QRELS, runs=THREE, judged=None,
+        saved=False, results=results, prefs=None, measures=list(pd.unique(results["measure"])),
+        preferences=[], names=list(pd.unique(results["run"])), baselines=list(baselines),
+        labels={}, population=Population(43),
+        verdicts=test_pairs([results], correction=o.correction, family=o.family, alpha=o.alpha))
+    return comparison_rows(ctx)
+
+
+@pytest.mark.parametrize("correction, family, confidence", [
+    ("holm", "measure", 0.95), ("bonferroni", "all", 0.9), ("by", "all", 0.99)])
+def test_rows_equal_irpref_significance(results, correction, family, confidence):
+    """p, p_adjusted, family_size: ``irpref significance`` over every pair (the report's one
+    family); the unadjusted interval: ``irpref significance --baseline --confidence``."""
+    sure = comparisons(results, correction=correction, family=family, confidence=confidence)
+    assert len(sure) == 2 * 2 * 2  # measures x baselines x other runs
     assert (sure["run"] != sure["baseline"]).all()
+    every = _tsv(_cli("significance", QRELS, *THREE, "-m", "AP", "ASL", "--rel", "2",
+                      "--correction", correction, "--family", family, "--format", "tsv"))
+    key = {(m, frozenset((a, b))): i for i, (m, a, b) in
+           enumerate(zip(every["measure"], every["run_a"], every["run_b"]))}
+    at = [key[(m, frozenset((r, b)))] for m, r, b in
+          zip(sure["measure"], sure["run"], sure["baseline"])]
+    for col in ("p", "p_adjusted", "family_size"):
+        np.testing.assert_allclose(sure[col].to_numpy(np.float64),
+                                   every[col].to_numpy(np.float64)[at], rtol=1e-12)
+    assert (every["family_size"] == (3 if family == "measure" else 6)).all()
+    sig = _tsv(_cli("significance", QRELS, *THREE, "-m", "AP", "ASL", "--rel", "2",
+                    "--baseline", ",".join(BASELINES), "--confidence", confidence,
+                    "--format", "tsv")).rename(columns={"run_a": "run", "run_b": "baseline"})
+    for col in ["measure", "run", "baseline"]:
+        assert sig[col].astype(str).tolist() == sure[col].astype(str).tolist()
+    for mine, theirs in [("unadjusted_low", "ci_low"), ("unadjusted_high", "ci_high"),
+                         ("diff", "mean"), ("effect", "effect"), ("es_anova", "es_anova")]:
+        np.testing.assert_allclose(sure[mine].to_numpy(np.float64),
+                                   sig[theirs].to_numpy(np.float64), rtol=1e-12, atol=0)
 
 
 def test_bootstrap_interval_equals_significance_ci_bootstrap(results):
-    from irpref.report.trust import TrustOptions, trust_rows
-
-    sure = trust_rows(results, BASELINES, 0.05, TrustOptions(bootstrap=150, seed=7))
+    sure = comparisons(results, bootstrap=150, seed=7)
     text = _cli("significance", QRELS, *THREE, "-m", "AP", "ASL", "--rel", "2",
                 "--baseline", BASELINES[0], "--baseline", BASELINES[1], "--ci", "bootstrap",
                 "--bootstrap", "150", "--seed", "7", "--format", "tsv")
     sig = _tsv(text)
-    np.testing.assert_array_equal(sure["boot_low"].to_numpy(), sig["ci_low"].to_numpy())
-    np.testing.assert_array_equal(sure["boot_high"].to_numpy(), sig["ci_high"].to_numpy())
-    assert not np.array_equal(sure["boot_low"].to_numpy(), sure["ci_low"].to_numpy())
+    np.testing.assert_array_equal(sure["bootstrap_unadjusted_low"].to_numpy(),
+                                  sig["ci_low"].to_numpy())
+    np.testing.assert_array_equal(sure["bootstrap_unadjusted_high"].to_numpy(),
+                                  sig["ci_high"].to_numpy())
+    assert not np.array_equal(sure["bootstrap_unadjusted_low"].to_numpy(),
+                              sure["unadjusted_low"].to_numpy())
 
 
-def test_markers_follow_the_record_orientation(results):
-    from irpref.report.trust import trust_rows
-
-    sure = trust_rows(results, BASELINES, 0.05)
+def test_verdicts_follow_the_record_orientation(results):
+    sure = comparisons(results)
     sig = sure[sure["significant"]]
     assert len(sig) >= 2
     for rec in sig.itertuples(index=False):
-        better = (rec.mean > 0) if rec.measure == "AP" else (rec.mean < 0)  # ASL: lower
+        better = (rec.diff > 0) if rec.measure == "AP" else (rec.diff < 0)  # ASL: lower
+        assert rec.verdict == ("better" if better else "worse")
         assert rec.marker == ("▲" if better else "▼")
     assert (sure.loc[~sure["significant"], "marker"] == "").all()
+    assert set(sure.loc[~sure["significant"], "verdict"]) <= {"n.s."}
 
 
 def test_topic_verdict_equals_irpref_design(results):
-    from irpref.report.trust import TrustOptions, topic_verdicts, trust_rows
+    from irpref.report.trust import topic_verdicts
 
     verdicts = topic_verdicts(results, 0.05, 0.2).set_index("measure")
     assert (verdicts["topics"] == 43).all()
-    sure = trust_rows(results, BASELINES, 0.05, TrustOptions(beta=0.2))
-    row = sure.iloc[0]
-    text = _cli("design", "--alpha", "0.05", "--beta", "0.2", "--min-diff", abs(row["mean"]),
-                QRELS, *THREE, "-m", row["measure"], "--rel", "2", "--format", "tsv")
+    text = _cli("design", "--alpha", "0.05", "--beta", "0.2", "--min-diff", "0.05",
+                QRELS, *THREE, "-m", "AP", "--rel", "2", "--format", "tsv")
     design = _tsv(text).set_index("design")["value"].astype(float)
-    assert design["V_E"] == pytest.approx(verdicts.loc[row["measure"], "V_E"], rel=1e-12)
-    assert design["min-diff"] == pytest.approx(verdicts.loc[row["measure"], "min_diff"],
-                                               rel=1e-9)
-    assert design["power"] == pytest.approx(row["power"], rel=1e-9)
+    assert design["V_E"] == pytest.approx(verdicts.loc["AP", "V_E"], rel=1e-12)
+    assert design["min-diff"] == pytest.approx(verdicts.loc["AP", "min_diff"], rel=1e-9)
 
 
 def test_power_stays_a_number_for_large_differences():
@@ -139,10 +162,10 @@ def test_verdict_sentence_words():
     six = irpref.evaluate(QRELS, [str(p) for p in RUNS], ["AP"], rel=2)
     row = next(topic_verdicts(six).itertuples(index=False))
     assert round(row.V_E, 4) == 0.0164 and round(row.min_diff, 3) == 0.079
-    text = verdict_sentence(row, 1, 4)
-    assert text.startswith("With 43 topics, differences below 0.0791 in AP cannot be "
-                           "detected reliably (power 0.8 at alpha 0.05")
-    assert "1 of the 4 observed differences against the baselines are smaller" in text
+    text = verdict_sentence(row, ["a vs b"], 4, "every judged topic")
+    assert text.startswith("With 43 topics (every judged topic), differences below 0.0791 in "
+                           "AP cannot be detected reliably (power 0.8 at alpha 0.05")
+    assert "1 of the 4 observed differences against the baselines are smaller: a vs b." in text
 
 
 # ------------------------------------------------------------ coverage
@@ -216,13 +239,13 @@ def test_ties_coverage_cli(tmp_path):
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    from irpref.report.html import build_report, render_html, write_markdown
-    from irpref.report.trust import TrustOptions
+    from irpref.report import ReportOptions, build_report
+    from irpref.report.document import render_html, write_markdown
 
     tmp = tmp_path_factory.mktemp("trust")
     qrels_b = perturbed_qrels(tmp / "llm.qrels")
     rep = build_report(QRELS, THREE, ["AP", "ASL", "NumRet"], baseline=BASELINES, rel=2,
-                       trust=TrustOptions(bootstrap=100, seed=3), qrels_b=qrels_b)
+                       options=ReportOptions(bootstrap=100, seed=3), qrels_b=qrels_b)
     md = tmp / "r.md"
     write_markdown(rep, md)
     return rep, md.read_text(encoding="utf-8"), render_html(rep), qrels_b
@@ -240,32 +263,40 @@ def test_report_sections_and_baselines(report):
     assert "a = UNH_bm25, b = bm25base_p" in md
     rows = {r: re.search(rf"^\| {r} \| (.*) \|$", md, re.M).group(1).split(" | ")
             for r in ("TUA1-1", "UNH_bm25", "bm25base_p")}
-    assert rows["UNH_bm25"][0].endswith("(baseline a)")
-    assert rows["bm25base_p"][0].endswith("(baseline b)")
+    assert "(baseline a)" in rows["UNH_bm25"][0] and "(baseline b)" in rows["bm25base_p"][0]
+    # the two baselines' comparison is one verdict, marked on both rows, each its own way
+    assert rows["UNH_bm25"][0].endswith("▼b") and rows["bm25base_p"][0].endswith("▲a")
     # TUA1-1 beats both baselines on AP and on ASL (lower is better); NumRet has no mark
     assert rows["TUA1-1"][0].endswith("▲a ▲b") and rows["TUA1-1"][1].endswith("▲a ▲b")
     assert "▲" not in rows["TUA1-1"][2] and "▼" not in rows["TUA1-1"][2]
 
 
 def test_report_numbers_are_the_library_numbers(report, results):
-    from irpref.report.trust import TrustOptions, topic_verdicts, trust_rows
+    from irpref.report.trust import topic_verdicts
 
     rep, md, _, _ = report
-    sure = trust_rows(results, BASELINES, 0.05, TrustOptions(bootstrap=100, seed=3))
+    sure = comparisons(results, bootstrap=100, seed=3)
     section = next(s for s in rep.sections if s.id == "how-sure")
     shown = next(b for b in section.blocks if b.title.startswith("All ")).children[0].table
-    shown = shown[shown["measure"] != "NumRet"].reset_index(drop=True)
-    for col in [*NUMBERS, "boot_low", "boot_high", "power"]:
+    assert "NumRet" not in set(shown["measure"])  # no better direction: not tested
+    assert "power" not in shown.columns  # post-hoc power is not shown (Hoenig & Heisey)
+    for col in ["p", "p_adjusted", "diff", "unadjusted_low", "unadjusted_high",
+                "bootstrap_unadjusted_low", "bootstrap_unadjusted_high", "adjusted_low",
+                "adjusted_high", "effect", "es_anova"]:
         np.testing.assert_allclose(shown[col].to_numpy(np.float64),
                                    sure[col].to_numpy(np.float64), rtol=1e-12)
     # printed to 4 significant digits, as every report table
     row = sure.iloc[0]
-    assert f"| {row['measure']} | {row['run']} | {row['baseline']} | 43 | {row['mean']:.4g} |" \
+    assert f"| {row['measure']} | {row['run']} | {row['baseline']} | 43 | {row['diff']:.4g} |" \
         in md
     d_min = topic_verdicts(results).set_index("measure").loc["AP", "min_diff"]
-    assert f"With 43 topics, differences below {d_min:.3g} in AP cannot be detected " \
-           "reliably (power 0.8 at alpha 0.05" in md
-    assert "Holm over the runs x baselines of each measure" in md
+    assert f"With 43 topics (every judged topic: every run has each), differences below " \
+           f"{d_min:.3g} in AP cannot be detected reliably (power 0.8 at alpha 0.05" in md
+    below = shown["below_min_diff"].to_numpy(bool)
+    mins = topic_verdicts(results).set_index("measure")["min_diff"]
+    assert (below == (shown["diff"].abs() < shown["measure"].map(mins)).to_numpy()).all()
+    assert "p adjusted by Holm over the 3 run pairs of each measure" in md
+    assert "runs x baselines" not in md  # one family: the report's pairs
     assert "100 resamples, seed 3" in md
 
 
@@ -292,7 +323,7 @@ def test_report_coverage_and_agreement_are_the_library_tables(report):
     for m in ("AP", "ASL"):
         for stat in ("tau_b", "tau_ap_a", "tau_ap", "swaps"):
             assert orders.loc[m, stat] == pytest.approx(want[(m, stat)])
-    assert "significant_under" in md or "No run pair changes order." in md
+    assert "verdict_a" in md or "No run pair changes order." in md
 
 
 # ------------------------------------------------------------ options through the command
@@ -305,6 +336,7 @@ def test_report_coverage_and_agreement_are_the_library_tables(report):
     (["--bootstrap", "-1"], 2, "--bootstrap -1: must be >= 0"),
     (["--beta", "0"], 2, "--beta 0: must be in (0, 1)"),
     (["--seed", "3"], 2, "--seed 3: it seeds the bootstrap only"),
+    (["--family", "baseline"], 2, "--family baseline: a report tests every pair of runs"),
     (["--qrels-b", "MISSING"], 1, "MISSING"),
     (["--qrels-b", "BAD"], 1, "BAD:2:"),
 ])

@@ -48,7 +48,7 @@ def test_every_public_entry_point_takes_the_same_settings_by_the_same_names():
 
 
 def test_the_report_builder_takes_the_settings_too():
-    from irpref.report.html import build_report
+    from irpref.report import build_report
 
     params = inspect.signature(build_report).parameters
     assert "settings" in params

@@ -13,8 +13,8 @@ from helpers import irpref_cli
 import irpref
 from irpref import examples
 from irpref.errors import UsageError
-from irpref.report.formats import render_frame
-from irpref.report.tables import FORMATS, natural_key, natural_sorted, sort_queries
+from irpref.report.formats import FORMATS, render_frame
+from irpref.report.records import natural_key, natural_sorted, sort_queries
 from irpref.stats import against_baseline
 
 QRELS = str(examples.qrels_path())

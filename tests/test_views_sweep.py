@@ -240,15 +240,17 @@ def test_report_marks_pairs_and_shows_n(collection, tmp_path, missing):
     text = out.read_text()
     head = re.search(r"^\| run \| (.*) \|$", text, re.M).group(1).split(" | ")
     rows = {r: re.search(rf"^\| {r} \| (.*) \|$", text, re.M).group(1).split(" | ")
-            for r in ("good", "bad")}
-    for j, m in enumerate(head):
+            for r in ("good", "bad", "lacks")}
+    assert head[0] == "queries"  # a run lacks queries: the table says over how many
+    assert rows["lacks"][0] == ("8 of 10" if missing == "skip" else "10, 2 scored 0")
+    for j, m in enumerate(head[1:], 1):
         assert rows["good"][j].endswith("▲") and rows["bad"][j].endswith("▼"), (m, rows)
     assert "lower is better for " + ", ".join(MEASURES) in text
-    assert re.search(r"^\| measure \| run \| n \| paired \|", text, re.M) is not None
-    row = re.search(r"^\| AP \| lacks \| (\d+) \| (\d+) \|", text, re.M)
+    assert re.search(r"^\| measure \| run \| baseline \| n \| paired \|", text, re.M)
+    row = re.search(r"^\| AP \| lacks \| mid \| (\d+) \| (\d+) \|", text, re.M)
     n = 8 if missing == "skip" else 10
     assert row.groups() == (str(n), str(n))
-    assert "paired t test over the queries both have" in text
+    assert "over the queries both have" in text
 
 
 def test_python_compare_means_over_shared_queries(collection):

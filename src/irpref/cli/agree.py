@@ -25,7 +25,7 @@ from irpref.cli.common import (
 )
 from irpref.errors import UsageError
 from irpref.measures.base import split_names
-from irpref.report.tables import write_frame
+from irpref.report.formats import write_frame
 
 COUNTS = {"pairs", "pairs_only_a", "pairs_only_b", "pairs_unjudged_a", "pairs_unjudged_b",
           "queries", "relevant_only_a", "relevant_only_b", "runs", "swaps"}

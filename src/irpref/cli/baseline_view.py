@@ -228,7 +228,7 @@ def _marked(args: argparse.Namespace, table: pd.DataFrame
 
 
 def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
-    from irpref.report.formats import render, render_text
+    from irpref.report.formats import escape_text, render, render_text
 
     table = table_of(args, results)
     fmt = args.format
@@ -249,15 +249,15 @@ def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
             out.write(render_text(cells.reset_index(names="run"), width=250) + "\n")
             for caption, frame in _interval_tables(args, table):
                 frame.index.name = None
-                out.write(f"\n{caption}:\n"
+                out.write(f"\n{escape_text(caption, 'table')}:\n"
                           + render_text(frame.reset_index(names="run"), width=250) + "\n")
-            out.write(legend + "\n")
+            out.write(escape_text(legend, "table") + "\n")
             return 0
         out.write(render_text(_long_view(args, table), na_rep="",
                               float_format=lambda v: f"{v:.4f}",
                               width=250 if extended(args) else 80) + "\n")
         if legend:
-            out.write(legend + "\n")
+            out.write(escape_text(legend, "table") + "\n")
         return 0
     from irpref.report.records import write_json, write_parquet, write_tsv
 

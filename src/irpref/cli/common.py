@@ -20,8 +20,7 @@ from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.judged import JudgedRankings
 from irpref.params import DEFAULTS, TIES, Settings
-from irpref.report.formats import BINARY_FORMATS
-from irpref.report.tables import FORMATS
+from irpref.report.formats import BINARY_FORMATS, FORMATS
 
 # trec_eval flags irpref's own commands spell differently: flag -> (long option, takes a value)
 TREC_EVAL_FLAGS = {

@@ -29,8 +29,8 @@ from irpref.cli.common import (
 from irpref.compare import compare_matrices
 from irpref.errors import UsageError
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
-from irpref.report.formats import render_text
-from irpref.report.tables import natural_key, write_table
+from irpref.report.formats import render_text, write_table
+from irpref.report.records import natural_key
 
 WIN_RATE_NOTE = ("win rate (Diaz & Ferraro 2022, Eq. 7): the mean over queries of a run's "
                  "preferences summed over the other runs (with every query: the row sum of "

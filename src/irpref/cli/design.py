@@ -34,7 +34,7 @@ from irpref.cli.common import (
     settings_from_args,
 )
 from irpref.errors import UsageError
-from irpref.report.tables import write_frame
+from irpref.report.formats import write_frame
 from irpref.topic_sets import METHODS, design
 
 

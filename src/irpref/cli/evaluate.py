@@ -27,13 +27,8 @@ from irpref.measures import parse_measures
 from irpref.measures.names import canonical_name
 from irpref.measures.subtopic_judgments import check_subtopics, use_subtopics
 from irpref.measures.trec_prefs import use_preferences
+from irpref.report.formats import PAPER_FORMATS, write_json, write_table, write_tsv
 from irpref.report.records import write_parquet
-from irpref.report.tables import (  # the one writer
-    PAPER_FORMATS,
-    write_json,
-    write_table,
-    write_tsv,
-)
 
 DEFAULT_MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
 

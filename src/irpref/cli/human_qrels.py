@@ -26,7 +26,7 @@ import pandas as pd
 
 from irpref.cli.common import as_usage, checked, once, open_output, settings_from_args
 from irpref.errors import UsageError
-from irpref.report.tables import write_frame
+from irpref.report.formats import write_frame
 from irpref.stats.ppi import check_lambda
 
 __all__ = ["add_arguments", "report_section", "run_design", "run_evaluate",

@@ -187,7 +187,7 @@ def write(table: list[dict[str, str]], fmt: str, out=None) -> None:
     if fmt == "json":  # the one JSON writer, columns in the TSV's order
         import pandas as pd
 
-        from irpref.report.records import write_json
+        from irpref.report.formats import write_json
 
         write_json(pd.DataFrame(table, columns=list(COLUMNS)), out)
     elif fmt == "tsv":

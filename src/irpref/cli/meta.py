@@ -5,7 +5,7 @@ An experiment on real runs reads its inputs as every other command does
 (:mod:`irpref.cli.common`: QRELS RUN... or a file saved by ``irpref judge``,
 ``--rel``, ``--depth``, ``--corpus-size``, ``--ties``, ``--missing``,
 ``--tag-names``); every subcommand prints one tidy table with the package's
-table writer (:func:`irpref.report.tables.write_frame`: ``tsv`` by default,
+table writer (:func:`irpref.report.formats.write_frame`: ``tsv`` by default,
 full precision; ``json``; ``table``; ``markdown``/``latex``/``html``).
 
 Every option is given once, except the lists (``-m/--measure``, ``--model``,
@@ -35,7 +35,7 @@ from irpref.cli.common import (
 )
 from irpref.errors import UsageError
 from irpref.meta.catalog import EXPERIMENTS, Experiment, Option
-from irpref.report.tables import FORMATS, write_frame
+from irpref.report.formats import FORMATS, write_frame
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

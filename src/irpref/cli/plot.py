@@ -102,10 +102,7 @@ def _resolve(name: str | None, names: list[str], given: list[str], what: str) ->
 
 def figure(args: argparse.Namespace):
     """The requested figure (a matplotlib Figure with ``irpref_data``)."""
-    from irpref.evaluate import evaluate, judge_inputs
-    from irpref.report import plots
-
-    kind, measures = args.kind, args.measures
+    from irpref.evaluate import judge_inputs
     from irpref.store import is_judged_file
 
     settings = settings_from_args(args).replace(ties="docid", depth=None, corpus_size=None)
@@ -114,72 +111,114 @@ def figure(args: argparse.Namespace):
         judged = load_judged_file(args, settings)
     else:
         judged = judge_inputs(args.qrels, args.runs, settings)
-    names = [str(r) for r in judged.run_names]
-    given = [str(r) for r in args.runs]
-    if kind in ("differences", "distributions"):
-        from irpref.measures.names import canonical_name
+    return FIGURES[args.kind](args, judged, saved)
 
-        measure = as_usage(lambda: canonical_name(measures[0],
-                                                  judged_only=settings.judged_only))
-        results = evaluate(None, None, [measure], settings=settings, judged=judged)
-        if kind == "distributions":
-            return plots.distributions(results, measure)
-        return plots.differences(results, _resolve(args.baseline, names, given, "--baseline"),
-                                 measure)
-    if kind == "preferences":
-        from irpref.compare import compare
-        from irpref.preferences import parse_preferences
 
-        as_usage(lambda: parse_preferences(measures, judged_only=settings.judged_only))
-        return plots.preference_heatmap(compare(None, None, measures, settings=settings,
-                                                judged=judged), measures[0])
-    if kind == "search-lengths":
-        from irpref.asl import search_lengths
+def _runs(args: argparse.Namespace, judged) -> tuple[list[str], list[str]]:
+    """(the run names, the run files given): a run is named by either."""
+    return [str(r) for r in judged.run_names], [str(r) for r in args.runs]
 
-        table = search_lengths(judged=judged)
-        if args.run is None:
-            return plots.search_length_distributions(table)
-        run = _resolve(args.run, names, given, "--run")
-        base = _resolve(args.baseline, names, given, "--baseline")
-        if run == base:
-            raise UsageError(f"--run {args.run!r} is the baseline: pick another run")
-        return plots.search_length_change(table, run, base)
-    if kind == "ties":
-        from irpref.measures import parse_measures
 
-        as_usage(lambda: parse_measures(measures))
-        if saved:
-            raise UsageError("the ties plot judges the runs again with tied scores averaged: "
-                             "give QRELS RUN..., not a saved judged file")
-        expected = judge_inputs(args.qrels, args.runs, settings.replace(ties="expected"))
-        return plots.tie_effects(plots.tie_data(None, None, measures, rel=args.rel,
-                                                judged={"docid": judged, "expected": expected}))
-    if kind == "discriminative":
-        from irpref.cli.significance import measure_tables
+def _per_query(args: argparse.Namespace, judged, saved: bool):
+    """differences (to --baseline) or distributions of one measure's per-query values."""
+    from irpref.evaluate import evaluate
+    from irpref.measures.names import canonical_name
+    from irpref.report import plots
 
-        tables = measure_tables(args, settings)
-        return plots.discriminative_bars(plots.discriminative_data(
-            tables, tests=args.tests or ["paired", "sign"], alpha=args.alpha, seed=args.seed))
+    settings = judged.settings.replace(missing=args.missing,
+                                       judged_only=bool(getattr(args, "judged_only", False)))
+    measure = as_usage(lambda: canonical_name(args.measures[0],
+                                              judged_only=settings.judged_only))
+    results = evaluate(None, None, [measure], settings=settings, judged=judged)
+    if args.kind == "distributions":
+        return plots.distributions(results, measure)
+    return plots.differences(results, _resolve(args.baseline, *_runs(args, judged),
+                                               "--baseline"), measure)
+
+
+def _preferences(args: argparse.Namespace, judged, saved: bool):
+    from irpref.compare import compare
+    from irpref.preferences import parse_preferences
+    from irpref.report import plots
+
+    settings = judged.settings.replace(missing=args.missing,
+                                       judged_only=bool(getattr(args, "judged_only", False)))
+    as_usage(lambda: parse_preferences(args.measures, judged_only=settings.judged_only))
+    return plots.preference_heatmap(compare(None, None, args.measures, settings=settings,
+                                            judged=judged), args.measures[0])
+
+
+def _search_lengths(args: argparse.Namespace, judged, saved: bool):
+    """Per-item search lengths, or with --run the change of that run against --baseline."""
+    from irpref.asl import search_lengths
+    from irpref.report import plots
+
+    table = search_lengths(judged=judged)
+    if args.run is None:
+        return plots.search_length_distributions(table)
+    names, given = _runs(args, judged)
+    run = _resolve(args.run, names, given, "--run")
+    base = _resolve(args.baseline, names, given, "--baseline")
+    if run == base:
+        raise UsageError(f"--run {args.run!r} is the baseline: pick another run")
+    return plots.search_length_change(table, run, base)
+
+
+def _ties(args: argparse.Namespace, judged, saved: bool):
+    """Means under docid tie-breaking against their expected values."""
+    from irpref.evaluate import judge_inputs
+    from irpref.measures import parse_measures
+    from irpref.report import plots
+
+    as_usage(lambda: parse_measures(args.measures))
+    if saved:
+        raise UsageError("the ties plot judges the runs again with tied scores averaged: "
+                         "give QRELS RUN..., not a saved judged file")
+    expected = judge_inputs(args.qrels, args.runs, judged.settings.replace(ties="expected"))
+    return plots.tie_effects(plots.tie_data(None, None, args.measures, rel=args.rel,
+                                            judged={"docid": judged, "expected": expected},
+                                            missing=args.missing))
+
+
+def _discriminative(args: argparse.Namespace, judged, saved: bool):
+    from irpref.cli.significance import measure_tables
+    from irpref.report import plots
+
+    tables = measure_tables(args, judged.settings.replace(missing=args.missing))
+    return plots.discriminative_bars(plots.discriminative_data(
+        tables, tests=args.tests or ["paired", "sign"], alpha=args.alpha, seed=args.seed))
+
+
+def _meta(args: argparse.Namespace, judged, saved: bool):
+    """degrade / subsample curves (subsample sizes above the queries with a relevant
+    item are dropped)."""
     from irpref.meta.degradation import degrade
     from irpref.meta.pairwise import check_measures
     from irpref.meta.subsampling import subsample
+    from irpref.report import plots
 
+    measures = args.measures
     as_usage(lambda: check_measures(measures))
-    if kind == "degrade":
-        table = degrade(measures=measures, samples=args.samples, seed=args.seed, judged=judged)
-    else:
-        n = judged.n_queries
-        sizes = sorted({max(1, round(f * n)) for f in (0.1, 0.25, 0.5, 0.75, 0.9)})
-        while True:  # sizes above the queries with a relevant item are dropped
-            try:
-                table = subsample(measures=measures, sizes=sizes, samples=args.samples,
-                                  seed=args.seed, judged=judged)
-                break
-            except UsageError:
-                if len(sizes) == 1:
-                    raise
-                sizes = sizes[:-1]
-    return plots.meta_curves(table)
+    if args.kind == "degrade":
+        return plots.meta_curves(degrade(measures=measures, samples=args.samples,
+                                         seed=args.seed, judged=judged))
+    n = judged.n_queries
+    sizes = sorted({max(1, round(f * n)) for f in (0.1, 0.25, 0.5, 0.75, 0.9)})
+    while True:
+        try:
+            return plots.meta_curves(subsample(measures=measures, sizes=sizes,
+                                               samples=args.samples, seed=args.seed,
+                                               judged=judged))
+        except UsageError:
+            if len(sizes) == 1:
+                raise
+            sizes = sizes[:-1]
+
+
+FIGURES = {"differences": _per_query, "distributions": _per_query,
+           "preferences": _preferences, "search-lengths": _search_lengths, "ties": _ties,
+           "discriminative": _discriminative, "degrade": _meta, "subsample": _meta}
+"""KIND -> the function drawing it from (args, judged rankings, saved)."""
 
 
 def run(args: argparse.Namespace) -> int:

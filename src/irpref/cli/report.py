@@ -1,13 +1,15 @@
 """``irpref report QRELS RUN... [-m ...] [--baseline RUN]... [--rel N] [--qrels-b FILE]
--o report.html``.
+-o report.html|report.md|report.json``.
 
 One self-contained HTML file (inline PNG images and CSS, no network needed),
-or Markdown with the PNG figures beside it when ``-o`` ends in ``.md``:
-summary with significance against each baseline, "How sure are we"
-(intervals, effect sizes, corrected p-values, the topic-set-size verdict),
-per-query views, preference matrices and system orderings, discriminative
-power, ties, how much was judged, with ``--qrels-b`` the agreement between
-the two judgments, search lengths, robustness to missing labels.
+Markdown with the PNG figures beside it when ``-o`` ends in ``.md``, or the
+report as JSON data when it ends in ``.json``: summary with the verdicts
+against each baseline, "How sure are we" (intervals, effect sizes, adjusted
+p-values, the topic-set-size verdict), per-query views, preference matrices
+and system orderings, discriminative power, ties, how much was judged, with
+``--qrels-b`` the agreement between the two judgments, search lengths,
+robustness to missing labels. Every verdict comes from one test of each pair
+of runs under one family rule (:mod:`irpref.report.verdicts`).
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from irpref.cli import human_qrels
 from irpref.cli.baseline_view import add_family_options, baselines, run_list
 from irpref.cli.common import (
     add_inputs,
+    add_judging,
     add_measures,
     add_missing,
-    add_rel,
     checked,
     load_judged_file,
     once,
@@ -41,11 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default=None,
                         help="baseline run: its name or its file (default: the first run); "
                              "repeat it or give a comma-separated list for several")
-    add_rel(parser)
+    add_judging(parser)
     add_missing(parser)
     parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
                         help="significance level (default 0.05)")
-    add_family_options(parser)
+    add_family_options(parser, family_note=" (a report tests every pair of runs: measure or "
+                                           "all)")
     parser.add_argument("--confidence", **checked(params.check_probability), default=0.95,
                         help="level of the intervals of the differences (default 0.95)")
     parser.add_argument("--bootstrap", **checked(params.check_nonnegative_int), default=0,
@@ -63,14 +66,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     human_qrels.add_arguments(parser)  # --human-qrels H, --ppi-lambda
     parser.add_argument("--title", **once(), default="irpref report", help="report title")
     parser.add_argument("-o", "--output", **once(), required=True, metavar="FILE",
-                        help="report.html (self-contained) or report.md (figures beside it)")
+                        help="report.html (self-contained), report.md (figures beside it) or "
+                             "report.json (the report as data)")
 
 
 def _check(args: argparse.Namespace) -> tuple[Path, str]:
     out = Path(args.output)
     kind = out.suffix.lower()
-    if kind not in (".html", ".htm", ".md"):
-        raise UsageError(f"-o {args.output}: the report is .html or .md, not {kind or 'no suffix'}")
+    if kind not in (".html", ".htm", ".md", ".json"):
+        raise UsageError(f"-o {args.output}: the report is .html, .md or .json, not "
+                         f"{kind or 'no suffix'}")
     if not out.parent.is_dir():
         raise UsageError(f"-o {args.output}: directory {out.parent} does not exist")
     return out, kind
@@ -78,11 +83,14 @@ def _check(args: argparse.Namespace) -> tuple[Path, str]:
 
 def run(args: argparse.Namespace) -> int:
     out, kind = _check(args)  # a UsageError: usage and exit 2 (irpref.cli.main)
-    require_matplotlib("report")
-    from irpref.report.html import DEFAULT_MEASURES, build_report, write_html, write_markdown
-    from irpref.report.trust import TrustOptions
+    from irpref.report import ReportOptions, build_report, write_report
+    from irpref.report.build import DEFAULT_MEASURES
+    from irpref.report.verdicts import check_report_family
     from irpref.store import is_judged_file
 
+    check_report_family(args.family)
+    if kind != ".json":  # JSON draws no figure
+        require_matplotlib("report")
     if args.seed is not None and not args.bootstrap:
         raise UsageError(f"--seed {args.seed}: it seeds the bootstrap only; give --bootstrap N")
     saved = is_judged_file(args.qrels)
@@ -91,25 +99,21 @@ def run(args: argparse.Namespace) -> int:
                          "not a file saved by irpref judge")
     judged = None
     if saved:  # saved by irpref judge: no RUN after it
-        judged = load_judged_file(args, settings_from_args(args).replace(ties="docid"))
+        judged = load_judged_file(args, settings_from_args(args))
     elif not args.runs:
         raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref "
                          "judge)")
-    base = baselines(args) or None
-    trust = TrustOptions(correction=args.correction, family=args.family,
-                         confidence=args.confidence, bootstrap=args.bootstrap,
-                         seed=args.seed or 0, beta=args.beta)
+    options = ReportOptions(alpha=args.alpha, correction=args.correction, family=args.family,
+                            confidence=args.confidence, bootstrap=args.bootstrap,
+                            seed=args.seed or 0, beta=args.beta, title=args.title)
     ppi = (human_qrels.report_section(args, list(DEFAULT_MEASURES))  # cli/human_qrels.py
            if human_qrels.wanted(args) else None)
-    report = build_report(args.qrels, args.runs, args.measures,
-                          baseline=base, alpha=args.alpha, title=args.title, judged=judged,
-                          trust=trust, qrels_b=args.qrels_b, settings=settings_from_args(args))
+    report = build_report(args.qrels, args.runs, args.measures, baseline=baselines(args) or None,
+                          settings=settings_from_args(args), judged=judged,
+                          qrels_b=args.qrels_b, options=options)
     if ppi is not None:
         report.sections.append(ppi)
-    if kind == ".md":
-        figures = write_markdown(report, out)
-        print(f"wrote {out} and {len(figures)} figures beside it", file=sys.stderr)
-    else:
-        write_html(report, out)
-        print(f"wrote {out}", file=sys.stderr)
+    figures = write_report(report, out)
+    print(f"wrote {out}" + (f" and {len(figures)} figures beside it" if kind == ".md" else ""),
+          file=sys.stderr)
     return 0

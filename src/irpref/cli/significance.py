@@ -44,8 +44,8 @@ from irpref.errors import UsageError
 from irpref.inference import DEFAULT_MEASURES, scored_tables, split_names
 from irpref.meta.discriminative import discriminative_power
 from irpref.params import Settings
+from irpref.report.formats import write_frame as write_any
 from irpref.report.orientation import ORIENTATIONS, better_word, orientation_sign
-from irpref.report.tables import write_frame as write_any
 from irpref.stats import (
     CI_METHODS,
     TESTS,

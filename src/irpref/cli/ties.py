@@ -33,8 +33,15 @@ from irpref.cli.common import (
     settings_from_args,
 )
 from irpref.meta.ties import DEFAULT_JUDGED_AT, DEFAULT_MEASURES, TiesReport, ties_report
-from irpref.report.formats import PAPER_FORMATS, render_frame, render_text, write_table
-from irpref.report.records import sort_queries, write_json, write_tsv
+from irpref.report.formats import (
+    PAPER_FORMATS,
+    render_frame,
+    render_text,
+    write_json,
+    write_table,
+    write_tsv,
+)
+from irpref.report.records import sort_queries
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -14,14 +14,32 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["MANY", "HATCHES", "MARKERS", "abbreviate", "save"]
+__all__ = ["HATCHES", "MANY", "MARKERS", "abbreviate", "box_figure", "draw_boxes", "finish",
+           "fit_layout", "measure_rows", "palette", "plain_text", "pyplot", "save"]
 
 MANY = 15  # more runs than this: compact layouts (heatmaps, horizontal boxes, scatter)
 HATCHES = ["", "//", "..", "xx", "\\\\", "++", "oo", "--"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
-def _plt():
+def plain_text(draw):
+    """Draw with every text plain: a run name is data, so a ``$`` in it is printed, never
+    read as matplotlib's mathtext (``$x^2$`` typeset, an unbalanced ``$\\frac$`` an
+    error while laying out). Every figure function of irpref is wrapped in it; the
+    setting holds for the texts made while drawing and is restored after."""
+    import functools
+
+    @functools.wraps(draw)
+    def plain(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return draw(*args, **kwargs)
+
+    return plain
+
+
+def pyplot():
     """pyplot with the non-interactive Agg backend (imported lazily)."""
     import matplotlib
 
@@ -72,13 +90,13 @@ def _key(fig, labels: dict[str, str]) -> None:
                  family="monospace")
 
 
-def _colours(n: int):
-    plt = _plt()
+def palette(n: int):
+    plt = pyplot()
     cmap = plt.get_cmap("cividis")
     return [cmap(x) for x in (np.linspace(0.1, 0.9, n) if n > 1 else [0.5])]
 
 
-def _measure_rows(results: pd.DataFrame, measure: str | None, cols: list[str]) -> pd.DataFrame:
+def measure_rows(results: pd.DataFrame, measure: str | None, cols: list[str]) -> pd.DataFrame:
     table = results
     if measure is not None:
         table = table[table["measure"].astype(str) == str(measure)]
@@ -92,7 +110,7 @@ def _measure_rows(results: pd.DataFrame, measure: str | None, cols: list[str]) -
     return table
 
 
-def _layout(fig, n: int, labels: Sequence[str], fontsize: float, *, bottom: float = 0.0,
+def fit_layout(fig, n: int, labels: Sequence[str], fontsize: float, *, bottom: float = 0.0,
             right: float = 0.3, top: float = 0.45) -> None:
     """Margins for a figure with ``n`` run labels on its y axis (and ``bottom``
     inches of x labels, ``top`` inches above the axes for the title and a legend
@@ -109,15 +127,15 @@ def _layout(fig, n: int, labels: Sequence[str], fontsize: float, *, bottom: floa
                         bottom=min((bottom + 0.6) / height, 0.4), top=1 - top / height)
 
 
-def _finish(fig, data: pd.DataFrame, labels: dict[str, str] | None = None):
+def finish(fig, data: pd.DataFrame, labels: dict[str, str] | None = None):
+    """Add the key of abbreviated labels and attach ``data`` as ``fig.irpref_data``."""
     if labels:
         _key(fig, labels)
     fig.irpref_data = data
     return fig
 
 
-
-def _boxes(ax, values: list[np.ndarray], names: list[str], labels: dict[str, str],
+def draw_boxes(ax, values: list[np.ndarray], names: list[str], labels: dict[str, str],
            axis_label: str):
     """Box plots with the mean as a diamond; for many runs a compact horizontal
     summary instead (one row per run: 5-95 % range as a thin line, the
@@ -130,7 +148,7 @@ def _boxes(ax, values: list[np.ndarray], names: list[str], labels: dict[str, str
         q = np.array([np.nanpercentile(v, [5, 25, 50, 75, 95]) if np.isfinite(v).any()
                       else np.full(5, np.nan) for v in values]).reshape(len(values), 5)
         mean = np.array([np.nanmean(v) if np.isfinite(v).any() else np.nan for v in values])
-        dark = _colours(1)[0]
+        dark = palette(1)[0]
         ax.hlines(ticks, q[:, 0], q[:, 4], color="black", linewidth=0.8, label="5-95 %")
         ax.hlines(ticks, q[:, 1], q[:, 3], color=dark, linewidth=5, label="quartiles")
         ax.scatter(q[:, 2], ticks, marker="|", s=60, color="white", zorder=3, label="median")
@@ -147,7 +165,7 @@ def _boxes(ax, values: list[np.ndarray], names: list[str], labels: dict[str, str
     box = ax.boxplot(values, patch_artist=True, showmeans=True,
                      meanprops={"marker": "D", "markerfacecolor": "white",
                                 "markeredgecolor": "black", "markersize": 4})
-    for i, (patch, colour) in enumerate(zip(box["boxes"], _colours(len(names)))):
+    for i, (patch, colour) in enumerate(zip(box["boxes"], palette(len(names)))):
         patch.set_facecolor(colour)
         patch.set_hatch(HATCHES[i % len(HATCHES)])
     ax.set_xticks(ticks, short, rotation=45, ha="right", fontsize=8)
@@ -157,8 +175,8 @@ def _boxes(ax, values: list[np.ndarray], names: list[str], labels: dict[str, str
     return horizontal
 
 
-def _box_figure(n: int):
-    plt = _plt()
+def box_figure(n: int):
+    plt = pyplot()
     if n > MANY:
         return plt.subplots(figsize=(7, 0.13 * n + 1.6))
     return plt.subplots(figsize=(max(4, 0.7 * n + 2), 4))

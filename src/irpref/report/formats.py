@@ -23,6 +23,14 @@ smallest; a count such as ``NumRet``: none), unless
 ``higher_is_better[measure]`` says (True, False, or None for no bold). NaN
 prints empty.
 
+Names are data: every format has one escape rule (:func:`escape_text`), applied
+by every writer here to every row label, column name, text cell, caption and
+legend: ``table`` writes control characters as backslash escapes, ``tsv``
+escapes backslash, tab and line breaks, ``json`` quotes, ``markdown`` turns
+``&``, ``<``, ``>`` into entities and backslash-escapes ``\\ ` * _ [ ] | ~ $``,
+``latex`` escapes its specials and ``< > |`` (which print as other glyphs under
+the default font encoding), ``html`` escapes ``& < > "``.
+
 Terminal tables print floats with ``digits`` significant digits; in a column
 that mixes integer-valued and fractional values (a percentage ``20`` beside
 ``66.67``) the integer-valued ones get the column's decimals (``20.00``).
@@ -32,6 +40,7 @@ from __future__ import annotations
 
 import html as _html
 import io
+import re
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -39,11 +48,19 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
-from irpref.report.records import sort_queries, sort_runs, write_json, write_parquet, write_tsv
+from irpref.report.records import (
+    escape,
+    sort_queries,
+    sort_runs,
+    write_json,
+    write_parquet,
+    write_tsv,
+)
 
-__all__ = ["BINARY_FORMATS", "FORMATS", "PAPER_FORMATS", "TEXT_FORMATS", "check_format", "render",
-           "render_frame", "render_text", "report_html_table", "report_markdown_table",
-           "write_frame", "write_table"]
+__all__ = ["BINARY_FORMATS", "FORMATS", "PAPER_FORMATS", "TEXT_FORMATS", "check_format",
+           "escape_frame", "escape_text", "render", "render_frame", "render_text",
+           "report_html_table", "report_markdown_table", "write_frame", "write_json",
+           "write_parquet", "write_table", "write_tsv"]
 
 TEXT_FORMATS = ("table", "tsv", "json")
 PAPER_FORMATS = ("markdown", "latex", "html")
@@ -54,7 +71,72 @@ BINARY_FORMATS = ("parquet",)  # records.write_parquet: -o FILE, or stdout that 
 LATEX_MARKERS = {"▲": r"$^{\uparrow}$", "▼": r"$^{\downarrow}$"}
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                 "^": r"\textasciicircum{}"}
+                 "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                 "|": r"\textbar{}", "\n": " ", "\r": " "}
+"""Characters LaTeX would not print as themselves: under the default (OT1) font encoding
+``<``, ``>`` and ``|`` print as other glyphs, so they get the kernel's text symbols."""
+
+MARKDOWN_SPECIAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\n": "&#10;", "\r": "&#13;",
+                    **{c: "\\" + c for c in "\\`*[]|~$"}}
+"""Markdown: HTML's three as entities (no raw tag survives), a line break as an entity
+(a table row stays one line), and the characters of emphasis, code, links, tables,
+strikethrough and math backslash-escaped (CommonMark, GitHub); ``_`` too, unless it
+sits inside a word (``UNH_bm25``), where it cannot open or close emphasis."""
+
+MARKDOWN_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
+"""An underscore that does not have a letter or digit on both sides."""
+
+CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7f, *range(0x80, 0xa0)]}
+CONTROL.update({ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r"})
+"""The terminal table: control characters (a tab, a line break, an escape sequence)
+written as backslash escapes, so a name cannot shift a column or drive the terminal."""
+
+
+MARKDOWN_TABLE = str.maketrans(MARKDOWN_SPECIAL)
+LATEX_TABLE = str.maketrans(LATEX_SPECIAL)
+
+
+def escape_text(text, fmt: str) -> str:
+    """``text`` as data in ``fmt``, by that format's one rule: ``table`` control
+    characters as ``\\t``, ``\\n``, ``\\x1b``...; ``tsv`` backslash, tab, newline,
+    carriage return escaped (:func:`irpref.report.records.escape`); ``json`` as is
+    (the JSON writer quotes it); ``markdown`` :data:`MARKDOWN_SPECIAL`; ``latex``
+    :data:`LATEX_SPECIAL`; ``html`` ``&``, ``<``, ``>`` and quotes as entities."""
+    text = str(text)
+    if fmt == "html":
+        return _html.escape(text, quote=True)
+    if fmt == "markdown":
+        return MARKDOWN_UNDERSCORE.sub(r"\\_", text.translate(MARKDOWN_TABLE))
+    if fmt == "latex":
+        return text.translate(LATEX_TABLE)
+    if fmt == "table":
+        return text.translate(CONTROL)
+    if fmt == "tsv":
+        return escape(text)
+    return text
+
+
+def escape_frame(frame: pd.DataFrame, fmt: str, index: bool = True) -> pd.DataFrame:
+    """``frame`` with every text cell, column name (and with ``index`` every index
+    label) through :func:`escape_text`; numbers stay numbers. A copy when
+    anything changes."""
+    def text(values) -> list:
+        return [escape_text(v, fmt) if isinstance(v, str) else v for v in values]
+
+    out = frame.copy()
+    for j in range(out.shape[1]):
+        col = out.iloc[:, j]
+        if col.dtype == object or isinstance(col.dtype, pd.CategoricalDtype) or \
+                pd.api.types.is_string_dtype(col.dtype):
+            out.isetitem(j, pd.Series(text(col.astype(object)), index=out.index,
+                                      dtype=object))
+    out.columns = pd.Index(text(out.columns), name=out.columns.name)
+    if index:
+        if isinstance(out.index, pd.MultiIndex):
+            out.index = out.index.set_levels([text(level) for level in out.index.levels])
+        else:
+            out.index = pd.Index(text(out.index), name=out.index.name)
+    return out
 
 
 def check_format(fmt: str, allowed: Sequence[str] = (*FORMATS, *BINARY_FORMATS)) -> str:
@@ -64,10 +146,6 @@ def check_format(fmt: str, allowed: Sequence[str] = (*FORMATS, *BINARY_FORMATS))
     if fmt not in allowed:
         raise UsageError(f"format must be one of {', '.join(allowed)}, not {fmt!r}")
     return fmt
-
-
-def _latex_escape(text: str) -> str:
-    return "".join(LATEX_SPECIAL.get(c, c) for c in str(text))
 
 
 def _latex_mark(mark: str) -> str:
@@ -83,7 +161,7 @@ def _latex_mark(mark: str) -> str:
         parts = [r"\uparrow" if c == "▲" else r"\downarrow" if c == "▼"
                  else rf"\mathrm{{{letters[c]}}}" for c in mark]
         return "$^{" + "".join(parts) + "}$"
-    return _latex_escape(mark)
+    return escape_text(mark, "latex")
 
 
 def _column_sign(col, higher_is_better: dict | None) -> int:
@@ -119,71 +197,87 @@ def _best(values: pd.DataFrame, higher_is_better: dict | None) -> pd.DataFrame:
 def render(values: pd.DataFrame, fmt: str, markers: pd.DataFrame | None = None, *,
            bold_best: bool = True, higher_is_better: dict | None = None, digits: int = 4,
            caption: str | None = None, legend: str | None = None) -> str:
-    """The table as ``markdown``, ``latex`` (booktabs) or ``html`` text."""
+    """The table as ``markdown``, ``latex`` (booktabs) or ``html`` text; every name
+    (row label, column, text cell, caption, legend) escaped by :func:`escape_text`."""
     check_format(fmt, PAPER_FORMATS)
     if markers is not None:
         markers = markers.reindex(index=values.index, columns=values.columns).fillna("")
     best = _best(values, higher_is_better) if bold_best else None
-    index_name = values.index.name or "run"
-
-    def number(v) -> str:
-        if isinstance(v, str):
-            return v
-        if isinstance(v, (bool, np.bool_)):
-            return "yes" if v else "no"
-        if isinstance(v, (int, np.integer)):
-            return str(int(v))
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            return str(v)
-        return "" if np.isnan(f) else f"{f:.{digits}f}"
-
     rows = []  # by position: row labels need not be unique
     for i, run in enumerate(values.index):
         cells = []
         for j in range(values.shape[1]):
-            text = number(values.iat[i, j])
+            text = _cell_text(values.iat[i, j], digits)
             mark = "" if markers is None else str(markers.iat[i, j])
             bold = best is not None and bool(best.iat[i, j]) and text != ""
             cells.append((text, mark, bold))
         rows.append((str(run), cells))
+    head = [str(values.index.name or "run"), *map(str, values.columns)]
+    layout = {"markdown": _markdown, "latex": _latex, "html": _html_table}[fmt]
+    return layout(head, rows, caption, legend)
 
-    if fmt == "markdown":
-        def md(s: str) -> str:
-            return s.replace("|", "\\|")
-        lines = ["| " + " | ".join([md(index_name), *map(md, map(str, values.columns))]) + " |",
-                 "|---|" + "|".join("---:" for _ in values.columns) + "|"]
-        for run, cells in rows:
-            parts = [(f"**{t}**" if b else t) + m for t, m, b in cells]
-            lines.append("| " + " | ".join([md(run), *parts]) + " |")
-        out = "\n".join(lines) + "\n"
-        if legend:
-            out += f"\n{legend}\n"
-        return out
 
-    if fmt == "latex":
-        lines = [r"\begin{table}[t]", r"\centering"]
-        if caption:
-            lines.append(rf"\caption{{{_latex_escape(caption)}}}")
-        lines += [r"\begin{tabular}{l" + "r" * len(values.columns) + "}", r"\toprule",
-                  " & ".join([_latex_escape(index_name),
-                              *(_latex_escape(c) for c in values.columns)]) + r" \\",
-                  r"\midrule"]
-        for run, cells in rows:
-            parts = [(rf"\textbf{{{_latex_escape(t)}}}" if b else _latex_escape(t))
-                     + _latex_mark(m)
-                     for t, m, b in cells]
-            lines.append(" & ".join([_latex_escape(run), *parts]) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        if legend:
-            lines.append(r"\par\smallskip{\footnotesize " + _latex_escape(legend)
-                         .replace("▲", r"$\uparrow$").replace("▼", r"$\downarrow$") + "}")
-        lines.append(r"\end{table}")
-        return "\n".join(lines) + "\n"
+def _cell_text(v, digits: int) -> str:
+    """A cell as text: strings as they are, booleans yes/no, integers whole, floats
+    with ``digits`` decimals, NaN empty."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    return "" if np.isnan(f) else f"{f:.{digits}f}"
 
-    esc = _html.escape
-    head = "".join(f"<th>{esc(str(c))}</th>" for c in [index_name, *values.columns])
+
+Cells = list[tuple[str, list[tuple[str, str, bool]]]]
+"""Rows of :func:`render`: (row label, [(text, marker, bold), ...])."""
+
+
+def _markdown(head: list[str], rows: Cells, caption: str | None, legend: str | None) -> str:
+    def md(text: str) -> str:
+        return escape_text(text, "markdown")
+
+    lines = ["| " + " | ".join(map(md, head)) + " |",
+             "|---|" + "|".join("---:" for _ in head[1:]) + "|"]
+    for run, cells in rows:
+        parts = [(f"**{md(t)}**" if b else md(t)) + md(m) for t, m, b in cells]
+        lines.append("| " + " | ".join([md(run), *parts]) + " |")
+    out = "\n".join(lines) + "\n"
+    if legend:
+        out += f"\n{md(legend)}\n"
+    return out
+
+
+def _latex(head: list[str], rows: Cells, caption: str | None, legend: str | None) -> str:
+    def tex(text: str) -> str:
+        return escape_text(text, "latex")
+
+    lines = [r"\begin{table}[t]", r"\centering"]
+    if caption:
+        lines.append(rf"\caption{{{tex(caption)}}}")
+    lines += [r"\begin{tabular}{l" + "r" * (len(head) - 1) + "}", r"\toprule",
+              " & ".join(map(tex, head)) + r" \\", r"\midrule"]
+    for run, cells in rows:
+        parts = [(rf"\textbf{{{tex(t)}}}" if b else tex(t)) + _latex_mark(m)
+                 for t, m, b in cells]
+        lines.append(" & ".join([tex(run), *parts]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if legend:
+        lines.append(r"\par\smallskip{\footnotesize " + tex(legend)
+                     .replace("▲", r"$\uparrow$").replace("▼", r"$\downarrow$") + "}")
+    lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def _html_table(head: list[str], rows: Cells, caption: str | None, legend: str | None) -> str:
+    def esc(text: str) -> str:
+        return escape_text(text, "html")
+
+    cols = "".join(f"<th>{esc(c)}</th>" for c in head)
     body = []
     for run, cells in rows:
         tds = "".join(
@@ -191,10 +285,11 @@ def render(values: pd.DataFrame, fmt: str, markers: pd.DataFrame | None = None, 
             f"{f'<sup>{esc(m)}</sup>' if m else ''}</td>" for t, m, b in cells)
         body.append(f"<tr><th>{esc(run)}</th>{tds}</tr>")
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    out = f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>\n"
+    out = f"<table>{cap}<thead><tr>{cols}</tr></thead><tbody>{''.join(body)}</tbody></table>\n"
     if legend:
         out += f"<p>{esc(legend)}</p>\n"
     return out
+
 
 
 def render_frame(frame: pd.DataFrame, fmt: str, *, digits: int = 4, caption: str | None = None,
@@ -277,6 +372,7 @@ def write_table(
             else:
                 out.write(render_frame(wide.reset_index(), fmt, digits=digits))
             return
+        wide = escape_frame(wide, "table")
         with pd.option_context(
             "display.max_rows",
             None,
@@ -312,7 +408,7 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *,
             return
         out.write(render_text(frame, digits=digits) + "\n")
         if legend:
-            out.write(legend + "\n")
+            out.write(escape_text(legend, "table") + "\n")
 
 
 def _decimals(values: np.ndarray, digits: int) -> int | None:
@@ -336,6 +432,7 @@ def render_text(frame: pd.DataFrame, *, digits: int = 4, index: bool = False,
     ``digits`` significant digits, or ``float_format`` (a function of one float);
     a float column mixing integer-valued and fractional values prints them all
     with the same decimals (:func:`_decimals`)."""
+    frame = escape_frame(frame, "table", index=index)
     fmt = float_format or (lambda v: f"{v:.{digits}g}")
     formatters = {}
     if float_format is None:
@@ -369,18 +466,23 @@ def report_html_table(frame: pd.DataFrame) -> str:
                  or frame[c].astype(str).str.match(r"^-?\d").all())
             or pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
     cls = [' class="t"' if t else "" for t in text]
-    head = "".join(f"<th{k}>{_html.escape(str(c))}</th>" for c, k in zip(frame.columns, cls))
+
+    def esc(v) -> str:
+        return escape_text(v, "html")
+
+    head = "".join(f"<th{k}>{esc(c)}</th>" for c, k in zip(frame.columns, cls))
     body = "".join(
-        "<tr>" + "".join(f"<td{k}>{_html.escape(_fmt(v))}</td>" for v, k in zip(row, cls))
+        "<tr>" + "".join(f"<td{k}>{esc(_fmt(v))}</td>" for v, k in zip(row, cls))
         + "</tr>" for row in frame.itertuples(index=False)
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def report_markdown_table(frame: pd.DataFrame) -> str:
-    """A report table as Markdown, cells as :func:`report_html_table` prints them."""
+    """A report table as Markdown, cells as :func:`report_html_table` prints them,
+    escaped by the Markdown rule (:func:`escape_text`)."""
     def cell(v) -> str:
-        return _fmt(v).replace("|", "\\|")
+        return escape_text(_fmt(v), "markdown")
 
     lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
              "|" + "|".join("---" for _ in frame.columns) + "|"]

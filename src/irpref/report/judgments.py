@@ -11,8 +11,9 @@ with a second set of qrels, how far the two agree.
   ``irpref agree`` names them: the label statistics (Cohen's kappa,
   Krippendorff's alpha, binarized at each threshold, leniency, coverage), the
   ordering statistics (tau_b, tau_ap_a, tau_ap_b, tau_ap, top_overlap@k,
-  swaps), the swapped run pairs with ``significant_under`` (paired test, Holm
-  over the run pairs of a measure under each qrels) and Judged@k under each.
+  swaps), the swapped run pairs and Judged@k under each. A swapped pair's
+  verdict under A is the report's own (its one test result); under B it is the
+  same rule applied to the evaluation under B (``p_adjusted_b``, ``verdict_b``).
 """
 
 from __future__ import annotations
@@ -50,12 +51,11 @@ def most_unjudged(per_query: pd.DataFrame, top: int = TOP_QUERIES) -> pd.DataFra
     return out.head(top).reset_index(drop=True)
 
 
-def coverage_section(judged, missing: str = "skip", cutoffs: Sequence[int] = JUDGED_AT,
-                     many: bool = False) -> Section:
+def coverage_section(ctx, cutoffs: Sequence[int] = JUDGED_AT) -> Section:
     """"How much was judged": per-run coverage and the queries with most unjudged."""
     from irpref.meta.ties import coverage
 
-    cov = coverage(judged, cutoffs, missing)
+    cov = coverage(ctx.judged, cutoffs, ctx.settings.missing)
     worst = most_unjudged(cov.per_query)
     ks = ", ".join(str(k) for k in cov.cutoffs)
     return Section(
@@ -68,7 +68,7 @@ def coverage_section(judged, missing: str = "skip", cutoffs: Sequence[int] = JUD
         [Block("table", "Judged documents per run (unjudged_rate = unjudged / retrieved)",
                table=cov.per_run),
          Block("details", f"The {len(worst)} queries with the most unjudged retrieved "
-               "documents (summed over the runs)", open=not many,
+               "documents (summed over the runs)", open=not ctx.many,
                children=[Block("table", table=worst)])])
 
 
@@ -87,7 +87,8 @@ def _readable(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _name(path) -> str:
+def qrels_name(path) -> str:
+    """How the report names a set of qrels: its file name, or "the qrels"."""
     from pathlib import Path
 
     if isinstance(path, str) or hasattr(path, "__fspath__"):
@@ -95,41 +96,26 @@ def _name(path) -> str:
     return "the qrels"
 
 
-def agreement_section(qrels_a, qrels_b, runs, measures: Sequence[str], *, rel: int = 1,
-                      missing: str = "skip", alpha: float = 0.05, use_tag: bool = False,
-                      judged_at: int = JUDGED_AT[0], many: bool = False,
-                      name_b: str | None = None) -> Section:
-    """"Agreement between the two judgments": :func:`irpref.agreement.agree` of
-    ``qrels_a`` and ``qrels_b`` on ``runs`` under the measures of ``measures`` that
-    order systems (a better direction in their record; the others are left out)."""
+def agreement_section(ctx, judged_at: int = JUDGED_AT[0]) -> Section | None:
+    """"Agreement between the two judgments": :func:`irpref.agreement.agree` of the
+    report's qrels and ``ctx.qrels_b`` on its runs under the measures that order
+    systems (a better direction in their record; the others are left out)."""
     from irpref.agreement import agree
     from irpref.measures import parse_measure
 
-    ordered = [m for m in measures if parse_measure(m).sign != 0]
-    result = agree(qrels_a, qrels_b, runs if ordered else None, ordered or None, rel=rel,
-                   missing=missing, alpha=alpha, use_tag=use_tag,
+    if ctx.qrels_b is None:
+        return None
+    s = ctx.settings
+    ordered = [m for m in ctx.measures if parse_measure(m).sign != 0]
+    result = agree(ctx.qrels, ctx.qrels_b, ctx.runs if ordered else None, ordered or None,
+                   rel=s.rel, depth=s.depth, ties=s.ties, missing=s.missing,
+                   alpha=ctx.options.alpha, use_tag=s.use_tag,
                    judged_at=judged_at if ordered else None)
-    a, b = _name(qrels_a), name_b or _name(qrels_b)
+    a, b = qrels_name(ctx.qrels), ctx.name_b or qrels_name(ctx.qrels_b)
     blocks = [Block("table", f"Label agreement over the (query, document) pairs both judge "
                     f"(A = {a}, B = {b})", table=_readable(result.statistics))]
     if ordered:
-        orders = result.orderings.pivot(index="measure", columns="statistic", values="value")
-        orders = orders.reindex(index=list(dict.fromkeys(result.orderings["measure"])),
-                                columns=list(dict.fromkeys(result.orderings["statistic"])))
-        orders.columns.name = None
-        orders = orders.reset_index()
-        for col in ("runs", "swaps"):
-            orders[col] = orders[col].astype(np.int64)
-        swaps = result.swaps
-        judged = result.judged
-        judged = judged[judged["query"].isna()].drop(columns="query").reset_index(drop=True)
-        blocks += [
-            Block("table", "System orderings under A and under B", table=orders),
-            Block("details", f"Swapped run pairs ({len(swaps)})", open=not many, children=[
-                Block("table", table=swaps) if len(swaps)
-                else Block("text", "No run pair changes order.")]),
-            Block("table", f"Judged@{judged_at} under A (judged_a) and B (judged_b)",
-                  table=judged)]
+        blocks += _ordering_blocks(ctx, result, judged_at)
     else:
         blocks.append(Block("text", "No measure of the report has a better direction, so "
                             "no system ordering is compared."))
@@ -139,6 +125,47 @@ def agreement_section(qrels_a, qrels_b, runs, measures: Sequence[str], *, rel: i
         "kappa (1960; weighted 1968) and Krippendorff's alpha (2011), also binarized at each "
         "threshold (grade >= t relevant); the system orderings each induces compared by "
         "Kendall's tau-b and tau_AP (Yilmaz, Aslam & Robertson, SIGIR 2008; tau_ap_a takes "
-        "A's ordering as the truth); swapped run pairs are marked significant under a, b, "
-        f"both or neither (paired test, Holm over the run pairs of a measure, alpha = "
-        f"{alpha:g}). A pair judged by one side only is unjudged under the other.", blocks)
+        "A's ordering as the truth); a swapped run pair's verdict under A (verdict_a, from "
+        "better_under_a's point of view) is the report's own, under B (verdict_b) the rule at "
+        "the top applied to the evaluation under B. A pair judged by one side only is "
+        "unjudged under the other.", blocks)
+
+
+def _ordering_blocks(ctx, result, judged_at: int) -> list[Block]:
+    """The orderings under A and B, the swapped pairs with their verdicts, Judged@k."""
+    orders = result.orderings.pivot(index="measure", columns="statistic", values="value")
+    orders = orders.reindex(index=list(dict.fromkeys(result.orderings["measure"])),
+                            columns=list(dict.fromkeys(result.orderings["statistic"])))
+    orders.columns.name = None
+    orders = orders.reset_index()
+    for col in ("runs", "swaps"):
+        orders[col] = orders[col].astype(np.int64)
+    shown, rows = _swaps(ctx, result)
+    judged = result.judged
+    judged = judged[judged["query"].isna()].drop(columns="query").reset_index(drop=True)
+    return [
+        Block("table", "System orderings under A and under B", table=orders),
+        Block("details", f"Swapped run pairs ({len(shown)})", open=not ctx.many, children=[
+            Block("table", table=shown, rows=rows) if len(shown)
+            else Block("text", "No run pair changes order.")]),
+        Block("table", f"Judged@{judged_at} under A (judged_a) and B (judged_b)",
+              table=ctx.population.with_queries(judged))]
+
+
+def _swaps(ctx, result) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the swapped pairs with p_adjusted_a / verdict_a from the report's one test result
+    and p_adjusted_b / verdict_b from the same rule under B; the same as JSON rows:
+    run = better_under_a, baseline = better_under_b, p_adjusted and verdict under A)."""
+    from irpref.report.verdicts import test_pairs
+
+    o = ctx.options
+    swaps = result.swaps.drop(columns=["p_adjusted_a", "p_adjusted_b", "significant_under"])
+    under_a = ctx.verdicts.oriented(swaps, "better_under_a", "better_under_b")
+    under_b = test_pairs([s.pairwise_b for s in result.scored if s.pairwise_b.n_runs > 1],
+                         correction=o.correction, family=o.family, alpha=o.alpha
+                         ).oriented(swaps, "better_under_a", "better_under_b")
+    shown = swaps.assign(p_adjusted_a=under_a["p_adjusted"], verdict_a=under_a["verdict"],
+                         p_adjusted_b=under_b["p_adjusted"], verdict_b=under_b["verdict"])
+    rows = shown.rename(columns={"better_under_a": "run", "better_under_b": "baseline",
+                                 "p_adjusted_a": "p_adjusted", "verdict_a": "verdict"})
+    return shown, rows

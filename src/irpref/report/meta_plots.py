@@ -16,13 +16,14 @@ from irpref.report.figure_kit import (
     HATCHES,
     MANY,
     MARKERS,
-    _box_figure,
-    _boxes,
-    _colours,
-    _finish,
-    _layout,
-    _plt,
     abbreviate,
+    box_figure,
+    draw_boxes,
+    finish,
+    fit_layout,
+    palette,
+    plain_text,
+    pyplot,
 )
 
 __all__ = [
@@ -47,6 +48,7 @@ def search_length_data(table: pd.DataFrame) -> pd.DataFrame:
     return out.dropna(subset=["search_length"]).reset_index(drop=True)
 
 
+@plain_text
 def search_length_distributions(table: pd.DataFrame):
     """Distribution of per-item atomized search lengths of each run (ASL paper,
     Figs. 5-6): box plots on a log scale, lower is better."""
@@ -54,8 +56,8 @@ def search_length_distributions(table: pd.DataFrame):
     runs = list(pd.unique(data["run"]))
     labels = abbreviate(runs)
     values = [data.loc[data["run"] == r, "search_length"].to_numpy(np.float64) for r in runs]
-    fig, ax = _box_figure(len(runs))
-    horizontal = _boxes(ax, [v + 1 for v in values], runs, labels,
+    fig, ax = box_figure(len(runs))
+    horizontal = draw_boxes(ax, [v + 1 for v in values], runs, labels,
                         "search length + 1 (log scale)")
     from matplotlib.ticker import NullFormatter, ScalarFormatter
 
@@ -65,24 +67,25 @@ def search_length_distributions(table: pd.DataFrame):
     axis.set_minor_formatter(NullFormatter())
     ax.set_title("Per-item atomized search lengths (lower is better)",
                  pad=18 if len(runs) > MANY else 6)
-    _layout(fig, len(runs), labels.values(), 7, top=0.8)  # title above the legend
-    return _finish(fig, data, labels)
+    fit_layout(fig, len(runs), labels.values(), 7, top=0.8)  # title above the legend
+    return finish(fig, data, labels)
 
 
+@plain_text
 def search_length_change(table: pd.DataFrame, run: str, baseline: str):
     """Histogram of the per-item change ``SL(run) - SL(baseline)`` (ASL paper,
     Fig. 6; negative = the run finds the item sooner). ``irpref_data`` is
     :func:`irpref.asl.change` (columns query, doc, run, baseline, delta)."""
     from irpref.asl import change
 
-    plt = _plt()
+    plt = pyplot()
     data = change(table, run, baseline).dropna(subset=["delta"]).reset_index(drop=True)
     labels = abbreviate([run, baseline])
     d = data["delta"].to_numpy(np.float64)
     fig, ax = plt.subplots(figsize=(6, 3.6))
     lim = float(np.abs(d).max()) if d.size else 1.0
     edges = np.linspace(-lim - 0.5, lim + 0.5, min(61, max(3, int(2 * lim) + 2)))
-    c = _colours(2)
+    c = palette(2)
     ax.hist(d[d < 0], bins=edges, color=c[0], hatch="//", edgecolor="black", linewidth=0.3,
             label=f"{labels[run]} sooner")
     ax.hist(d[d > 0], bins=edges, color=c[1], edgecolor="black", linewidth=0.3,
@@ -93,33 +96,36 @@ def search_length_change(table: pd.DataFrame, run: str, baseline: str):
     ax.set_title(f"Per-item search-length change, {int((d == 0).sum())} items unchanged")
     ax.legend(fontsize=7)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
-    return _finish(fig, data, labels)
+    return finish(fig, data, labels)
 
 
 # --- ties ------------------------------------------------------------------------------
 
 def tie_data(qrels, runs, measures: Sequence[str], *, rel: int = 1,
-             judged: dict | None = None) -> pd.DataFrame:
+             judged: dict | None = None, missing: str = "skip") -> pd.DataFrame:
     """Mean of each measure per run with ties broken by docid and in
     expectation (McSherry & Najork): columns run, measure, docid, expected,
-    difference (docid - expected). Means are taken over the per-query rows.
+    difference (docid - expected). Means are taken over the per-query rows
+    (queries a run lacks: ``missing``, as :func:`irpref.evaluate`).
     ``judged`` may map ``"docid"`` / ``"expected"`` to inputs already judged so."""
     from irpref.evaluate import evaluate
 
     frames = {}
     for ties in ("docid", "expected"):
         given = (judged or {}).get(ties)
-        res = evaluate(qrels, runs, list(measures), rel=rel, ties=ties, judged=given)
+        res = evaluate(qrels, runs, list(measures), rel=rel, ties=ties, judged=given,
+                       missing=missing)
         frames[ties] = res.groupby(["run", "measure"], sort=False)["value"].mean()
     out = pd.concat(frames, axis=1).reset_index()
     out["difference"] = out["docid"] - out["expected"]
     return out[["run", "measure", "docid", "expected", "difference"]]
 
 
+@plain_text
 def tie_effects(data: pd.DataFrame):
     """Paired bars per run: the mean with docid tie-breaking vs the expected
     (tie-aware) mean, one panel per measure. ``data`` is :func:`tie_data`."""
-    plt = _plt()
+    plt = pyplot()
     measures = list(pd.unique(data["measure"]))
     runs = list(pd.unique(data["run"]))
     labels = abbreviate(runs)
@@ -127,7 +133,7 @@ def tie_effects(data: pd.DataFrame):
         return _tie_scatter(data, measures, runs, labels)
     fig, axes = plt.subplots(1, max(len(measures), 1), squeeze=False,
                              figsize=(max(4, (0.5 * len(runs) + 1.5)) * max(len(measures), 1), 4))
-    c = _colours(2)
+    c = palette(2)
     x = np.arange(len(runs))
     for ax, measure in zip(axes[0], measures):
         part = data[data["measure"] == measure].set_index("run").loc[runs]
@@ -142,7 +148,7 @@ def tie_effects(data: pd.DataFrame):
     axes[0, 0].legend(fontsize=7)
     fig.suptitle("Effect of tie-breaking: docid vs expected")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
-    return _finish(fig, data.reset_index(drop=True), labels)
+    return finish(fig, data.reset_index(drop=True), labels)
 
 
 def _tie_scatter(data: pd.DataFrame, measures: list, runs: list[str],
@@ -150,7 +156,7 @@ def _tie_scatter(data: pd.DataFrame, measures: list, runs: list[str],
     """Many runs: per measure, one point per run at (expected, docid); points off
     the diagonal are runs whose mean depends on the tie-break. The five runs
     farthest from it are labelled."""
-    plt = _plt()
+    plt = pyplot()
     cols = min(len(measures), 3) or 1
     rows = -(-max(len(measures), 1) // cols)
     fig, axes = plt.subplots(rows, cols, squeeze=False, figsize=(3.6 * cols, 3.4 * rows))
@@ -160,7 +166,7 @@ def _tie_scatter(data: pd.DataFrame, measures: list, runs: list[str],
         lo, hi = float(np.nanmin([x.min(), y.min()])), float(np.nanmax([x.max(), y.max()]))
         ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.6, linestyle="--",
                 label="no tie effect")
-        ax.scatter(x, y, s=12, color=_colours(1)[0], edgecolor="black", linewidth=0.3,
+        ax.scatter(x, y, s=12, color=palette(1)[0], edgecolor="black", linewidth=0.3,
                    label="run")
         far = np.argsort(-np.abs(y - x), kind="stable")[:5]
         for i in far:
@@ -175,7 +181,7 @@ def _tie_scatter(data: pd.DataFrame, measures: list, runs: list[str],
     axes[0, 0].legend(fontsize=7)
     fig.suptitle("Effect of tie-breaking: docid vs expected, one point per run")
     fig.tight_layout()
-    return _finish(fig, data.reset_index(drop=True), labels)
+    return finish(fig, data.reset_index(drop=True), labels)
 
 
 
@@ -190,16 +196,17 @@ def discriminative_data(tables, tests: Sequence[str] = ("paired",), alpha: float
     return discriminative_power(tables, alpha=alpha, test=list(tests), **kwargs)
 
 
+@plain_text
 def discriminative_bars(data: pd.DataFrame):
     """Percent of run pairs significantly different, per measure (groups) and
     test (hatched bars). ``data`` is :func:`discriminative_data`."""
-    plt = _plt()
+    plt = pyplot()
     measures = list(pd.unique(data["measure"]))
     tests = list(pd.unique(data["test"]))
     fig, ax = plt.subplots(figsize=(max(4, 0.9 * len(measures) * max(len(tests), 1) / 2 + 2), 4))
     width = 0.8 / max(len(tests), 1)
     x = np.arange(len(measures))
-    for i, (test, colour) in enumerate(zip(tests, _colours(len(tests)))):
+    for i, (test, colour) in enumerate(zip(tests, palette(len(tests)))):
         part = data[data["test"] == test].set_index("measure")
         present = np.array([m in part.index for m in measures], dtype=bool)
         heights = [float(part.loc[m, "percent"]) for m in measures if m in part.index]
@@ -213,7 +220,7 @@ def discriminative_bars(data: pd.DataFrame):
     ax.set_title(f"Discriminative power (alpha = {alpha:g})")
     ax.legend(title="test", fontsize=7)
     fig.tight_layout()
-    return _finish(fig, data.reset_index(drop=True))
+    return finish(fig, data.reset_index(drop=True))
 
 
 # --- meta-evaluation curves -----------------------------------------------------------
@@ -248,19 +255,20 @@ def meta_curve_data(table: pd.DataFrame) -> pd.DataFrame:
     return data
 
 
+@plain_text
 def meta_curves(table: pd.DataFrame):
     """One panel per statistic (agreement, tau, ties) against the fraction of
     labels removed or the queries kept, one line per measure with one standard
     deviation shaded, the band clipped to the statistic's valid range
     (:data:`CURVE_RANGE`: tau in [-1, 1]) (after Diaz, lexiprecision, 2023, Figs. 8-9, which
     measure agreement with dRR_1; here each measure's own full-label comparisons)."""
-    plt = _plt()
+    plt = pyplot()
     data = meta_curve_data(table)
     stats = list(pd.unique(data["statistic"]))
     measures = list(pd.unique(data["measure"]))
     fig, axes = plt.subplots(1, len(stats), figsize=(4 * len(stats), 3.4), squeeze=False)
     for ax, stat in zip(axes[0], stats):
-        for i, (m, colour) in enumerate(zip(measures, _colours(len(measures)))):
+        for i, (m, colour) in enumerate(zip(measures, palette(len(measures)))):
             part = data[(data["statistic"] == stat) & (data["measure"] == m)].sort_values("x")
             x, mean, sd = part["x"], part["mean"], part["sd"].fillna(0.0)
             ax.plot(x, mean, color=colour, marker=MARKERS[i % len(MARKERS)],
@@ -278,6 +286,6 @@ def meta_curves(table: pd.DataFrame):
     fig.suptitle(f"Meta-evaluation: {what} (mean ± 1 sd, clipped to each statistic's "
                  "valid range)", fontsize=10)
     fig.tight_layout()
-    return _finish(fig, data)
+    return finish(fig, data)
 
 

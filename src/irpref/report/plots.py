@@ -25,7 +25,7 @@ meta-evaluation); this module gathers them.
 
 from __future__ import annotations
 
-from irpref.report.figure_kit import HATCHES, MANY, MARKERS, _plt, abbreviate, save
+from irpref.report.figure_kit import abbreviate, save
 from irpref.report.meta_plots import (
     discriminative_bars,
     discriminative_data,
@@ -60,4 +60,3 @@ __all__ = [
     "meta_curve_data", "meta_curves",
     "save",
 ]
-_SHARED = (HATCHES, MANY, MARKERS, _plt)  # re-exported for the report builder

@@ -17,14 +17,15 @@ import pandas as pd
 
 from irpref.report.figure_kit import (
     MANY,
-    _box_figure,
-    _boxes,
-    _colours,
-    _finish,
-    _layout,
-    _measure_rows,
-    _plt,
     abbreviate,
+    box_figure,
+    draw_boxes,
+    finish,
+    fit_layout,
+    measure_rows,
+    palette,
+    plain_text,
+    pyplot,
 )
 
 __all__ = [
@@ -43,7 +44,7 @@ def difference_data(results: pd.DataFrame, baseline: str, measure: str | None = 
     """Per-query ``value(run) - value(baseline)`` of one measure: columns run,
     query, difference; sorted by run (input order) then difference descending.
     Queries the baseline or the run lacks are left out."""
-    table = _measure_rows(results, measure, ["run", "query", "value"])
+    table = measure_rows(results, measure, ["run", "query", "value"])
     wide = table.pivot_table(index="query", columns="run", values="value", aggfunc="first",
                              sort=False)
     if baseline not in wide.columns:
@@ -71,12 +72,13 @@ def _sign(results: pd.DataFrame, measure: str | None) -> int:
     return sign_of(measure)
 
 
+@plain_text
 def differences(results: pd.DataFrame, baseline: str, measure: str | None = None):
     """Sorted per-query difference bars of each run against ``baseline`` (queries
     the run wins dark with hatching, those it loses light; for a lower-is-better
     measure such as ASL a negative difference is a win; a measure without a
     better direction gets one colour), one panel per run."""
-    plt = _plt()
+    plt = pyplot()
     data = difference_data(results, baseline, measure)
     sign = _sign(results, measure)
     runs = list(pd.unique(data["run"]))
@@ -85,7 +87,7 @@ def differences(results: pd.DataFrame, baseline: str, measure: str | None = None
         return _difference_heatmap(data, runs, baseline, measure, labels, sign)
     fig, axes = plt.subplots(max(len(runs), 1), 1, figsize=(7, 1.9 * max(len(runs), 1) + 0.6),
                              squeeze=False, sharex=True)
-    up, down = _colours(2)[0], _colours(2)[1]
+    up, down = palette(2)[0], palette(2)[1]
     names = (("run better", "baseline better") if sign else ("run higher", "run lower"))
     if sign < 0:
         names = (names[0] + " (lower)", names[1])
@@ -106,7 +108,7 @@ def differences(results: pd.DataFrame, baseline: str, measure: str | None = None
     fig.suptitle(f"Per-query differences against {labels[baseline]}"
                  + (f" ({measure})" if measure else ""))
     fig.tight_layout(rect=(0, 0.04, 1, 1))
-    return _finish(fig, data, labels)
+    return finish(fig, data, labels)
 
 
 def _difference_heatmap(data: pd.DataFrame, runs: list[str], baseline: str,
@@ -116,7 +118,7 @@ def _difference_heatmap(data: pd.DataFrame, runs: list[str], baseline: str,
     descending left to right, as colour (the bars of :func:`differences` seen
     from above; the colour map is reversed for a lower-is-better measure, so
     bright is always better); blank where a run has fewer queries."""
-    plt = _plt()
+    plt = pyplot()
     groups = {r: g["difference"].to_numpy(np.float64) for r, g in data.groupby("run", sort=False)}
     key = sign or 1
     order = sorted(runs, key=lambda r: -key * float(np.mean(groups[r]))
@@ -139,11 +141,11 @@ def _difference_heatmap(data: pd.DataFrame, runs: list[str], baseline: str,
                   "run (largest mean difference first)")
     ax.set_title(f"Per-query differences against {labels[baseline]}"
                  + (f" ({measure})" if measure else ""), fontsize=10)
-    _layout(fig, len(order), [labels[r] for r in order], 7, right=1.6)
+    fit_layout(fig, len(order), [labels[r] for r in order], 7, right=1.6)
     word = {1: " (higher is better)", -1: " (lower is better)"}.get(sign, "")
     fig.colorbar(image, ax=ax, label=f"run - baseline {measure or ''}".strip() + word,
                  shrink=0.5, fraction=0.05, pad=0.02)
-    return _finish(fig, data, labels)
+    return finish(fig, data, labels)
 
 
 
@@ -151,10 +153,11 @@ def _difference_heatmap(data: pd.DataFrame, runs: list[str], baseline: str,
 
 def distribution_data(results: pd.DataFrame, measure: str | None = None) -> pd.DataFrame:
     """Per-query values of one measure: columns run, query, value (input order)."""
-    table = _measure_rows(results, measure, ["run", "query", "value"])
+    table = measure_rows(results, measure, ["run", "query", "value"])
     return table[["run", "query", "value"]].reset_index(drop=True)
 
 
+@plain_text
 def distributions(results: pd.DataFrame, measure: str | None = None):
     """Box plots of the per-query values of each run (mean marked by a diamond);
     horizontal, one row per run, for more than ``MANY`` runs."""
@@ -162,12 +165,12 @@ def distributions(results: pd.DataFrame, measure: str | None = None):
     runs = list(pd.unique(data["run"]))
     labels = abbreviate(runs)
     values = [data.loc[data["run"] == r, "value"].to_numpy(np.float64) for r in runs]
-    fig, ax = _box_figure(len(runs))
-    _boxes(ax, values, runs, labels, f"per-query {measure or 'value'}")
+    fig, ax = box_figure(len(runs))
+    draw_boxes(ax, values, runs, labels, f"per-query {measure or 'value'}")
     ax.set_title(f"Distribution of per-query {measure or 'values'}",
                  pad=18 if len(runs) > MANY else 6)
-    _layout(fig, len(runs), labels.values(), 7, top=0.8)  # title above the legend
-    return _finish(fig, data, labels)
+    fit_layout(fig, len(runs), labels.values(), 7, top=0.8)  # title above the legend
+    return finish(fig, data, labels)
 
 
 # --- preference matrix -----------------------------------------------------------------
@@ -179,7 +182,7 @@ def preference_data(results: pd.DataFrame, measure: str | None = None) -> pd.Dat
     :func:`irpref.aggregate.orderings_of`). ``attrs["ordering"]`` holds the order."""
     from irpref.aggregate import orderings_of
 
-    table = _measure_rows(results, measure, ["run_a", "run_b", "query", "value"])
+    table = measure_rows(results, measure, ["run_a", "run_b", "query", "value"])
     a_col = table["run_a"].astype(str).to_numpy(object)
     b_col = table["run_b"].astype(str).to_numpy(object)
     runs = [str(x) for x in pd.unique(np.concatenate([a_col, b_col]))]
@@ -203,10 +206,11 @@ def preference_data(results: pd.DataFrame, measure: str | None = None) -> pd.Dat
     return frame
 
 
+@plain_text
 def preference_heatmap(results: pd.DataFrame, measure: str | None = None,
                        annotate: bool | None = None):
     """Heatmap of the mean preference matrix, runs in system order (best first)."""
-    plt = _plt()
+    plt = pyplot()
     data = preference_data(results, measure)
     runs = list(data.index)
     labels = abbreviate(runs)
@@ -231,11 +235,11 @@ def preference_heatmap(results: pd.DataFrame, measure: str | None = None,
     ax.set_ylabel("run a (system order, best first)")
     ax.set_title(f"Mean preference of a over b{f' ({measure})' if measure else ''}")
     if n > MANY:
-        _layout(fig, n, short, fs, bottom=max(map(len, short)) * fs * 0.62 / 72, right=1.8)
+        fit_layout(fig, n, short, fs, bottom=max(map(len, short)) * fs * 0.62 / 72, right=1.8)
     fig.colorbar(image, ax=ax, label="mean preference (a over b)", shrink=0.6)
     if n <= MANY:
         fig.tight_layout(rect=(0, 0.04, 1, 1))
-    return _finish(fig, data, labels)
+    return finish(fig, data, labels)
 
 
 
@@ -252,7 +256,7 @@ def significance_data(table: pd.DataFrame, measure: str | None = None,
     ``attrs["alpha"]``, else 0.05."""
     cols = ["run_a", "run_b", "mean", "p_adjusted"]
     sign = _sign(table, measure)
-    table = _measure_rows(table, measure, cols)
+    table = measure_rows(table, measure, cols)
     if alpha is None:
         alpha = float(table.attrs.get("alpha", 0.05))
     a = table["run_a"].astype(str).to_numpy(object)
@@ -273,6 +277,7 @@ def significance_data(table: pd.DataFrame, measure: str | None = None,
     return frame
 
 
+@plain_text
 def significance_matrix(table: pd.DataFrame, measure: str | None = None,
                         alpha: float | None = None):
     """Which run pairs differ significantly: black = row run better, white =
@@ -280,7 +285,7 @@ def significance_matrix(table: pd.DataFrame, measure: str | None = None,
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    plt = _plt()
+    plt = pyplot()
     data = significance_data(table, measure, alpha)
     runs = list(data.index)
     labels = abbreviate(runs)
@@ -303,10 +308,10 @@ def significance_matrix(table: pd.DataFrame, measure: str | None = None,
                                            "a worse than b"])],
               loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     if n > MANY:
-        _layout(fig, n, short, fs, bottom=max(map(len, short)) * fs * 0.62 / 72, right=1.9)
+        fit_layout(fig, n, short, fs, bottom=max(map(len, short)) * fs * 0.62 / 72, right=1.9)
     else:
         fig.tight_layout()
-    return _finish(fig, data, labels)
+    return finish(fig, data, labels)
 
 
 
@@ -314,62 +319,86 @@ def significance_matrix(table: pd.DataFrame, measure: str | None = None,
 # --- mean differences with their intervals, per baseline ----------------------------------
 
 def interval_data(table: pd.DataFrame, measure: str | None = None) -> pd.DataFrame:
-    """The rows of one measure of :func:`irpref.report.trust.trust_rows` drawn by
-    :func:`difference_intervals`: run, baseline, mean, ci_low, ci_high, marker."""
-    rows = _measure_rows(table, measure, ["run", "baseline", "mean", "ci_low", "ci_high"])
+    """The rows of one measure drawn by :func:`difference_intervals`: run, baseline,
+    mean, ci_low, ci_high, marker (▲ / ▼ / empty: the verdict) and agrees (whether the
+    interval excludes 0 exactly when the verdict is significant; True when not given)."""
+    rows = measure_rows(table, measure, ["run", "baseline", "mean", "ci_low", "ci_high"])
     cols = ["run", "baseline", "mean", "ci_low", "ci_high"]
     out = rows[cols].copy()
     out["marker"] = rows["marker"].to_numpy() if "marker" in rows else ""
+    out["agrees"] = rows["agrees"].to_numpy(bool) if "agrees" in rows else True
     return out.reset_index(drop=True)
 
 
-def difference_intervals(table: pd.DataFrame, measure: str | None = None):
-    """Mean difference run - baseline of each run with its interval (the t interval of
-    ``ci_low``/``ci_high``) against a zero line, one panel per baseline; significantly
-    better runs dark, worse light with hatching, the others white (greyscale-safe)."""
-    plt = _plt()
+@plain_text
+def difference_intervals(table: pd.DataFrame, measure: str | None = None,
+                         interval: str = "t intervals"):
+    """Mean difference run - baseline of each run with its interval (``ci_low``,
+    ``ci_high``; ``interval`` names them in the figure) against a zero line, one panel
+    per baseline; significantly better runs dark, worse light with hatching, the others
+    white (greyscale-safe). A row whose interval does not agree with its verdict
+    (``agrees`` false) is drawn as a diamond and named in the legend, never as if it
+    agreed."""
+    plt = pyplot()
     data = interval_data(table, measure)
     baselines = list(pd.unique(data["baseline"]))
     runs = list(pd.unique(data["run"]))
     labels = abbreviate([*baselines, *runs])
     n = len(runs)
-    height = 0.13 * n + 1.6 if n > MANY else 0.32 * n + 1.5
+    height = 0.13 * n + 1.9 if n > MANY else 0.32 * n + 1.8
     fig, axes = plt.subplots(1, max(len(baselines), 1), squeeze=False, sharey=True,
                              figsize=(min(3.6 * len(baselines) + 2, 16), height))
-    dark, light = _colours(2)
-    fill = {"▲": dark, "▼": light}
+    dark, light = palette(2)
     for ax, base in zip(axes[0], baselines):
-        part = data[data["baseline"] == base].set_index("run").reindex(runs)
-        y = np.arange(n)
-        mean = part["mean"].to_numpy(np.float64)
-        ax.hlines(y, part["ci_low"].to_numpy(np.float64), part["ci_high"].to_numpy(np.float64),
-                  color="black", linewidth=1.0)
-        colours = [fill.get(m, "white") for m in part["marker"].fillna("")]
-        hatches = ["////" if m == "▼" else "" for m in part["marker"].fillna("")]
-        for yi, mi, ci, hi in zip(y, mean, colours, hatches):
-            if np.isfinite(mi):
-                ax.scatter([mi], [yi], s=36, marker="s", facecolor=ci, edgecolor="black",
-                           hatch=hi, zorder=3)
-        ax.axvline(0, color="black", linewidth=0.6, linestyle="--")
+        _interval_panel(ax, data[data["baseline"] == base].set_index("run").reindex(runs),
+                        (dark, light))
         ax.set_title(f"run - {labels[base]}", fontsize=9)
         ax.set_xlabel(f"difference in {measure or 'the measure'}", fontsize=8)
-        ax.grid(axis="x", color="#dddddd", linewidth=0.5)
     axes[0, 0].set_yticks(np.arange(n), [labels[r] for r in runs], fontsize=7)
     axes[0, 0].set_ylim(n - 0.5, -0.5)  # first run on top
-    from matplotlib.patches import Patch
-
     fig.suptitle(f"Differences against the baseline{'s' if len(baselines) > 1 else ''}"
-                 + (f" ({measure})" if measure else "") + ", with intervals", fontsize=10,
-                 y=1 - 0.08 / height)
-    top = 0.6  # inches above the axes: the title and the legend under it
-    fig.legend(handles=[
-        Patch(facecolor=dark, edgecolor="black", label="significantly better"),
-        Patch(facecolor=light, edgecolor="black", hatch="////", label="significantly worse"),
-        Patch(facecolor="white", edgecolor="black", label="not significant")],
-        fontsize=7, ncol=3, loc="upper center", frameon=False,
-        bbox_to_anchor=(0.5, 1 - 0.3 / height))
+                 + (f" ({measure})" if measure else ""), fontsize=10, y=1 - 0.08 / height)
+    fig.text(0.5, 1 - 0.3 / height, f"intervals: {interval}", ha="center", va="top",
+             fontsize=6, wrap=True)
+    top = 0.8  # inches above the axes: the title, the intervals' name and the legend
+    fig.legend(handles=_interval_legend(dark, light, not data["agrees"].all()), fontsize=7,
+               ncol=4, loc="upper center", frameon=False, bbox_to_anchor=(0.5, 1 - 0.55 / height))
     if n > MANY:
-        _layout(fig, n, [labels[r] for r in runs], 7, top=top + 0.2)
+        fit_layout(fig, n, [labels[r] for r in runs], 7, top=top + 0.2)
     else:
         fig.tight_layout(rect=(0, 0.04, 1, 1 - top / height))
-    return _finish(fig, data, labels)
+    return finish(fig, data, labels)
+
+
+def _interval_panel(ax, part: pd.DataFrame, fills: tuple) -> None:
+    """One baseline's rows: interval lines, the difference as a square filled by its
+    verdict (a diamond where the interval does not agree with it), the zero line."""
+    y = np.arange(len(part))
+    mean = part["mean"].to_numpy(np.float64)
+    ax.hlines(y, part["ci_low"].to_numpy(np.float64), part["ci_high"].to_numpy(np.float64),
+              color="black", linewidth=1.0)
+    marks = part["marker"].fillna("").astype(str).to_numpy(object)
+    agrees = part["agrees"].fillna(True).to_numpy(bool)
+    fill = {"▲": fills[0], "▼": fills[1]}
+    for yi, mi, mark, ok in zip(y, mean, marks, agrees):
+        if np.isfinite(mi):
+            ax.scatter([mi], [yi], s=36 if ok else 48, marker="s" if ok else "D",
+                       facecolor=fill.get(mark, "white"), edgecolor="black",
+                       hatch="////" if mark == "▼" else "", zorder=3)
+    ax.axvline(0, color="black", linewidth=0.6, linestyle="--")
+    ax.grid(axis="x", color="#dddddd", linewidth=0.5)
+
+
+def _interval_legend(dark, light, disagree: bool) -> list:
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=dark, edgecolor="black", label="significantly better"),
+               Patch(facecolor=light, edgecolor="black", hatch="////",
+                     label="significantly worse"),
+               Patch(facecolor="white", edgecolor="black", label="not significant")]
+    if disagree:
+        handles.append(Line2D([], [], marker="D", linestyle="", markerfacecolor="white",
+                              markeredgecolor="black",
+                              label="verdict significant, interval covers 0 (Holm)"))
+    return handles

@@ -1,115 +1,109 @@
 """The report's "How sure are we" section: each run against each baseline, with
-intervals, effect sizes, corrected p-values and the topic-set-size verdict.
+intervals, effect sizes, the one test result's verdicts and the topic-set-size verdict.
 
-Every number comes from the library, never from a second implementation:
-
-- :func:`trust_rows`: the rows of one :func:`irpref.stats.against_baselines`
-  call (the tests of :func:`irpref.stats.significance` with ``baseline=``;
-  paired test: Student's t for metrics) without the baselines' own rows, so
-  the table equals ``irpref significance ... --baseline B --correction C
-  --family F --confidence L`` row for row: ``mean`` = run - baseline, its t
-  interval (``ci_low``, ``ci_high``), with ``bootstrap`` > 0 the seeded paired
-  bootstrap percentile interval of ``--ci bootstrap`` from the same call
-  (``boot_low``, ``boot_high``), the paired standardized mean difference
-  ``effect`` (mean / sd of the differences) with its noncentral-t interval,
-  Sakai's ES_E (``es_anova`` = mean / sqrt(V_E)), ``p`` and ``p_adjusted``
-  within ``family`` (its size in ``family_size``);
+- :func:`comparison_rows`: one row per (measure, run, baseline), the run never
+  its own baseline. Differences, wins/losses/ties, effect sizes and the
+  unadjusted intervals come from :func:`irpref.stats.against_baselines` (its
+  t interval at ``confidence``; with ``bootstrap`` > 0 also the seeded paired
+  bootstrap percentile interval, the draws of ``irpref significance --ci
+  bootstrap``); ``p``, ``p_adjusted``, ``family_size`` and ``verdict`` come
+  from the report's one test result (:class:`irpref.report.verdicts.Verdicts`),
+  never from a second family. ``adjusted_low``/``adjusted_high`` is the t
+  interval at the level that agrees with the verdicts
+  (:meth:`~irpref.report.verdicts.Verdicts.interval_level`; ``level``), and
+  ``agrees`` says whether it excludes 0 exactly when the verdict is
+  significant (false only where Holm's step-down rejects inside a Bonferroni
+  interval).
 - :func:`topic_verdicts`: Sakai's topic-set-size design (Information
   Retrieval Journal 19(3), 2016; :mod:`irpref.design`) read backwards for the
-  collection at hand: with n topics (those every run has) and V_E from the
-  two-way ANOVA of the runs, the smallest difference the paired t-test
-  detects with power 1 - beta at level alpha, d_min = D_min(n) sqrt(2 V_E)
-  (the ``min-diff`` row of ``irpref design``), and per comparison the power
-  the test has at the observed |mean| (``power``).
-
-Better or worse (``marker``: ▲ / ▼, those of :func:`against_baselines`)
-follows each measure's record (its ``orientation``): a lower ASL is better.
+  collection at hand: with n topics (those every run has: the two-way ANOVA
+  needs every run's value on every topic) and V_E from the ANOVA of the runs,
+  the smallest difference the paired t-test detects with power 1 - beta at
+  level alpha, d_min = D_min(n) sqrt(2 V_E) (the ``min-diff`` row of ``irpref
+  design``). Each comparison says whether its observed difference is below
+  d_min (``below_min_diff``). No power is computed at an observed difference:
+  post-hoc power is a function of p and tells the reader nothing new
+  (Hoenig & Heisey, The American Statistician 55(1), 2001).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from irpref.stats.families import FAMILY_TEXT
+from irpref.report.blocks import Block, Section
 
-__all__ = ["TrustOptions", "trust_rows", "summary_rows", "topic_verdicts",
-           "trust_section", "verdict_sentence"]
+__all__ = ["comparison_rows", "topic_verdicts", "topics_why", "trust_section",
+           "verdict_sentence"]
 
-COLUMNS = ["measure", "run", "baseline", "n", "mean", "ci_low", "ci_high", "effect",
-           "effect_low", "effect_high", "es_anova", "p", "p_adjusted", "family",
-           "family_size", "significant", "marker", "power"]
+SHOWN = ["measure", "run", "baseline", "paired", "diff", "adjusted_low", "adjusted_high",
+         "level", "unadjusted_low", "unadjusted_high", "effect", "es_anova", "p", "p_adjusted",
+         "family_size", "verdict", "below_min_diff"]
+"""The columns of the section's table (with bootstrap: bootstrap_unadjusted_low/high
+after the unadjusted t interval; a note where an interval disagrees with its verdict)."""
 
-CORRECTION_TEXT = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
-                   "by": "Benjamini-Yekutieli", "none": "no correction"}
-
-
-@dataclass(frozen=True)
-class TrustOptions:
-    """Options of the section, those of ``irpref significance`` (same defaults)."""
-
-    correction: str = "holm"
-    family: str = "measure"
-    confidence: float = 0.95
-    bootstrap: int = 0  # > 0: also a seeded paired bootstrap percentile interval
-    seed: int = 0
-    beta: float = 0.20  # the design's power is 1 - beta
+_FROM_TESTS = ["p", "p_adjusted", "family", "family_size", "significant", "verdict", "marker"]
 
 
-_RENAMED = {"paired": "n", "diff": "mean", "diff_low": "ci_low", "diff_high": "ci_high"}
-""":func:`irpref.stats.against_baselines` column -> this table's (``irpref significance``'s:
-n = paired queries, mean = run - baseline; the run's own n and mean are dropped)."""
-
-
-def trust_rows(results: pd.DataFrame, baselines: Sequence[str], alpha: float = 0.05,
-               options: TrustOptions = TrustOptions()) -> pd.DataFrame:
-    """One row per (measure, run, baseline), the run never its own baseline: the columns
-    of :data:`COLUMNS` (plus ``boot_low``, ``boot_high`` with ``options.bootstrap``).
-
-    ``results``: the tidy per-query table of :func:`irpref.evaluate`.
-    ``significant`` is p_adjusted < ``alpha``; ``power``: see the module doc.
-    """
+def comparison_rows(ctx) -> pd.DataFrame:
+    """One row per (measure, run, baseline) of the report ``ctx``'s tested measures: see
+    the module doc. Columns: measure, run, baseline, n (the run's queries), paired
+    (queries shared with the baseline), mean (the run's), diff (run - baseline over the
+    paired queries), wins, losses, ties, effect, es_anova, unadjusted_low/high,
+    [bootstrap_unadjusted_low/high], adjusted_low/high, level, agrees, p, p_adjusted,
+    family, family_size, significant, verdict, marker."""
     from irpref.stats import against_baselines
 
+    o = ctx.options
+    tested = ctx.results[ctx.results["measure"].isin(ctx.tested(ctx.measures))]
+    if tested.empty:
+        return pd.DataFrame(columns=["measure", "run", "baseline", *_FROM_TESTS])
     table = against_baselines(
-        results, list(baselines), test="paired", correction=options.correction,
-        family=options.family, alpha=alpha, ci="bootstrap" if options.bootstrap else "t",
-        confidence=options.confidence, bootstrap=options.bootstrap, seed=options.seed,
-        also_t=bool(options.bootstrap))
-    out = table[table["run"] != table["baseline"]].drop(columns=["n", "mean"])
-    out = out.rename(columns=_RENAMED).reset_index(drop=True)
-    if options.bootstrap:  # diff_low/diff_high hold the bootstrap interval, t_* the t one
-        out = out.rename(columns={"ci_low": "boot_low", "ci_high": "boot_high",
-                                  "t_low": "ci_low", "t_high": "ci_high"})
-    out = out.astype({"n": np.int64, "family_size": np.int64})
-    out["power"] = np.nan
-    verdicts = topic_verdicts(results, alpha, options.beta)
-    for rec in verdicts.itertuples(index=False):
-        rows = (out["measure"] == rec.measure).to_numpy()
-        out.loc[rows, "power"] = _power(out.loc[rows, "mean"].to_numpy(np.float64),
-                                        rec.topics, rec.V_E, alpha)
-    cols = [*COLUMNS[:7], *(["boot_low", "boot_high"] if options.bootstrap else []),
-            *COLUMNS[7:]]
-    out = out[cols].reset_index(drop=True)
-    out.attrs = dict(correction=options.correction, baseline=list(baselines),
-                     family=options.family, confidence=options.confidence,
-                     bootstrap=options.bootstrap, seed=options.seed, alpha=alpha,
-                     beta=options.beta)
-    return out
+        tested, ctx.baselines, test="paired", correction="none", alpha=o.alpha,
+        ci="bootstrap" if o.bootstrap else "t", confidence=o.confidence,
+        bootstrap=o.bootstrap or 1000, seed=o.seed, also_t=bool(o.bootstrap))
+    table = table[table["run"] != table["baseline"]]
+    if o.bootstrap:
+        table = table.rename(columns={"diff_low": "bootstrap_unadjusted_low",
+                                      "diff_high": "bootstrap_unadjusted_high",
+                                      "t_low": "unadjusted_low", "t_high": "unadjusted_high"})
+    else:
+        table = table.rename(columns={"diff_low": "unadjusted_low",
+                                      "diff_high": "unadjusted_high"})
+    keep = ["measure", "run", "baseline", "n", "paired", "mean", "diff", "wins", "losses",
+            "ties", "effect", "es_anova", "unadjusted_low", "unadjusted_high",
+            *(["bootstrap_unadjusted_low", "bootstrap_unadjusted_high"] if o.bootstrap else [])]
+    out = table[keep].merge(ctx.verdicts.against(tested, ctx.baselines),
+                            on=["measure", "run", "baseline"], how="left", sort=False)
+    out = out.merge(_adjusted_intervals(ctx, tested), on=["measure", "run", "baseline"],
+                    how="left", sort=False)
+    excludes = (out["adjusted_low"] > 0) | (out["adjusted_high"] < 0)
+    out["agrees"] = excludes.to_numpy(bool) == out["significant"].to_numpy(bool)
+    return out.reset_index(drop=True)
 
 
-def _power(mean: np.ndarray, topics: int, v_e: float, alpha: float) -> np.ndarray:
-    """Power of the paired t-test with ``topics`` topics at the observed |mean| (Sakai 2016:
-    standardized by the sd of a difference, sqrt(2 V_E))."""
-    from irpref.design import paired_t_power
+def _adjusted_intervals(ctx, results: pd.DataFrame) -> pd.DataFrame:
+    """measure, run, baseline, adjusted_low, adjusted_high, level: the t interval of each
+    difference at 1 - g, g the level of its family (one family per measure or one for all)."""
+    from irpref.stats import Pairwise, baseline_pairs, t_interval
 
-    if topics < 2 or not v_e > 0:
-        return np.full(len(mean), np.nan)
-    return paired_t_power(topics, np.abs(mean) / math.sqrt(2 * v_e), alpha)
+    tests = ctx.verdicts.tests
+    parts = []
+    for measure in pd.unique(results["measure"].astype(str)):
+        rows = tests[tests["measure"] == measure]
+        if rows.empty:
+            continue
+        g, _ = ctx.verdicts.interval_level(rows["family"].iloc[0])
+        pw = Pairwise.from_metric(results, measure)
+        a, b = baseline_pairs(pw, ctx.baselines)
+        low, high, _ = t_interval(pw.pair_values(a, b), 1 - g)
+        parts.append(pd.DataFrame({"measure": measure, "run": pw.runs[a],
+                                   "baseline": pw.runs[b], "adjusted_low": low,
+                                   "adjusted_high": high, "level": 1 - g}))
+    cols = ["measure", "run", "baseline", "adjusted_low", "adjusted_high", "level"]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
 
 
 def topic_verdicts(results: pd.DataFrame, alpha: float = 0.05, beta: float = 0.20
@@ -134,89 +128,105 @@ def topic_verdicts(results: pd.DataFrame, alpha: float = 0.05, beta: float = 0.2
                                        "beta"])
 
 
-def verdict_sentence(row, below: int | None = None, compared: int | None = None) -> str:
-    """"With 43 topics, differences below 0.0314 in AP cannot be detected reliably (power
-    0.8 at alpha 0.05)", and how many observed differences are smaller."""
+def verdict_sentence(row, below: list[str] | None = None, compared: int | None = None,
+                     why: str = "") -> str:
+    """"With 43 topics, differences below 0.0791 in AP cannot be detected reliably (power
+    0.8 at alpha 0.05...)", ``why`` those topics, and which observed differences are
+    smaller (``below``: their names, of ``compared``)."""
     power = 1 - row.beta
+    topics = f"{row.topics} topics{f' ({why})' if why else ''}"
     if row.topics < 2:
-        return (f"{row.measure}: fewer than 2 topics that every run has: no topic-set-size "
-                "verdict.")
+        return (f"{row.measure}: fewer than 2 topics that every run has ({topics}): no "
+                "topic-set-size verdict.")
     if not row.V_E > 0:
-        return (f"{row.measure}: the residual variance V_E is 0 over {row.topics} topics: "
-                "every difference would be detected.")
-    text = (f"With {row.topics} topics, differences below {row.min_diff:.3g} in {row.measure} "
+        return (f"{row.measure}: the residual variance V_E is 0 over {topics}: every "
+                "difference would be detected.")
+    text = (f"With {topics}, differences below {row.min_diff:.3g} in {row.measure} "
             f"cannot be detected reliably (power {power:g} at alpha {row.alpha:g}; V_E "
             f"{row.V_E:.3g}).")
     if compared:
-        text += (f" {below} of the {compared} observed differences against the baseline"
-                 f"{'s' if compared > 1 else ''} are smaller.")
+        text += (f" {len(below or [])} of the {compared} observed differences against the "
+                 f"baseline{'s' if compared > 1 else ''} are smaller")
+        text += f": {', '.join(below)}." if below and len(below) <= 10 else "."
     return text
 
 
-def summary_rows(results: pd.DataFrame, trust: pd.DataFrame | None, baselines: Sequence[str]
-                 ) -> pd.DataFrame:
-    """The summary's per (baseline, measure, run) rows: n, paired, mean, diff, wins,
-    losses, ties from :func:`irpref.report.baseline.baseline_table` and p, p_adjusted,
-    significant, marker from ``trust`` (:func:`trust_rows`), so the marks and the
-    "How sure are we" section say the same. The baselines' own rows have no marker."""
-    from irpref.report.baseline import baseline_table
-
-    parts = []
-    for base in baselines:
-        table = baseline_table(results, base, test="t", correction="none")
-        if trust is None:  # one run: nothing to compare
-            table.insert(2, "baseline", base)
-            parts.append(table)
-            continue
-        table = table.drop(columns=["p", "p_adjusted", "significant", "marker"])
-        mine = trust[trust["baseline"] == base][["measure", "run", "p", "p_adjusted",
-                                                 "significant", "marker"]]
-        table = table.merge(mine, on=["measure", "run"], how="left", sort=False)
-        table["significant"] = table["significant"].eq(True)
-        table["marker"] = table["marker"].fillna("")
-        table.insert(2, "baseline", base)
-        parts.append(table)
-    return pd.concat(parts, ignore_index=True)
+def topics_why(ctx) -> str:
+    """Why the topic-set-size verdict has the topics it has."""
+    pop = ctx.population
+    if pop.common == pop.judged:
+        return "every judged topic: every run has each"
+    return (f"the topics every run has, of {pop.judged} judged: the two-way ANOVA needs "
+            f"every run's value on every topic, and {', '.join(pop.lacks)} lack some")
 
 
-def trust_section(sure: pd.DataFrame, results: pd.DataFrame, short, many: bool = False):
-    """The report's "How sure are we" section from :func:`trust_rows`' table
-    (``short``: the report's function giving a frame's run columns their figure labels)."""
-    from irpref.report.blocks import Block, Section, _png
+def trust_section(ctx) -> Section | None:
+    """"How sure are we": the comparisons with the baselines, their intervals and
+    verdicts (the one test result), the figure of the verdicts' intervals and the
+    topic-set-size verdict."""
     from irpref.report.run_plots import difference_intervals
 
-    a = sure.attrs
-    verdicts = topic_verdicts(results, a["alpha"], a["beta"])
+    rows = ctx.comparisons
+    if rows is None:
+        return None
+    o = ctx.options
+    verdicts = topic_verdicts(ctx.results[ctx.results["measure"].isin(ctx.tested(
+        ctx.measures))], o.alpha, o.beta)
+    rows = rows.merge(verdicts[["measure", "min_diff"]], on="measure", how="left", sort=False)
+    rows["below_min_diff"] = rows["diff"].abs() < rows["min_diff"]
     texts = []
     for row in verdicts.itertuples(index=False):
-        mine = sure[sure["measure"] == row.measure]["mean"].abs()
-        below = int((mine < row.min_diff).sum()) if np.isfinite(row.min_diff) else None
-        texts.append(Block("text", verdict_sentence(row, below, len(mine))))
-    figures = [Block("details", f"{m}: differences with their intervals", open=not many,
-                     children=[Block("figure", f"{m}: differences against the baselines",
-                                     png=_png(difference_intervals(
-                                         short(sure, "run", "baseline"), m)))])
-               for m in pd.unique(sure["measure"])]
-    boot = (f" and the paired bootstrap percentile interval (boot_low, boot_high: "
-            f"{a['bootstrap']} resamples, seed {a['seed']})" if a["bootstrap"] else "")
-    sentence = (
-        f"Each run against each baseline, mean = run - baseline over the queries both have: "
-        f"its {a['confidence']:g} t interval (ci_low, ci_high){boot}; the paired "
-        "standardized mean difference (effect = mean / sd, noncentral-t interval) and "
-        "Sakai's ES_E (es_anova = mean / sqrt(V_E), Laboratory Experiments in IR, 2018); p "
-        f"of the paired t test and p_adjusted ({CORRECTION_TEXT[a['correction']]} over "
-        f"the runs x baselines of {FAMILY_TEXT[a['family']]}: family, family_size; "
-        f"significant below alpha = {a['alpha']:g}); and the topic-set-size verdict (Sakai, "
-        f"Topic set size design, Information Retrieval Journal, 2016): the smallest "
-        f"difference this collection's topics detect with power {1 - a['beta']:g}, and the "
-        "power at each observed difference (power). The numbers are those of irpref "
-        "significance --baseline with the same --correction, --family and --confidence.")
-    table = sure.drop(columns=["significant"])
-    return Section("how-sure", "How sure are we", sentence, [
+        mine = rows[rows["measure"] == row.measure]
+        below = [f"{r} vs {b}" for r, b, x in zip(mine["run"], mine["baseline"],
+                                                   mine["below_min_diff"]) if x]
+        texts.append(Block("text", verdict_sentence(row, below, len(mine), topics_why(ctx))))
+    figures = []
+    for m in pd.unique(rows["measure"]):
+        part = rows[rows["measure"] == m].drop(columns="mean").rename(columns={
+            "diff": "mean", "adjusted_low": "ci_low", "adjusted_high": "ci_high"})
+        family = ctx.verdicts.tests.loc[ctx.verdicts.tests["measure"] == m, "family"].iloc[0]
+        words = ctx.verdicts.interval_level(family)[1]
+        figures.append(Block("details", f"{m}: differences with their intervals",
+                             open=not ctx.many, children=[Block(
+                                 "figure", f"{m}: differences against the baselines",
+                                 draw=lambda part=part, m=m, words=words: difference_intervals(
+                                     ctx.short(part, "run", "baseline"), m, words))]))
+    table = rows[_shown(rows, o.bootstrap)]
+    return Section("how-sure", "How sure are we", _sentence(ctx), [
         *texts,
         Block("table", "Topic-set-size verdict per measure (V_E from the two-way ANOVA of "
-              "the runs; min_diff: raw difference detected with power 1 - beta)",
-              table=verdicts),
+              "the runs over the topics every run has; min_diff: raw difference detected "
+              "with power 1 - beta)", table=verdicts),
         *figures,
-        Block("details", f"All {len(sure)} comparisons", open=not many,
+        Block("details", f"All {len(rows)} comparisons", open=not ctx.many,
               children=[Block("table", table=table)])])
+
+
+def _shown(rows: pd.DataFrame, bootstrap: int) -> list[str]:
+    cols = list(SHOWN)
+    if bootstrap:
+        at = cols.index("unadjusted_high") + 1
+        cols[at:at] = ["bootstrap_unadjusted_low", "bootstrap_unadjusted_high"]
+    if not rows["agrees"].all():
+        rows["note"] = np.where(rows["agrees"], "", "Holm rejects it; its Bonferroni "
+                                "interval covers 0")
+        cols.append("note")
+    return cols
+
+
+def _sentence(ctx) -> str:
+    o = ctx.options
+    boot = (f"; bootstrap_unadjusted_low/high the paired bootstrap percentile interval "
+            f"({o.bootstrap} resamples, seed {o.seed}), unadjusted" if o.bootstrap else "")
+    return (
+        "Each run against each baseline, diff = run - baseline over the queries both have "
+        f"(paired): adjusted_low/adjusted_high the interval that agrees with the verdict "
+        f"(level: its confidence, see the figure's legend); unadjusted_low/unadjusted_high "
+        f"the {o.confidence:g} t interval of the difference alone, not adjusted for the "
+        f"other comparisons{boot}; the paired standardized mean difference (effect = diff / "
+        "sd) and Sakai's ES_E (es_anova = diff / sqrt(V_E), Laboratory Experiments in IR, "
+        "2018); p, p_adjusted and verdict from the report's one test of each pair (the rule "
+        "at the top); and the topic-set-size verdict (Sakai, Topic set size design, "
+        "Information Retrieval Journal, 2016): the smallest difference this collection's "
+        f"topics detect with power {1 - o.beta:g}, and which observed differences are "
+        "below it (below_min_diff).")

@@ -25,7 +25,7 @@ from irpref.stats.corrections import CORRECTIONS, adjust_pvalues
 from irpref.stats.pairwise import Pairwise
 
 __all__ = ["FAMILIES", "FAMILY_TEXT", "against_baseline", "assign_families", "baseline_list",
-           "baseline_pairs", "check_baselines", "check_family"]
+           "baseline_pairs", "check_baselines", "check_family", "first_of_hypothesis"]
 
 FAMILIES = ("measure", "baseline", "all")
 
@@ -92,6 +92,15 @@ def assign_families(
 
     ``by_baseline``: the rows compare runs (run_a) with baselines (run_b);
     needed by ``family="baseline"``. hsd / tukey rows keep their p-values.
+
+    A hypothesis is counted once: with several baselines, baseline A against
+    baseline B and B against A are one comparison (same measure, test and run
+    pair; a two-sided p does not depend on the order). The first of its rows
+    is adjusted within its family; a repeat takes that row's ``p_adjusted``,
+    ``family`` and ``family_size``, so the family of ``measure`` or ``all``
+    holds R - 1 + R - 2 + ... distinct comparisons (13, not 14, for 8 runs and
+    2 baselines), and with ``baseline`` the comparison belongs to the family
+    of the first baseline it appears under.
     """
     check_family(family, correction, by_baseline)
     out = frame.copy()
@@ -108,19 +117,37 @@ def assign_families(
         label = np.full(len(out), "all measures", dtype=object)
     fixed = out["family"].to_numpy(object) if "family" in out else np.full(len(out), "", object)
     labels = np.where(free, label, fixed)
-    out["family"] = labels
+    first = first_of_hypothesis(out)
+    repeat = first != np.arange(len(out))
+    counted = free & ~repeat
     key = pd.Series(labels, index=out.index) + "\x00" + out["test"].astype(str)
     adjusted = out["p_adjusted"].to_numpy(np.float64).copy()
     sizes = out["family_size"].to_numpy(np.int64).copy() if "family_size" in out else np.zeros(
         len(out), np.int64)
     p = out["p"].to_numpy(np.float64)
-    for _, idx in key[free].groupby(key[free], sort=False).groups.items():
+    for _, idx in key[counted].groupby(key[counted], sort=False).groups.items():
         rows = out.index.get_indexer(idx)
         adjusted[rows] = adjust_pvalues(p[rows], correction)
         sizes[rows] = int((~np.isnan(p[rows])).sum())
+    adjusted[repeat], sizes[repeat] = adjusted[first[repeat]], sizes[first[repeat]]
+    labels = np.where(repeat, labels[first], labels)
+    out["family"] = labels
     out["p_adjusted"] = adjusted
     out["family_size"] = sizes
     return out
+
+
+def first_of_hypothesis(frame: pd.DataFrame) -> np.ndarray:
+    """Per row, the position of the first row that tests the same hypothesis: the same
+    measure and test on the same unordered run pair ({run_a, run_b})."""
+    a = frame["run_a"].astype(str).to_numpy(object)
+    b = frame["run_b"].astype(str).to_numpy(object)
+    low, high = np.where(a <= b, a, b), np.where(a <= b, b, a)
+    key = (frame["measure"].astype(str).to_numpy(object) + "\x00"
+           + frame["test"].astype(str).to_numpy(object) + "\x00" + low + "\x00" + high)
+    codes, _ = pd.factorize(key)
+    _, first = np.unique(codes, return_index=True)
+    return first[codes]
 
 
 def against_baseline(
