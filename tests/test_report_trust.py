@@ -149,7 +149,7 @@ def test_topic_verdict_equals_irpref_design(results):
 
 
 def test_power_stays_a_number_for_large_differences():
-    from irpref.design import paired_t_power
+    from irpref.topic_sets import paired_t_power
 
     power = paired_t_power(43, np.array([0.5, 1.357, 3.0]))  # noncentrality up to 19.7
     assert np.isfinite(power).all() and power[1] == pytest.approx(1.0) and power[2] == 1.0

@@ -15,7 +15,7 @@ intervals, effect sizes, the one test result's verdicts and the topic-set-size v
   significant (false only where Holm's step-down rejects inside a Bonferroni
   interval).
 - :func:`topic_verdicts`: Sakai's topic-set-size design (Information
-  Retrieval Journal 19(3), 2016; :mod:`irpref.design`) read backwards for the
+  Retrieval Journal 19(3), 2016; :mod:`irpref.topic_sets`) read backwards for the
   collection at hand: with n topics (those every run has: the two-way ANOVA
   needs every run's value on every topic) and V_E from the ANOVA of the runs,
   the smallest difference the paired t-test detects with power 1 - beta at
@@ -111,7 +111,7 @@ def topic_verdicts(results: pd.DataFrame, alpha: float = 0.05, beta: float = 0.2
     """Per measure: topics (every run has), V_E, min_diff (the smallest raw difference the
     paired t-test detects with power 1 - beta at ``alpha``; NaN when it cannot be told:
     fewer than 2 topics or V_E = 0), alpha, beta."""
-    from irpref.design import min_detectable_difference
+    from irpref.topic_sets import min_detectable_difference
     from irpref.stats import Pairwise, anova_two_way
 
     rows = []
