@@ -181,35 +181,38 @@ series(double t, double nu, double delta, double *f, double *df)
     double sf = p0 * a0 + q0 * b0, sd = p0 * ga0 + q0 * gb0;
 
     /* forward: j = k + 1, k + 2, ... */
-    double p = p0, q = q0, ia = a0, ib = b0, ga = ga0, gb = gb0;
+    double p = p0, q = q0, ia = a0, ib = b0, ga = ga0, gb = gb0, inv1 = 1.0 / (k + 1.0);
     for (long n = 0; n < MAX_TERMS; n++) {
         double j = k + n; /* the terms of index j are in hand; move to j + 1 */
+        double inv15 = 1.0 / (j + 1.5), inv2 = 1.0 / (j + 2.0); /* two divisions a term */
         ia = fmax(ia - ga, 0.0);
         ib = fmax(ib - gb, 0.0);
-        ga *= x * (j + 0.5 + b) / (j + 1.5);
-        gb *= x * (j + 1.0 + b) / (j + 2.0);
-        p *= lam / (j + 1.0);
-        q *= lam / (j + 1.5);
+        ga *= x * (j + 0.5 + b) * inv15;
+        gb *= x * (j + 1.0 + b) * inv2;
+        p *= lam * inv1;
+        q *= lam * inv15;
         sf += p * ia + q * ib;
         sd += p * ga + q * gb;
-        double r = lam / (j + 2.0);
+        double r = lam * inv2;
         if ((p + fabs(q)) * ia * r < SERIES_EPS * (1.0 - r)) {
             break;
         }
+        inv1 = inv2;
     }
     /* backward: j = k - 1, ..., 0 */
     p = p0, q = q0, ia = a0, ib = b0, ga = ga0, gb = gb0;
+    double inv_x = 1.0 / x, inv_lam = 1.0 / lam;
     for (double j = k; j > 0.0 && j > k - MAX_TERMS; j -= 1.0) {
         /* G(a - 1) = G(a) a / (x (a - 1 + b)), a = j + 1/2 and j + 1 */
-        ga *= (j + 0.5) / (x * (j - 0.5 + b));
-        gb *= (j + 1.0) / (x * (j + b));
+        ga *= (j + 0.5) * inv_x / (j - 0.5 + b);
+        gb *= (j + 1.0) * inv_x / (j + b);
         ia += ga;
         ib += gb;
-        p *= j / lam;
-        q *= (j + 0.5) / lam;
+        p *= j * inv_lam;
+        q *= (j + 0.5) * inv_lam;
         sf += p * ia + q * ib;
         sd += p * ga + q * gb;
-        double rho = (j - 0.5) / lam;
+        double rho = (j - 0.5) * inv_lam;
         if (rho < 1.0 && (p + fabs(q)) * rho < SERIES_EPS * (1.0 - rho)) {
             break;
         }
@@ -324,16 +327,37 @@ nct_cdf(double t, double nu, double delta, const nct_nodes *gh, int mode, double
     }
 }
 
+/* The start of the search: F(t; nu, delta) = P(W >= delta), W = t S - Z with
+ * S = sqrt(V / nu), so delta is the (1 - level) quantile of W, taken from its first four
+ * cumulants (Cornish-Fisher); E[S^k] = (2 / nu)^(k/2) Gamma((nu + k) / 2) / Gamma(nu / 2),
+ * E[S^2] = 1, E[S^3] = E[S] (nu + 1) / nu, E[S^4] = (nu + 2) / nu. *spread: sd of W. */
+static double
+start(double t, double nu, double z, double *spread)
+{
+    double m1 = nu > 1e7 ? 1.0 - 0.25 / nu
+                         : sqrt(2.0 / nu) * exp(lgamma_ratio((nu + 1.0) / 2.0, nu / 2.0));
+    double m3 = m1 * (nu + 1.0) / nu, m4 = (nu + 2.0) / nu, var = fmax(1.0 - m1 * m1, 0.0);
+    double k3 = m3 - 3.0 * m1 + 2.0 * m1 * m1 * m1;
+    double k4 = m4 - 4.0 * m1 * m3 + 6.0 * m1 * m1 - 3.0 * m1 * m1 * m1 * m1 - 3.0 * var * var;
+    double sd = sqrt(1.0 + t * t * var), t2 = t * t / (sd * sd);
+    double g1 = k3 * t * t2 / sd, g2 = k4 * t2 * t2, zp = -z;
+    double w = zp + (zp * zp - 1.0) * g1 / 6.0 + (zp * zp * zp - 3.0 * zp) * g2 / 24.0
+               - (2.0 * zp * zp * zp - 5.0 * zp) * g1 * g1 / 36.0;
+    if (!isfinite(w) || fabs(w - zp) > 2.0) {
+        w = zp; /* too skewed for the expansion (df of 1 or 2): the normal start */
+    }
+    *spread = sd;
+    return t * m1 + sd * w;
+}
+
 /* The root of F(t; nu, delta) = level in delta (F falls as delta grows): Newton steps
  * kept inside the bracket the signs of F - level have shown so far, a bisection or a
  * doubling step when a Newton step would leave it. */
 static double
 root(double t, double nu, double level, double z, const nct_nodes *gh, int mode)
 {
-    /* start: T ~ (Z + delta) / S with S = sqrt(V / nu) taken as normal (mean m, var v) */
-    double m = nu > 1e7 ? 1.0 - 0.25 / nu : sqrt(2.0 / nu) * exp(lgamma_ratio((nu + 1.0) / 2.0, nu / 2.0));
-    double spread = sqrt(1.0 + t * t * fmax(1.0 - m * m, 0.0));
-    double x = t * m - z * spread, lo = -INFINITY, hi = INFINITY, grow = spread;
+    double spread, x = start(t, nu, z, &spread), lo = -INFINITY, hi = INFINITY;
+    double grow = spread;
     for (int it = 0; it < 300; it++) {
         double f, d;
         nct_cdf(t, nu, x, gh, mode, &f, &d);
@@ -364,7 +388,9 @@ root(double t, double nu, double level, double z, const nct_nodes *gh, int mode)
                 grow *= 2.0;
             }
         }
-        double tol = 1e-9 * (1.0 + fabs(nx));
+        /* after a Newton step of s the error is about |F'' / 2F'| s^2: s <= 1e-7 (1 + |x|)
+           leaves it far below 1e-12 relative */
+        double tol = 1e-7 * (1.0 + fabs(nx));
         if ((newton && fabs(nx - x) <= tol) || hi - lo <= 1e-15 * (1.0 + fabs(nx))) {
             return nx;
         }
