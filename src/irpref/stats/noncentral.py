@@ -48,8 +48,12 @@ BIG_T, GH_WIDTH, GH_MIN_DELTA = 1000.0, 800.0, 40.0
 """Where the mixture is used (|t| > BIG_T and t^2 > GH_WIDTH nu) and where it is not
 trusted (a root with |delta| < GH_MIN_DELTA is found again by the series); as ``_nct.c``."""
 
-CHUNK = 1 << 16
+CHUNK = 1 << 12
 """Values per task of the thread pool (C path)."""
+
+ROOT_COST = 256
+"""A root costs about as much as this many rows of array work (the weight the thread
+pool's threshold, :data:`irpref.threads.PARALLEL_MIN`, reads)."""
 
 
 @functools.cache
@@ -79,7 +83,8 @@ def noncentrality(t: np.ndarray, df: np.ndarray, level: float) -> np.ndarray:
             kernels.nct_noncentrality(t[part], df[part], level, z, nodes, weights, out[part])
 
         parts = [slice(i, i + CHUNK) for i in range(0, len(t), CHUNK)]
-        in_threads(solve, parts, [CHUNK] * len(parts), cap=COMPUTE_CAP, name="irpref-nct")
+        in_threads(solve, parts, [CHUNK * ROOT_COST] * len(parts), cap=COMPUTE_CAP,
+                   name="irpref-nct")
         return out.reshape(shape)
     ok = np.isfinite(t) & (df > 0)
     far = ok & (np.abs(t) > BIG_T) & (t * t > GH_WIDTH * df)

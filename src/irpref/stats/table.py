@@ -133,7 +133,7 @@ def pair_tests(
     return assign_families(rows, "measure", correction)
 
 
-PAIR_BLOCK = 1 << 14
+PAIR_BLOCK = 1 << 16
 """Run pairs whose per-query values are formed and tested at once: memory stays
 O(PAIR_BLOCK x Q), never R^2 x Q (the hsd and tukey p-values of all pairs excepted)."""
 
