@@ -33,7 +33,7 @@ from irpref.stats.seeds import SeedLike, reseed
 
 __all__ = ["CI_METHODS", "COLUMNS", "DEFAULT_BOOTSTRAP", "EFFECT_KINDS", "TESTS", "check_ci",
            "check_correction", "check_tests", "default_correction", "moments", "pair_tests",
-           "significance"]
+           "pairwise_list", "significance"]
 
 TESTS = ("paired", "t", "sign", "wilcoxon", "hsd", "tukey")
 """``paired`` picks ``t`` for metrics and real preferences, ``sign`` for sign preferences;
@@ -336,7 +336,7 @@ def significance(
     check_ci(ci if ci is not None else ("bootstrap" if bootstrap else "none"), bootstrap)
     if seed is None:
         seed = 0
-    pairwise = _pairwise_list(tables, kinds)
+    pairwise = pairwise_list(tables, kinds)
     for pw in pairwise:
         check_baselines(pw.runs, baselines)
     out = []
@@ -377,7 +377,7 @@ def check_correction(tests: Sequence[str], correction: str | None) -> str:
     return correction
 
 
-def _pairwise_list(tables, kinds: dict[str, str] | None) -> list[Pairwise]:
+def pairwise_list(tables, kinds: dict[str, str] | None) -> list[Pairwise]:
     """One :class:`Pairwise` per measure of every table given."""
     if isinstance(tables, (pd.DataFrame, Pairwise)) or _is_comparison(tables):
         tables = [tables]
