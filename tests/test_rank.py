@@ -16,12 +16,12 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import QRELS, RUNS, irpref_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from helpers import QRELS, RUNS, irpref_cli
-from irpref.stats.ranks import letter_display, point_ranks, rank_bounds, run_scores
 from synthetic_runs import write_collection
+
+from irpref.stats.ranks import letter_display, point_ranks, rank_bounds, run_scores
 
 
 def _tsv(proc) -> pd.DataFrame:
@@ -183,3 +183,21 @@ def test_bad_file_names_the_line(tmp_path):
     proc = irpref_cli("rank", QRELS, RUNS[0], bad, "-m", "AP")
     assert proc.returncode == 1
     assert "bad.run:1" in proc.stderr
+
+
+def test_rank_interval_figure(tmp_path):
+    pytest.importorskip("matplotlib")
+    import irpref
+    from irpref.report.rank_plots import rank_intervals
+    from irpref.stats.ranks import leaderboard
+
+    results = irpref.evaluate(str(QRELS), [str(p) for p in RUNS], ["AP", "ASL"], rel=2)
+    board = leaderboard(results, bootstrap=100)
+    fig = rank_intervals(board, "ASL")
+    data = fig.irpref_data
+    assert list(data["rank"]) == sorted(data["rank"]) and len(data) == len(RUNS)
+    assert {"marginal_low", "marginal_high"} <= set(data.columns)
+    fig.savefig(tmp_path / "ranks.png")
+    assert (tmp_path / "ranks.png").stat().st_size > 1000
+    with pytest.raises(ValueError, match="several measures"):
+        rank_intervals(board)

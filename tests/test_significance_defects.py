@@ -19,12 +19,12 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import QRELS, RUNS, irpref_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
 import irpref
-from helpers import QRELS, RUNS, irpref_cli
 from irpref.stats import DEFAULT_BOOTSTRAP, Pairwise, rank_biserial, significance
 from irpref.stats import table as table_module
 
