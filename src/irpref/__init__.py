@@ -20,6 +20,7 @@ from irpref.meta.orientation import orientation
 from irpref.meta.robustness import worst_provider, worst_user
 from irpref.ranking import judge
 from irpref.stats import Pairwise, adjust_pvalues, significance, tukey_hsd
+from irpref.stats.ranks import leaderboard
 
 __version__ = "0.1.0"
 
@@ -51,6 +52,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "search_lengths",
+    "leaderboard",
     "significance",
     "summarize",
     "tukey_hsd",
