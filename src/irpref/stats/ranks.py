@@ -217,53 +217,100 @@ def letter_display(different: np.ndarray, order: Sequence[int] | None = None) ->
     a letter exactly when ``different[i, j]`` is False (their difference is not
     significant).
 
-    The insert-absorb algorithm (Piepho, "An algorithm for a letter-based
-    representation of all-pairwise comparisons", J. Comput. Graph. Stat. 13, 2004):
-    start from one letter shared by all runs; for each run i and the set S of runs
-    significantly different from it, every letter holding i and some of S is
-    replaced by two, one without i and one without S (the same as inserting the
-    pairs one at a time); then every letter whose runs are a subset of another
-    letter's is absorbed (dropped). A significant pair never shares a letter, and a
-    non-significant pair keeps one (a split keeps both runs of any pair it does not
-    separate). Letters are named in ``order`` (default: run order): ``a`` is the
-    letter of the first run. The display need not have the fewest letters possible
-    (finding those is NP-hard), but absorption keeps only maximal letters.
+    The letters are the maximal cliques of the graph of not-significantly-different
+    runs, the sets the insert-absorb algorithm converges to (Piepho, "An algorithm
+    for a letter-based representation of all-pairwise comparisons", J. Comput.
+    Graph. Stat. 13, 2004: start from one letter holding every run, split each
+    letter holding a significant pair in two, absorb letters inside others); they
+    are found here directly by Bron-Kerbosch with pivoting (Tomita, Tanaka &
+    Takahashi 2006), which stays fast when most pairs differ. Piepho's sweep then
+    drops, smallest first, every letter whose pairs and runs other letters still
+    cover. A significant pair never shares a letter (a clique holds none) and a
+    non-significant pair always does (it lies in a maximal clique, and the sweep
+    keeps it covered). Letters are named in ``order`` (default: run order): ``a``
+    is the letter of the first run. Few letters, not a proven minimum (finding that
+    is NP-hard).
     """
     diff = np.asarray(different, bool)
     r = diff.shape[0]
     if r == 0:
         return []
-    cols = np.ones((1, r), bool)
-    for i in range(r):
-        s = diff[i].copy()
-        s[i] = False
-        if not s.any():
-            continue
-        hit = cols[:, i] & (cols & s).any(1)
-        if not hit.any():
-            continue
-        split = cols[hit]
-        without_i = split.copy()
-        without_i[:, i] = False
-        without_s = split & ~s
-        cols = _absorb(cols[~hit], np.concatenate([without_i, without_s]))
+    alike = ~diff
+    np.fill_diagonal(alike, False)
+    neighbours = [_bits(np.flatnonzero(alike[i])) for i in range(r)]
+    letters = _sweep(_maximal_cliques(neighbours, r), r)
     order = np.arange(r) if order is None else np.asarray(order, dtype=np.intp)
     position = np.empty(r, np.intp)
     position[order] = np.arange(r)
-    first = np.where(cols, position[None, :], r).min(1)
-    cols = cols[np.argsort(first, kind="stable")]
-    names = [letter(k) for k in range(len(cols))]
-    return ["".join(n for n, c in zip(names, cols[:, j]) if c) for j in range(r)]
+    members = [list(_members(c)) for c in letters]
+    letters = [c for _, c in sorted(zip((min(position[m]) for m in members), letters),
+                                    key=lambda x: x[0])]
+    groups = [""] * r
+    for k, c in enumerate(letters):
+        name = letter(k)
+        for j in _members(c):
+            groups[j] += name
+    return groups
 
 
-def _absorb(old: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """The letters of ``old`` and ``new`` without repeats and without any letter whose
-    runs are a strict subset of another letter's."""
-    every = np.unique(np.concatenate([old, new[new.any(1)]]), axis=0)
-    # subset[k, l]: every run of letter k is in letter l (rows are distinct: k != l strict)
-    subset = (every.astype(np.int32) @ (~every).astype(np.int32).T) == 0
-    np.fill_diagonal(subset, False)
-    return every[~subset.any(1)]
+def _bits(indices) -> int:
+    """A Python int with the bits ``indices`` set."""
+    out = 0
+    for i in indices:
+        out |= 1 << int(i)
+    return out
+
+
+def _members(bits: int):
+    """The set bits of ``bits``, ascending."""
+    while bits:
+        low = bits & -bits
+        yield low.bit_length() - 1
+        bits ^= low
+
+
+def _maximal_cliques(neighbours: list[int], r: int) -> list[int]:
+    """Every maximal clique (as a bitset) of the graph ``neighbours`` (bitsets), by
+    Bron-Kerbosch with Tomita's pivot, without recursion."""
+    out = []
+    stack = [(0, (1 << r) - 1, 0)]  # (clique, candidates, excluded)
+    while stack:
+        clique, cand, excluded = stack.pop()
+        if not cand:
+            if not excluded:
+                out.append(clique)
+            continue
+        pivot = max(_members(cand | excluded), key=lambda u: (cand & neighbours[u]).bit_count())
+        for v in _members(cand & ~neighbours[pivot]):
+            bit = 1 << v
+            stack.append((clique | bit, cand & neighbours[v], excluded & neighbours[v]))
+            cand &= ~bit
+            excluded |= bit
+    return out
+
+
+def _sweep(cliques: list[int], r: int) -> list[int]:
+    """Drop, smallest first, each letter whose every run and pair of runs another kept
+    letter still holds."""
+    kept = sorted(cliques, key=lambda c: (c.bit_count(), c))
+    alive = [True] * len(kept)
+    holding = [[] for _ in range(r)]  # letters holding each run
+    for k, c in enumerate(kept):
+        for j in _members(c):
+            holding[j].append(k)
+    for k, c in enumerate(kept):
+        covered = True
+        for j in _members(c):
+            union = 0
+            for other in holding[j]:
+                if other != k and alive[other]:
+                    union |= kept[other]
+            if c & ~union:  # a pair (j, i) or j itself held by no other letter
+                covered = False
+                break
+        if covered:
+            alive[k] = False
+    return [c for k, c in enumerate(kept) if alive[k]]
 
 
 def marginal_ranks(scores: np.ndarray, sign: int, samples: int, seed, confidence: float
