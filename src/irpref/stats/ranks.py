@@ -291,26 +291,20 @@ def _maximal_cliques(neighbours: list[int], r: int) -> list[int]:
 
 def _sweep(cliques: list[int], r: int) -> list[int]:
     """Drop, smallest first, each letter whose every run and pair of runs another kept
-    letter still holds."""
+    letter still holds: ``count[i, j]`` letters hold both i and j (``count[i, i]``: i)."""
     kept = sorted(cliques, key=lambda c: (c.bit_count(), c))
-    alive = [True] * len(kept)
-    holding = [[] for _ in range(r)]  # letters holding each run
-    for k, c in enumerate(kept):
-        for j in _members(c):
-            holding[j].append(k)
-    for k, c in enumerate(kept):
-        covered = True
-        for j in _members(c):
-            union = 0
-            for other in holding[j]:
-                if other != k and alive[other]:
-                    union |= kept[other]
-            if c & ~union:  # a pair (j, i) or j itself held by no other letter
-                covered = False
-                break
-        if covered:
-            alive[k] = False
-    return [c for k, c in enumerate(kept) if alive[k]]
+    runs = [np.fromiter(_members(c), np.intp) for c in kept]
+    count = np.zeros((r, r), np.int32)
+    for idx in runs:
+        count[np.ix_(idx, idx)] += 1
+    alive = []
+    for c, idx in zip(kept, runs):
+        block = np.ix_(idx, idx)
+        if count[block].min() >= 2:  # every run and pair of c is in another letter
+            count[block] -= 1
+        else:
+            alive.append(c)
+    return alive
 
 
 def marginal_ranks(scores: np.ndarray, sign: int, samples: int, seed, confidence: float
