@@ -16,7 +16,8 @@ setup(
     ext_modules=[
         Extension(
             "irpref._kernels",
-            sources=["src/irpref/_kernels.c"],
+            sources=["src/irpref/_kernels.c", "src/irpref/_nct.c"],
+            depends=["src/irpref/_nct.h"],
             extra_compile_args=["-O3"],
             optional=True,
         ),

@@ -19,7 +19,7 @@ from irpref.params import DEFAULTS, JUDGING, SETTING_NAMES, Settings
 
 SRC = Path(irpref.__file__).parent
 
-ENTRY_POINTS = {"evaluate", "compare", "significance", "agree", "design", "judge",
+ENTRY_POINTS = {"evaluate", "compare", "significance", "leaderboard", "agree", "design", "judge",
                 "judge_inputs", "search_lengths"}
 """Public functions over judged inputs; each takes the settings (a test below
 finds them by their signature and checks this list is among them)."""

@@ -8,7 +8,7 @@ from irpref.agreement import agree
 from irpref.asl import search_lengths
 from irpref.compare import compare, mean_preferences, preference_matrix
 from irpref.evaluate import evaluate, judge_inputs, summarize
-from irpref.inference import significance
+from irpref.inference import leaderboard, significance
 from irpref.interning import Collection, intern
 from irpref.interop import ir_datasets as _ir_datasets  # noqa: F401 - registers irds: qrels
 from irpref.interop.ir_measures import calc_aggregate, iter_calc
@@ -56,6 +56,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "search_lengths",
+    "leaderboard",
     "significance",
     "summarize",
     "tukey_hsd",

@@ -61,6 +61,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_nct.h"
+
 /* NumPy's bitgen_t (numpy/random/bitgen.h), the payload of BitGenerator.capsule. */
 typedef struct {
     void *state;
@@ -877,6 +879,89 @@ k_gain_ratio_bounds(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------- noncentral t */
+
+/* The Gauss-Hermite nodes and weights passed from Python (held by b[0], b[1]). */
+static nct_nodes
+nodes_of(const Py_buffer *b, Py_ssize_t n)
+{
+    nct_nodes gh = {(int)n, (const double *)b[0].buf, (const double *)b[1].buf};
+    return gh;
+}
+
+static PyObject *
+k_nct_cdf(PyObject *self, PyObject *args)
+{
+    PyObject *o[7];
+    Py_buffer b[7];
+    int mode;
+    if (!PyArg_ParseTuple(args, "OOOOOiOO:nct_cdf", &o[2], &o[3], &o[4], &o[0], &o[1], &mode,
+                          &o[5], &o[6])) {
+        return NULL;
+    }
+    Py_ssize_t sizes[7];
+    if (item_counts(o, 7, sizes) < 0) {
+        return NULL;
+    }
+    Py_ssize_t n = sizes[2];
+    if (sizes[1] != sizes[0] || sizes[3] != n || sizes[4] != n || sizes[5] != n ||
+        sizes[6] != n) {
+        PyErr_SetString(PyExc_ValueError, "nct_cdf: inconsistent sizes");
+        return NULL;
+    }
+    const char *const types[7] = {"d", "d", "d", "d", "d", "d", "d"};
+    const char *const names[7] = {"nodes", "weights", "t", "df", "delta", "cdf", "slope"};
+    if (get_buffers(o, b, 7, types, names, sizes, 5) < 0) {
+        return NULL;
+    }
+    nct_nodes gh = nodes_of(b, sizes[0]);
+    const double *t = b[2].buf, *df = b[3].buf, *delta = b[4].buf;
+    double *f = b[5].buf, *d = b[6].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        nct_cdf(t[i], df[i], delta[i], &gh, mode, &f[i], &d[i]);
+    }
+    Py_END_ALLOW_THREADS
+    release_buffers(o, b, 7);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+k_nct_noncentrality(PyObject *self, PyObject *args)
+{
+    PyObject *o[5];
+    Py_buffer b[5];
+    double level, z;
+    if (!PyArg_ParseTuple(args, "OOddOOO:nct_noncentrality", &o[2], &o[3], &level, &z, &o[0],
+                          &o[1], &o[4])) {
+        return NULL;
+    }
+    Py_ssize_t sizes[5];
+    if (item_counts(o, 5, sizes) < 0) {
+        return NULL;
+    }
+    Py_ssize_t n = sizes[2];
+    if (sizes[1] != sizes[0] || sizes[3] != n || sizes[4] != n) {
+        PyErr_SetString(PyExc_ValueError, "nct_noncentrality: inconsistent sizes");
+        return NULL;
+    }
+    const char *const types[5] = {"d", "d", "d", "d", "d"};
+    const char *const names[5] = {"nodes", "weights", "t", "df", "out"};
+    if (get_buffers(o, b, 5, types, names, sizes, 4) < 0) {
+        return NULL;
+    }
+    nct_nodes gh = nodes_of(b, sizes[0]);
+    const double *t = b[2].buf, *df = b[3].buf;
+    double *out = b[4].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = nct_noncentrality(t[i], df[i], level, z, &gh);
+    }
+    Py_END_ALLOW_THREADS
+    release_buffers(o, b, 5);
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------------ module */
 
 static PyMethodDef methods[] = {
@@ -894,6 +979,12 @@ static PyMethodDef methods[] = {
     {"gain_ratio_bounds", k_gain_ratio_bounds, METH_VARARGS,
      "gain_ratio_bounds(w, lead, count, seg_query, n0, layer_gain, at_least, dcum, top_gain, "
      "lower, upper): nDCG / NCG residual bounds per segment."},
+    {"nct_cdf", k_nct_cdf, METH_VARARGS,
+     "nct_cdf(t, df, delta, nodes, weights, mode, cdf, slope): the noncentral t CDF and its "
+     "derivative in delta (mode -1 auto, 0 series, 1 Gauss-Hermite mixture)."},
+    {"nct_noncentrality", k_nct_noncentrality, METH_VARARGS,
+     "nct_noncentrality(t, df, level, z, nodes, weights, out): the delta with "
+     "F(t; df, delta) = level, z = Phi^-1(level)."},
     {NULL, NULL, 0, NULL},
 };
 

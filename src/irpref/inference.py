@@ -25,8 +25,9 @@ from irpref.judged import JudgedRankings
 from irpref.measures import parse_measure
 from irpref.params import DEFAULT_MISSING, Settings
 from irpref.preferences import parse_preference
+from irpref.stats.ranks import leaderboard as ranked
 
-__all__ = ["DEFAULT_MEASURES", "scored_tables", "significance", "split_names"]
+__all__ = ["DEFAULT_MEASURES", "leaderboard", "scored_tables", "significance", "split_names"]
 
 DEFAULT_MEASURES = ("AP", "nDCG@10", "RR")
 
@@ -99,16 +100,53 @@ def significance(
     confidence, bootstrap, seed, permutations, ...) are those of
     :func:`irpref.stats.significance`, which documents the columns.
     """
+    tables = _tables(tables, qrels, runs, measures, judged, Settings.resolve(
+        settings, judged.settings if judged is not None else None, rel=rel, depth=depth,
+        ties=ties, missing=missing, corpus_size=corpus_size, judged_only=judged_only,
+        use_tag=use_tag, columns=columns))
+    return stats.significance(tables, test, **options)
+
+
+def leaderboard(
+    tables=None,
+    test: str = "paired",
+    *,
+    qrels=None,
+    runs=None,
+    measures: Sequence[str] | None = None,
+    settings: Settings | None = None,
+    rel: int = 1,
+    depth: int | None = None,
+    ties: str = "docid",
+    missing: str = DEFAULT_MISSING,
+    corpus_size: int | None = None,
+    judged_only: bool = False,
+    use_tag: bool = False,
+    columns=None,
+    judged: JudgedRankings | None = None,
+    **options,
+) -> pd.DataFrame:
+    """The runs ranked with intervals: one row per measure and run (``irpref rank``).
+
+    The inputs are those of :func:`significance` (tables, or qrels and runs
+    judged here under the judging settings); ``test`` and ``options``
+    (correction, alpha, bootstrap, seed, confidence, permutations) those of
+    :func:`irpref.stats.ranks.leaderboard`, which documents the columns.
+    """
+    tables = _tables(tables, qrels, runs, measures, judged, Settings.resolve(
+        settings, judged.settings if judged is not None else None, rel=rel, depth=depth,
+        ties=ties, missing=missing, corpus_size=corpus_size, judged_only=judged_only,
+        use_tag=use_tag, columns=columns))
+    return ranked(tables, test, **options)
+
+
+def _tables(tables, qrels, runs, measures, judged, settings: Settings):
+    """``tables`` as given, or the inputs scored (exactly one of the two)."""
     inputs = qrels is not None or runs is not None or judged is not None
     if tables is not None and inputs:
         raise UsageError("give tables, or qrels and runs (or judged), not both")
-    if tables is None:
-        if not inputs:
-            raise UsageError("give tables, or qrels and runs (or judged) to score")
-        settings = Settings.resolve(settings, judged.settings if judged is not None else None,
-                                    rel=rel, depth=depth, ties=ties, missing=missing,
-                                    corpus_size=corpus_size, judged_only=judged_only,
-                                    use_tag=use_tag, columns=columns)
-        tables = scored_tables(qrels, runs, measures or DEFAULT_MEASURES, settings,
-                               judged=judged)
-    return stats.significance(tables, test, **options)
+    if tables is not None:
+        return tables
+    if not inputs:
+        raise UsageError("give tables, or qrels and runs (or judged) to score")
+    return scored_tables(qrels, runs, measures or DEFAULT_MEASURES, settings, judged=judged)

@@ -40,6 +40,7 @@ from irpref.report.formats import PAPER_FORMATS
 from irpref.stats.baselines import BASELINE_TESTS
 from irpref.stats.corrections import CORRECTIONS
 from irpref.stats.families import FAMILIES, FAMILY_TEXT
+from irpref.stats.table import DEFAULT_BOOTSTRAP
 
 TESTS = BASELINE_TESTS
 
@@ -60,10 +61,11 @@ def _family(value, flag: str) -> str:
 
 
 def add_family_options(parser, *, family: str | None = "measure", correction_note: str = "",
-                       family_note: str = "") -> None:
+                       family_note: str = "", correction: str | None = "holm") -> None:
     """``--correction`` and ``--family``, declared once for evaluate, significance
-    and report (same words, same checks; ``family`` is the default family)."""
-    parser.add_argument("--correction", **checked(_correction), default="holm",
+    and report (same words, same checks; ``family`` is the default family,
+    ``correction`` the default correction: None lets the command choose by its tests)."""
+    parser.add_argument("--correction", **checked(_correction), default=correction,
                         metavar="{" + ",".join(CORRECTIONS) + "}",
                         help=CORRECTION_HELP + correction_note)
     parser.add_argument("--family", **checked(_family), default=family,
@@ -103,8 +105,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "bootstrap (seeded, percentile) or bca (bootstrap BCa)")
     g.add_argument("--confidence", **checked(params.check_probability), default=0.95,
                    help="CI level (0.95)")
-    g.add_argument("--bootstrap", **checked(params.check_positive_int), default=1000,
-                   metavar="N", help="resamples of the bootstrap CI (1000)")
+    g.add_argument("--bootstrap", **checked(params.check_positive_int), default=DEFAULT_BOOTSTRAP,
+                   metavar="N", help=f"resamples of the bootstrap CI ({DEFAULT_BOOTSTRAP}: Efron & "
+                                     "Tibshirani 1993 advise more than a percentile interval's "
+                                     "~1000 for BCa)")
     g.add_argument("--seed", **checked(params.check_seed), default=0, help="bootstrap seed (0)")
 
 

@@ -40,6 +40,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ties": ("ties", "how often runs tie, and how much tie-breaking moves each measure"),
     "compare": ("compare", "pairwise preferences between runs and system orderings"),
     "significance": ("significance", "paired tests, randomized Tukey HSD, discriminative power"),
+    "rank": ("rank", "leaderboard: ranks with simultaneous intervals and letter groups"),
     "design": ("design", "topic set size design: topics needed, power, detectable difference"),
     "judge": ("judge", "read and judge qrels + runs once, save them to Parquet for later commands"),
     "meta": ("meta", "meta-evaluation: ties, agreement, degradation, tie probabilities"),

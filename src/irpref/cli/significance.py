@@ -18,7 +18,6 @@ record: higher, lower or no better at all). ``--compact`` (implied by
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TextIO
 
 import numpy as np
@@ -54,7 +53,7 @@ from irpref.stats import (
     significance,
 )
 from irpref.stats.families import check_family
-from irpref.stats.table import check_ci
+from irpref.stats.table import DEFAULT_BOOTSTRAP, check_ci, check_correction
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,7 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "preferences; default), t, sign, wilcoxon, hsd (randomized Tukey "
                              "HSD), tukey (parametric Tukey HSD after the two-way ANOVA; "
                              "metrics only); several may be given")
-    add_family_options(parser, correction_note="; hsd and tukey need none")
+    add_family_options(parser, correction=None,
+                       correction_note="; default holm, none for hsd / tukey (family-wise "
+                                       "already: another correction beside them is refused)")
     parser.add_argument("--alpha", **checked(params.check_alpha), default=0.05,
                         help="significance level for --summary (default 0.05)")
     parser.add_argument("--permutations", **checked(params.check_positive_int), default=10_000,
@@ -79,15 +80,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hsd-strict", action="store_true",
                         help="HSD: count only permuted maxima strictly above the observed value "
                              "(as the lexiprecision paper; anti-conservative for sign preferences)")
-    parser.add_argument("--seed", **checked(params.check_seed), default=None, metavar="S",
-                        help="seed of the HSD permutations and bootstrap (default: random, "
-                             "printed on stderr)")
+    parser.add_argument("--seed", **checked(params.check_seed), default=0, metavar="S",
+                        help="seed of the HSD permutations and bootstrap (default 0; written "
+                             "in the seed column of the rows that used it)")
     parser.add_argument("--ci", choices=CI_METHODS, default="t",
                         help="interval of mean in ci_low/ci_high: t (default), bootstrap "
                              "(seeded paired bootstrap, percentile), bca (bootstrap BCa), none")
-    parser.add_argument("--bootstrap", **checked(params.check_nonnegative_int), default=1000,
-                        metavar="N",
-                        help="resamples of --ci bootstrap / bca (default 1000)")
+    parser.add_argument("--bootstrap", **checked(params.check_nonnegative_int),
+                        default=DEFAULT_BOOTSTRAP, metavar="N",
+                        help=f"resamples of --ci bootstrap / bca (default {DEFAULT_BOOTSTRAP}: "
+                             "Efron & Tibshirani 1993 advise ~1000 for percentile intervals "
+                             "and more for BCa, which reads the far tails)")
     parser.add_argument("--confidence", **checked(params.check_probability), default=0.95,
                         help="level of the intervals (default 0.95)")
     parser.add_argument("--summary", action="store_true",
@@ -123,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     tests = args.tests or ["paired"]
     seed = args.seed
     base = baselines(args)
-    check_family(args.family, args.correction, bool(base))  # before any input is read
+    args.correction = check_correction(tests, args.correction)  # before any input is read
+    check_family(args.family, args.correction, bool(base))
     ci = "none" if args.summary else args.ci
     check_ci(ci, args.bootstrap)
     tables = measure_tables(args, settings_from_args(args))
@@ -133,10 +137,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if "tukey" in tests:
         _metrics_only(tables)
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1)[0])
-        if ("hsd" in tests or ci in ("bootstrap", "bca")) and not getattr(args, "quiet", False):
-            print(f"irpref: note: no --seed given; used --seed {seed}", file=sys.stderr)
     options = dict(
         correction=args.correction, permutations=args.permutations, seed=seed,
         bootstrap=args.bootstrap, confidence=args.confidence, ci=ci,

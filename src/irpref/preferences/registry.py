@@ -73,6 +73,13 @@ POPULATIONS = ("binary", "graded", "subtopic")
 ENGINES = ("lexicographic", "rpp")
 
 
+RANKINGS = ("mean", "borda")
+"""How a leaderboard (``irpref rank``) scores a run by a preference: ``mean``, its mean
+preference over the other runs (the win rate of the RPP paper, Eq. 7, over R - 1), or
+``borda``, its Borda points over the per-query orders (:func:`irpref.aggregate.borda`).
+For a sign preference from per-query orders the two order runs alike."""
+
+
 @dataclass(frozen=True)
 class PrefFamily:
     """A preference family: everything true of it, in one record.
@@ -85,7 +92,8 @@ class PrefFamily:
     qrels); ``engine``: the all-pairs kernel (``lexicographic``: a total order
     of the runs per population, ``order`` ``precision`` (from the top) or
     ``recall`` (from the bottom), ``value`` ``sign`` or ``rr``; ``rpp``:
-    recall-paired sums); ``aliases``: other tools' names (pref_eval)."""
+    recall-paired sums); ``aliases``: other tools' names (pref_eval); ``ranking``:
+    how a leaderboard scores a run (:data:`RANKINGS`)."""
 
     name: str
     kind: str  # "sign" | "real"
@@ -100,6 +108,7 @@ class PrefFamily:
     orientation: str = "higher"
     range: str = "[-1, 1]"
     aliases: tuple[Alias, ...] = ()
+    ranking: str = "mean"  # how a leaderboard scores a run: "mean" | "borda"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS or self.population not in POPULATIONS:
@@ -107,6 +116,8 @@ class PrefFamily:
         if self.engine not in ENGINES:
             raise ValueError(f"{self.name}: engine must be one of {ENGINES}")
         orientation_sign(self.orientation)  # one of higher, lower, none
+        if self.ranking not in RANKINGS:
+            raise ValueError(f"{self.name}: ranking must be one of {RANKINGS}")
         if self.engine == "lexicographic" and (
             self.order not in ("precision", "recall") or self.value not in ("sign", "rr")
         ):

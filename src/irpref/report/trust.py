@@ -111,8 +111,8 @@ def topic_verdicts(results: pd.DataFrame, alpha: float = 0.05, beta: float = 0.2
     """Per measure: topics (every run has), V_E, min_diff (the smallest raw difference the
     paired t-test detects with power 1 - beta at ``alpha``; NaN when it cannot be told:
     fewer than 2 topics or V_E = 0), alpha, beta."""
-    from irpref.topic_sets import min_detectable_difference
     from irpref.stats import Pairwise, anova_two_way
+    from irpref.topic_sets import min_detectable_difference
 
     rows = []
     for measure in pd.unique(results["measure"].astype(str)):

@@ -7,6 +7,7 @@ measure, the per-query comparison of every run pair. Modules:
 - ``anova``: two-way ANOVA without replication, Sakai's ES_E, parametric Tukey HSD;
 - ``hsd``: the randomized Tukey HSD (Carterette, TOIS 2012) and its C kernels;
 - ``intervals``: t interval of a mean difference, exact interval of a win share;
+- ``noncentral``: the noncentral t inverted in its noncentrality (the d_z interval);
 - ``bootstrap``: seeded paired bootstrap intervals (percentile, BCa);
 - ``corrections``: Holm, Bonferroni, Benjamini-Hochberg, Benjamini-Yekutieli;
 - ``families``: baselines and the families a correction runs over;
@@ -24,9 +25,18 @@ from irpref.stats.corrections import CORRECTIONS, adjust_pvalues
 from irpref.stats.families import FAMILIES, against_baseline, assign_families, baseline_pairs
 from irpref.stats.hsd import hsd_permutations, tukey_hsd
 from irpref.stats.intervals import smd_interval, t_interval, win_share_interval
-from irpref.stats.paired import paired_t, sign_test, wilcoxon
+from irpref.stats.noncentral import noncentrality
+from irpref.stats.paired import paired_t, rank_biserial, sign_test, wilcoxon
 from irpref.stats.pairwise import Pairwise, _is_comparison, as_pairwise, preference_kind
-from irpref.stats.table import CI_METHODS, COLUMNS, TESTS, pair_tests, significance
+from irpref.stats.table import (
+    CI_METHODS,
+    COLUMNS,
+    DEFAULT_BOOTSTRAP,
+    TESTS,
+    default_correction,
+    pair_tests,
+    significance,
+)
 
 __all__ = [
     "BASELINE_COLUMNS",
@@ -35,6 +45,7 @@ __all__ = [
     "CI_METHODS",
     "COLUMNS",
     "CORRECTIONS",
+    "DEFAULT_BOOTSTRAP",
     "FAMILIES",
     "TESTS",
     "Anova",
@@ -48,12 +59,15 @@ __all__ = [
     "assign_families",
     "baseline_pairs",
     "bootstrap_ci",
+    "default_correction",
     "es_anova",
     "es_anova_interval",
     "hsd_permutations",
+    "noncentrality",
     "pair_tests",
     "paired_t",
     "preference_kind",
+    "rank_biserial",
     "sign_test",
     "significance",
     "smd_interval",

@@ -22,8 +22,10 @@ measure's record, :attr:`irpref.stats.Pairwise.orientation`):
   with ``also_t`` the t interval as well, in ``t_low``/``t_high`` (last
   columns; the same numbers as ``ci="t"``), so one call gives both;
 - ``effect`` = diff / sd(d), the paired standardized mean difference (sign
-  test: the win share wins / (wins + losses)) with ``effect_low``/``effect_high``
-  (noncentral t; Clopper-Pearson for the win share); ``es_anova`` = Sakai's
+  test: the win share wins / (wins + losses); wilcoxon: the matched-pairs
+  rank-biserial correlation, without an interval) with ``effect_low``/``effect_high``
+  (noncentral t; Clopper-Pearson for the win share); ``effect_kind`` says which;
+  ``seed``: the seed of a bootstrap interval; ``es_anova`` = Sakai's
   ES_E = diff / sqrt(V_E), V_E of the two-way ANOVA over all runs of the
   measure, with ``es_anova_low``/``es_anova_high`` (V_E treated as known, see
   :func:`irpref.stats.anova.es_anova_interval`);
@@ -48,7 +50,7 @@ from irpref.measures.base import ORIENTATION_SIGNS
 from irpref.stats.families import baseline_list, baseline_pairs, check_baselines, check_family
 from irpref.stats.intervals import t_interval
 from irpref.stats.pairwise import Pairwise, as_pairwise
-from irpref.stats.table import check_ci, significance
+from irpref.stats.table import DEFAULT_BOOTSTRAP, check_ci, significance
 
 __all__ = ["BASELINE_COLUMNS", "BASELINE_TESTS", "BETTER", "WORSE", "against_baselines"]
 
@@ -61,7 +63,7 @@ BASELINE_COLUMNS = [
     "run", "measure", "baseline", "test", "n", "paired", "mean", "diff", "diff_low", "diff_high",
     "ci", "effect", "effect_low", "effect_high", "es_anova", "es_anova_low", "es_anova_high",
     "wins", "losses", "ties", "statistic", "p", "p_adjusted", "family", "family_size",
-    "significant", "marker", "orientation",
+    "significant", "marker", "orientation", "effect_kind", "seed",
 ]
 
 _RENAMED = {"run_a": "run", "run_b": "baseline", "n": "paired", "mean": "diff",
@@ -85,7 +87,7 @@ def against_baselines(
     alpha: float = 0.05,
     ci: str = "t",
     confidence: float = 0.95,
-    bootstrap: int = 1000,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     also_t: bool = False,
 ) -> pd.DataFrame:

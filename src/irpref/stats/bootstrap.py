@@ -14,23 +14,42 @@ import numpy as np
 import irpref.progress as progress
 from irpref.stats.seeds import SeedLike, generator
 
-__all__ = ["BOOTSTRAP_CHUNK", "BOOTSTRAP_METHODS", "bootstrap_ci"]
+__all__ = ["BOOTSTRAP_CHUNK", "BOOTSTRAP_METHODS", "bootstrap_ci", "draw_counts"]
 
 BOOTSTRAP_METHODS = ("percentile", "bca")
 
 BOOTSTRAP_CHUNK = 2**22  # values per chunk of draws / quantiles (progress steps)
 
 
+def draw_counts(n_queries: int, samples: int, seed: SeedLike = None) -> np.ndarray:
+    """(samples, n_queries) float64 multinomial counts: ``samples`` resamples of the
+    queries with replacement, drawn in order from one stream (chunks of the same
+    ``multinomial`` stream are the one-shot draw), with a progress bar."""
+    if samples < 1:
+        raise ValueError(f"bootstrap samples must be >= 1, got {samples}")
+    rng = generator(seed)
+    p = np.full(n_queries, 1.0 / max(n_queries, 1))
+    step = max(1, BOOTSTRAP_CHUNK // max(n_queries, 1))
+    parts = []
+    with progress.task(samples, "bootstrap resamples", "step") as bar:
+        for start in range(0, samples, step):
+            parts.append(rng.multinomial(n_queries, p, size=min(step, samples - start)))
+            bar.update(parts[-1].shape[0])
+    return np.concatenate(parts).astype(np.float64)
+
+
 def bootstrap_ci(
     d: np.ndarray, samples: int = 1000, confidence: float = 0.95, seed: SeedLike = None,
-    method: str = "percentile",
+    method: str = "percentile", *, counts: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap CI of the mean along the last axis (Efron & Tibshirani 1993).
 
     One set of ``samples`` resamples of the Q queries (with replacement) is
     shared by all rows, as multinomial counts C (B, Q): mean* = (d C^T) / n,
     one matrix product for all pairs. NaN (missing) values are left out of
-    both sums. Returns (low, high) at ``confidence``.
+    both sums. Returns (low, high) at ``confidence``. ``counts``: resamples
+    already drawn by :func:`draw_counts` (blocks of rows then share them;
+    ``samples`` and ``seed`` are not read).
 
     A progress bar (``irpref.progress``) follows the draws and the quantiles.
     The work is split the same way whether or not a bar is drawn: the
@@ -56,15 +75,10 @@ def bootstrap_ci(
     d = np.asarray(d, dtype=np.float64)
     nq = d.shape[-1]
     rows = int(np.prod(d.shape[:-1], dtype=np.int64))
-    rng = generator(seed)
-    p = np.full(nq, 1.0 / nq)
-    step = max(1, BOOTSTRAP_CHUNK // max(nq, 1))
-    with progress.task(samples + rows, "bootstrap CI", "step") as bar:
-        parts = []
-        for start in range(0, samples, step):
-            parts.append(rng.multinomial(nq, p, size=min(step, samples - start)))
-            bar.update(parts[-1].shape[0])
-        counts = np.concatenate(parts).astype(np.float64)
+    if counts is None:
+        counts = draw_counts(nq, samples, seed)
+    samples = counts.shape[0]
+    with progress.task(rows, "bootstrap CI", "row") as bar:
         valid = ~np.isnan(d)
         tail = (1.0 - confidence) / 2.0
         with np.errstate(invalid="ignore", divide="ignore"):
