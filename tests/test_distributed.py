@@ -18,6 +18,7 @@ from irpref import examples
 distributed = pytest.importorskip("distributed")
 
 from irpref import distributed as D  # noqa: E402
+from irpref.params import Settings  # noqa: E402
 
 # under pytest-xdist (scripts/test.sh: -n 2 --dist loadgroup) this module runs on one
 # worker, so its module-scoped dask LocalCluster is built once
@@ -58,7 +59,8 @@ def _random_collection(tmp: Path, seed: int, runs: int = 5, queries: int = 12) -
 def test_example_evaluate_and_significance_identical(client):
     runs = sorted(EXAMPLE.glob("*.gz"))
     local = irpref.evaluate(EXAMPLE / "qrels.txt", runs, MEASURES, rel=2)
-    dask = D.evaluate(EXAMPLE / "qrels.txt", runs, MEASURES, rel=2, client=client)
+    dask = D.evaluate(EXAMPLE / "qrels.txt", runs, MEASURES, settings=Settings(rel=2),
+                      client=client)
     pd.testing.assert_frame_equal(local, dask)
     a = irpref.significance(local, ["t", "hsd"], seed=5, permutations=300, bootstrap=100)
     b = D.significance(local, ["t", "hsd"], seed=5, permutations=300, bootstrap=100,
@@ -72,7 +74,7 @@ def test_random_collections_identical(client, tmp_path, seed, ties, missing):
     qrels, runs = _random_collection(tmp_path, seed)
     kw = dict(rel=1, ties=ties, missing=missing, depth=20)
     local = irpref.evaluate(qrels, runs, MEASURES, **kw)
-    dask = D.evaluate(qrels, runs, MEASURES, client=client, **kw)
+    dask = D.evaluate(qrels, runs, MEASURES, client=client, settings=Settings(**kw))
     pd.testing.assert_frame_equal(local, dask)
 
 
@@ -215,7 +217,8 @@ def test_a_measure_counting_every_run_documents_is_refused_per_run_tasks():
 
     qrels, runs = str(examples.qrels_path()), [str(p) for p in examples.run_paths()]
     with pytest.raises(UsageError, match="--corpus-size"):
-        D.evaluate(qrels, runs, ["AP", "ASL(missing=corpus)"], client=object())
+        D.evaluate(qrels, runs, ["AP", "ASL(missing=corpus)"], client=object(),
+                   settings=Settings())
     proc = subprocess.run(["irpref", "evaluate", qrels, *runs, "-m", "ASL(missing=corpus)",
                            "--dask", "local:1"], capture_output=True, text=True)
     assert proc.returncode == 2 and "--corpus-size" in proc.stderr

@@ -97,7 +97,7 @@ def test_corpus_size_is_accepted(name):
 def test_corpus_size_reaches_the_measures():
     ev = irpref_cli("evaluate", QRELS, *RUNS, "-m", "SL1")
     r = irpref_cli("meta", "ties", QRELS, *RUNS, "-m", "TSE(e=ap)", "SL1", "RE")
-    assert r.returncode == ev.returncode == 1  # as evaluate: the measure asks for it
+    assert r.returncode == ev.returncode == 2  # as evaluate: a bad request (no corpus size)
     assert "(CLI: --corpus-size N)" in r.stderr
     r = irpref_cli("meta", "agreement", QRELS, *RUNS, "-m", "TSE(e=ap)", "SL1", "SL3", "RE",
                    "--corpus-size", "8841823")

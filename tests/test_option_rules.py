@@ -101,7 +101,9 @@ def test_the_default_is_one_everywhere():
         assert inspect.signature(func).parameters["missing"].default == params.DEFAULT_MISSING
     from irpref.judged import JudgedRankings
 
-    assert inspect.signature(JudgedRankings.query_mask).parameters["missing"].default == "skip"
+    # the judged rankings take the rule from each evaluation: no default of their own
+    assert inspect.signature(JudgedRankings.query_mask).parameters["missing"].default is \
+        inspect.Parameter.empty
 
 
 def test_skip_is_announced_and_counted(lacking):

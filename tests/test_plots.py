@@ -155,7 +155,7 @@ def test_discriminative_bars(results, prefs):
 
 def test_long_names_get_a_key(results):
     t = results.copy()
-    t["run"] = t["run"] + "_with_a_really_long_suffix_for_the_paper"
+    t["run"] = t["run"].astype(str) + "_with_a_really_long_suffix_for_the_paper"
     fig = plots.distributions(t, "AP")
     texts = " ".join(x.get_text() for x in fig.texts)
     assert "key:" in texts and "_with_a_really_long_suffix_for_the_paper" in texts

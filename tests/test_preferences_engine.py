@@ -138,6 +138,9 @@ def collections(draw):
             if draw(st.booleans()) or (q == "q0" and not run):
                 ret = draw(st.lists(st.sampled_from(docs), unique=True, min_size=1))
                 run[q] = {d: float(draw(st.integers(0, 3))) for d in ret}
+        if not any(q in qrels for q in run):  # a run sharing no query is refused
+            first = next(iter(qrels))
+            run[first] = {next(iter(qrels[first])): 0.0}
         runs[f"run{r}"] = run
     return qrels, runs
 

@@ -257,7 +257,7 @@ def test_cli_recall_level_measures(data_dir):
     cmd = ["irpref", "evaluate", str(d / "qrels.txt"), *map(str, runs), "--rel", "2",
            "-m", *measures, "--format", "tsv"]
     failed = subprocess.run(cmd, capture_output=True, text=True)
-    assert failed.returncode == 1 and "--corpus-size" in failed.stderr
+    assert failed.returncode == 2 and "--corpus-size" in failed.stderr  # a bad request
     out = subprocess.run(cmd + ["--corpus-size", "8841823"], capture_output=True, text=True,
                          check=True).stdout
     lines = [line.split("\t") for line in out.strip().splitlines()]

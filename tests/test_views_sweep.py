@@ -209,8 +209,10 @@ def test_compare_pairs_on_shared_queries(collection, missing):
     proc = irpref_cli("compare", *args)
     assert proc.returncode == 0, proc.stderr
     note = "lacks lacks 2 of the 10 queries (--missing skip): each pair is compared on the " \
-           "queries both runs have (n = 8-10 per pair)"
-    assert (note in proc.stdout) == (missing == "skip")
+           "queries both runs have"
+    header = "mean over the queries both runs of a pair have (8-10 of 10)"
+    assert (note in proc.stdout) == (header in proc.stdout) == (missing == "skip")
+    assert ("mean over 10 queries" in proc.stdout) == (missing == "zero")
     tsv = irpref_cli("compare", *args, "--per-query", "--format", "tsv").stdout.splitlines()
     with_lacks = [r for r in tsv if "\tlacks\t" in r or r.startswith("lacks\t")]
     on_lacked = [r for r in with_lacks if r.split("\t")[2] in LACKED]

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 import irpref.stats as stats
 from irpref.evaluate import evaluate as evaluate_runs
@@ -178,7 +179,9 @@ def evaluate(qrels, runs: Sequence, measures, *, client, settings: Settings,
         parts.append(part)
         for category, text in caught:
             warnings.warn(category(text), stacklevel=2)
+    runs_column = union_categoricals([p["run"] for p in parts])  # the runs' order, as local
     table = pd.concat(parts, ignore_index=True)
+    table["run"] = pd.Categorical.from_codes(runs_column.codes, runs_column.categories)
     if table.empty:
         return table
     m_order = {m: i for i, m in enumerate(pd.unique(table["measure"]))}

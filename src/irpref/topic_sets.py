@@ -316,7 +316,7 @@ def _design_rows(measure: str, scale: tuple | None, d: float, alpha: float, beta
     systems = systems or runs
     if systems is not None:
         if systems < 2:
-            raise UsageError("the ANOVA design needs 2 systems or more")
+            raise UsageError(f"systems={systems}: the ANOVA design needs 2 systems or more")
         out.append(("anova", anova_topics(d_a, systems, alpha, beta), f"topics; D in {unit_a}"))
     if width is not None:
         out.append(("ci", ci_topics(width, alpha), f"topics; width in {unit_t}"))

@@ -48,6 +48,14 @@ def _positive(value, flag: str) -> float:
     return x
 
 
+def _systems(value, flag: str) -> int:
+    """The systems of the ANOVA design: an integer >= 2."""
+    n = params.check_positive_int(value, flag)
+    if n < 2:
+        raise UsageError(f"{flag} {value}: must be >= 2 (the ANOVA design compares systems)")
+    return n
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", metavar="QRELS RUN", nargs="*",
                         help="TREC qrels file (or a file saved by irpref judge) and TREC run "
@@ -74,7 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(sqrt V_E) for anova (Sakai 2016)")
     parser.add_argument("--variance", **checked(_positive), default=None, metavar="V",
                         help="the variance V_E (instead of estimating it from runs)")
-    parser.add_argument("--systems", **checked(params.check_positive_int), default=None,
+    parser.add_argument("--systems", **checked(_systems), default=None,
                         metavar="M",
                         help="systems of the one-way ANOVA design (default: the runs given)")
     parser.add_argument("--ci-width", **checked(_positive), default=None, metavar="W",

@@ -133,14 +133,15 @@ def significance_results(args: argparse.Namespace, default_measures: list[str]) 
     if args.tests:
         raise UsageError(f"--test {' '.join(args.tests)} does not combine with --human-qrels "
                          "(its test is ppi)")
-    _refuse(args, {"dask": None, "anova": False, "hsd_strict": False, "seed": None})
+    _refuse(args, {"dask": None, "anova": False, "hsd_strict": False})  # (--seed: unused)
     if args.ci not in ("t", "ppi"):
         raise UsageError(f"--ci {args.ci} does not combine with --human-qrels (its interval "
                          "is the PPI one)")
     _inputs(args)
     frame = ppi_significance(
         args.qrels, args.human_qrels, args.runs, _measures(args, default_measures, "any"),
-        baseline=baselines(args) or None, correction=args.correction, family=args.family,
+        baseline=baselines(args) or None, correction=args.correction or "holm",
+        family=args.family,
         lam=args.ppi_lambda, confidence=args.confidence, settings=settings_from_args(args))
     args.ci = "ppi"  # the legend names the interval
     return frame
