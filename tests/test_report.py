@@ -31,7 +31,8 @@ RUNS = [str(p) for p in examples.run_paths()]
 NAMES = ["TUA1-1", "UNH_bm25", "bm25base_p", "bm25tuned_rm3_p", "idst_bert_p1", "p_bert"]
 SECTIONS = ["Summary against the baseline", "How sure are we", "Per-query views",
             "Preferences and system orderings", "Significance and discriminative power",
-            "Ties", "How much was judged", "Search lengths", "Robustness to missing labels"]
+            "Leaderboard", "Ties", "How much was judged", "Search lengths",
+            "Robustness to missing labels"]
 
 
 def irpref_cmd() -> str:

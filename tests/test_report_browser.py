@@ -29,7 +29,8 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 SECTIONS = ["Summary against the baseline", "How sure are we", "Per-query views",
             "Preferences and system orderings", "Significance and discriminative power",
-            "Ties", "How much was judged", "Search lengths", "Robustness to missing labels"]
+            "Leaderboard", "Ties", "How much was judged", "Search lengths",
+            "Robustness to missing labels"]
 
 
 def _irpref() -> str:

@@ -403,3 +403,26 @@ def test_many_runs_json_keeps_every_verdict(tmp_path):
             assert r["verdict"] == (pair["verdict"] if same
                                     else FLIP.get(pair["verdict"], pair["verdict"]))
             assert r["p_adjusted"] == pair["p_adjusted"]
+
+
+def test_the_leaderboard_reads_the_one_test_result(two_baselines):
+    """The report's Leaderboard section ranks from the same adjusted p-values as every
+    other verdict: rank_low = 1 + the runs significantly better, rank_high = R - the
+    runs significantly worse, by the pairs' verdicts of the significance section."""
+    sections = {s["id"]: s for s in two_baselines["sections"]}
+    board = [r for r in sections["leaderboard"]["rows"] if "rank_low" in r]
+    verdicts = [r for r in sections["significance"]["rows"] if "verdict" in r]
+    verdicts += [{**r, "run": r["baseline"], "baseline": r["run"],
+                  "verdict": {"better": "worse", "worse": "better"}.get(r["verdict"],
+                                                                       r["verdict"])}
+                 for r in list(verdicts)]
+    assert board and verdicts
+    for measure in {r["measure"] for r in board}:
+        rows = [r for r in board if r["measure"] == measure]
+        n = len(rows)
+        for row in rows:
+            mine = [v for v in verdicts if v["measure"] == measure and v["run"] == row["run"]]
+            worse = {v["baseline"] for v in mine if v["verdict"] == "better"}
+            better = {v["baseline"] for v in mine if v["verdict"] == "worse"}
+            assert row["rank_low"] == 1 + len(better), (measure, row)
+            assert row["rank_high"] == n - len(worse), (measure, row)

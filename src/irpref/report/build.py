@@ -33,11 +33,13 @@ def _sections():
 
     return (sections.summary_section, trust.trust_section, sections.per_query_section,
             sections.preferences_section, sections.significance_section,
-            sections.ties_section, judgments.coverage_section, judgments.agreement_section,
+            sections.leaderboard_section, sections.ties_section, judgments.coverage_section,
+            judgments.agreement_section,
             sections.search_lengths_section, sections.robustness_section)
 
 
-SECTIONS = ("summary", "how-sure", "per-query", "preferences", "significance", "ties",
+SECTIONS = ("summary", "how-sure", "per-query", "preferences", "significance", "leaderboard",
+            "ties",
             "judged", "agreement", "search-lengths", "robustness")
 """The section ids, in the order the report shows them (agreement only with qrels_b)."""
 

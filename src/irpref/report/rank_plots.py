@@ -35,8 +35,11 @@ def rank_interval_data(board: pd.DataFrame, measure: str | None = None) -> pd.Da
     return rows[COLUMNS + extra].sort_values("rank", kind="stable").reset_index(drop=True)
 
 
-def rank_intervals(board: pd.DataFrame, measure: str | None = None):
-    """A matplotlib Figure of the rank intervals of one measure (see the module doc)."""
+def rank_intervals(board: pd.DataFrame, measure: str | None = None, *,
+                   simultaneous: bool = True):
+    """A matplotlib Figure of the rank intervals of one measure (see the module doc);
+    ``simultaneous``: whether the family of tests behind them controls the family-wise
+    error (Holm, Bonferroni, hsd), as the legend then says."""
     from matplotlib.figure import Figure
 
     data = rank_interval_data(board, measure)
@@ -46,8 +49,9 @@ def rank_intervals(board: pd.DataFrame, measure: str | None = None):
     fig = Figure(figsize=(6.4, max(2.2, 0.28 * n + 1.2)))
     ax = fig.add_subplot()
     y = list(range(n))[::-1]  # best at the top
+    kind = "simultaneous" if simultaneous else "not simultaneous"
     ax.hlines(y, data["rank_low"] - 0.4, data["rank_high"] + 0.4, color="#2b4a7d", lw=5,
-              alpha=0.45, label="rank interval (simultaneous)")
+              alpha=0.45, label=f"rank interval ({kind})")
     if "marginal_low" in data:
         ax.hlines([v - 0.25 for v in y], data["marginal_low"], data["marginal_high"],
                   color="#7a7a7a", lw=1.2, label="marginal bootstrap interval")

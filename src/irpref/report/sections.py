@@ -22,7 +22,7 @@ from irpref.report.blocks import Block, Section
 from irpref.report.orientation import better_word, direction_note, sign_of
 
 __all__ = ["CHUNK", "DEGRADE_FRACTIONS", "DEGRADE_SAMPLES", "baseline_tags", "means_table",
-           "per_query_section", "preferences_section", "robustness_section",
+           "leaderboard_section", "per_query_section", "preferences_section", "robustness_section",
            "search_lengths_section", "significance_section", "summary_section",
            "ties_section"]
 
@@ -196,6 +196,41 @@ def significance_section(ctx) -> Section | None:
         [Block("figure", "Discriminative power",
                draw=lambda: plots.discriminative_bars(power)),
          Block("table", "Discriminative power", table=power), *blocks])
+
+
+def leaderboard_section(ctx) -> Section | None:
+    """Ranks with intervals (Mogstad, Romano, Shaikh & Wilhelm 2024, "Inference for
+    ranks") and a compact letter display, read from the one test result: a run's
+    interval runs from 1 + the runs significantly better to R - the runs
+    significantly worse; two runs share a letter when they do not differ."""
+    from irpref.report.rank_plots import rank_intervals
+    from irpref.stats.ranks import ranks_from_tests
+
+    if ctx.verdicts is None or not len(ctx.verdicts.tests):
+        return None
+    tables = [t for t in (ctx.results, ctx.prefs) if t is not None and len(t)]
+    tested = set(ctx.verdicts.tests["measure"].astype(str))
+    tables = [t[t["measure"].astype(str).isin(tested)] for t in tables]
+    board = ranks_from_tests(tables, ctx.verdicts.tests, ctx.verdicts.alpha)
+    fwer = ctx.verdicts.correction in ("holm", "bonferroni")
+    blocks = []
+    for measure in pd.unique(board["measure"]):
+        rows = board[board["measure"] == measure].drop(columns="measure")
+        blocks.append(Block("figure", f"{measure}: rank intervals",
+                            draw=lambda m=measure: rank_intervals(ctx.short(board, "run"), m,
+                                                                  simultaneous=fwer)))
+        blocks.append(Block("details", f"{measure}: leaderboard", open=not ctx.many,
+                            children=[Block("table", table=ctx.population.with_queries(rows),
+                                            rows=board[board["measure"] == measure])]))
+    return Section(
+        "leaderboard", "Leaderboard",
+        "Which ranks the data support: each run's rank by its mean, and the interval of "
+        "ranks it may hold (Mogstad, Romano, Shaikh & Wilhelm 2024: 1 + the runs "
+        "significantly better, R - the runs significantly worse), with letters shared by "
+        "runs that do not differ, all from the report's one test of each pair (the rule "
+        "at the top)." + ("" if fwer else " Under this correction (it controls the false "
+                          "discovery rate, or nothing) the intervals are not simultaneous."),
+        blocks)
 
 
 def ties_section(ctx) -> Section:

@@ -42,8 +42,9 @@ from irpref.stats.pairwise import Pairwise
 from irpref.stats.seeds import reseed
 from irpref.stats.table import check_correction, pairwise_list, significance
 
-__all__ = ["FWER_CORRECTIONS", "RANK_COLUMNS", "RANK_TESTS", "letter_display", "leaderboard",
-           "point_ranks", "rank_bounds", "run_scores", "significant_matrix"]
+__all__ = ["FWER_CORRECTIONS", "RANK_COLUMNS", "RANK_TESTS", "leaderboard", "letter_display",
+           "measure_board", "point_ranks", "rank_bounds", "ranks_from_tests", "run_scores",
+           "significant_matrix"]
 
 RANK_COLUMNS = ["run", "measure", "mean", "rank", "rank_low", "rank_high", "group"]
 
@@ -80,12 +81,8 @@ def leaderboard(
     correction = check_correction([test], correction)
     tests = significance(tables, test, correction=correction, family="measure", ci="none",
                          bootstrap=0, seed=seed, permutations=permutations, kinds=kinds)
-    pairwise = {pw.measure: pw for pw in pairwise_list(tables, kinds)}
-    parts = []
-    for measure, rows in tests.groupby("measure", sort=False):
-        pw = pairwise[str(measure)]
-        parts.append(_measure_board(pw, rows, alpha, bootstrap, seed, confidence))
-    board = pd.concat(parts, ignore_index=True)
+    board = ranks_from_tests(tables, tests, alpha, bootstrap=bootstrap, seed=seed,
+                             confidence=confidence, kinds=kinds)
     if test in ("hsd",) or bootstrap:
         board["seed"] = seed
     board.attrs.update(test=test, correction=correction, alpha=alpha, bootstrap=bootstrap,
@@ -93,9 +90,24 @@ def leaderboard(
     return board
 
 
-def _measure_board(pw: Pairwise, rows: pd.DataFrame, alpha: float, bootstrap: int, seed: int,
-                   confidence: float) -> pd.DataFrame:
-    """The leaderboard rows of one measure."""
+def ranks_from_tests(tables, tests: pd.DataFrame, alpha: float, *, bootstrap: int = 0,
+                     seed: int = 0, confidence: float = 0.95,
+                     kinds: dict[str, str] | None = None) -> pd.DataFrame:
+    """The leaderboard of ``tables`` read from ``tests``, the rows of
+    :func:`irpref.stats.significance` over every pair of each measure (whatever
+    their family): a pair is significant when its ``p_adjusted`` < ``alpha``. The
+    one test result that decides a report's verdicts ranks its runs too."""
+    pairwise = {pw.measure: pw for pw in pairwise_list(tables, kinds)}
+    parts = [measure_board(pairwise[str(measure)], rows, alpha, bootstrap, seed, confidence)
+             for measure, rows in tests.groupby("measure", sort=False)]
+    if not parts:
+        return pd.DataFrame(columns=RANK_COLUMNS)
+    return pd.concat(parts, ignore_index=True)
+
+
+def measure_board(pw: Pairwise, rows: pd.DataFrame, alpha: float, bootstrap: int = 0,
+                  seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+    """The leaderboard rows of one measure, from its tests ``rows``."""
     sign = pw.sign
     if sign == 0:
         raise UsageError(f"{pw.measure} has no better direction (its record says so): "
