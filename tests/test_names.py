@@ -563,14 +563,14 @@ def test_cli_measures_never_calls_a_canonical_name_an_alias_of_itself():
 def test_every_record_is_complete():
     """Orientation, source, range of values on every measure and preference; every
     alias resolves to an existing family; every trec_eval name parses to its own family."""
-    from irpref.measures.base import ORIENTATIONS, _bounds
+    from irpref.measures.base import ORIENTATIONS, range_bounds
 
     assert REGISTRY and PREFERENCES
     for name, fam in [*REGISTRY.items(), *PREFERENCES.items()]:
         assert fam.orientation in ORIENTATIONS, name
         assert fam.source and fam.formula, name
         assert fam.range is not None, name
-        _bounds(fam.range)
+        range_bounds(fam.range)
         assert name in PREFERENCES or fam.examples, name
         for a in fam.aliases:
             assert a.tools, (name, a)
@@ -600,9 +600,9 @@ def test_every_record_is_complete():
 
 
 def _in_range(values: np.ndarray, spec: str) -> bool:
-    from irpref.measures.base import _bounds
+    from irpref.measures.base import range_bounds
 
-    lo, lo_open, hi, hi_open = _bounds(spec)
+    lo, lo_open, hi, hi_open = range_bounds(spec)
     v = values[np.isfinite(values)]
     ok_lo = (v > lo) if lo_open else (v >= lo - 1e-12)
     ok_hi = (v < hi) if hi_open else (v <= hi + 1e-12)

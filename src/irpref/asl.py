@@ -209,7 +209,7 @@ def mean(values, kind: str = "arithmetic") -> float:
     raise ValueError(f"kind must be one of {', '.join(MEANS)}, not {kind!r}")
 
 
-def _rates(table: pd.DataFrame, rate: str) -> np.ndarray:
+def rates(table: pd.DataFrame, rate: str) -> np.ndarray:
     sl = table["search_length"].to_numpy(np.float64)
     if rate == "atomized":
         with np.errstate(divide="ignore"):
@@ -242,7 +242,7 @@ def aggregate(
         if kind not in MEANS:
             raise ValueError(f"means must be one of {', '.join(MEANS)}, not {kind!r}")
     frame = pd.DataFrame({"run": table["run"], "query": table["query"],
-                          "x": _rates(table, rate)})
+                          "x": rates(table, rate)})
     per_query = frame.groupby(["run", "query"], sort=False)["x"].agg(
         lambda v: mean(v.to_numpy(), within))
     return per_query.groupby(level="run", sort=False).agg(

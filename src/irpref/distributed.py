@@ -204,14 +204,14 @@ def significance(tables, test="paired", *, client, seed: int | None = None, **kw
 
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-    if isinstance(tables, (pd.DataFrame, stats.Pairwise)) or stats._is_comparison(tables):
+    if isinstance(tables, (pd.DataFrame, stats.Pairwise)) or stats.is_comparison(tables):
         tables = [tables]
     kinds = kwargs.pop("kinds", None)
     pairwise = []
     for t in tables:
         if isinstance(t, stats.Pairwise):
             pairwise.append(t)
-        elif stats._is_comparison(t):
+        elif stats.is_comparison(t):
             pairwise.extend(stats.Pairwise.from_comparison(t, name) for name in t.values)
         else:
             pairwise.extend(stats.as_pairwise(t, kinds))

@@ -21,9 +21,9 @@ from irpref.errors import UsageError
 from irpref.measures import REGISTRY, Family
 from irpref.measures.base import MODIFIERS, Param
 from irpref.measures.names import (
-    _is_preference,
     closest,
     parse_measure_text,
+    preference_name,
 )
 from irpref.preferences.registry import PREFERENCES, PrefFamily
 from irpref.report.formats import TEXT_FORMATS, check_format
@@ -90,7 +90,7 @@ def _resolve(name: str) -> tuple[str, str, str]:
         return "measure", name, ""
     if name in PREFERENCES:
         return "preference", name, ""
-    pref = _is_preference(name)
+    pref = preference_name(name)
     if pref is not None:
         family = pref.split("(")[0]
         return "preference", family, "" if family == name else f"{name} is an alias of {pref}"
@@ -114,7 +114,7 @@ def _head(text: str) -> str:
     return text.strip().split("(")[0].split("@")[0].strip()
 
 
-def _bounds(fam) -> str:
+def bounds_text(fam) -> str:
     """The residual bounds the record declares (``evaluate --bounds``)."""
     if fam.bounds is None:
         return f"none: {fam.bounds_note}"
@@ -173,7 +173,7 @@ def rows(names: list[str] | None = None) -> list[dict[str, str]]:
             "ir_measures": fam.ir_measures,
             "aggregate": _aggregate(fam),
             "tie_aware": "yes" if fam.expected is not None else "no",
-            "bounds": _bounds(fam),
+            "bounds": bounds_text(fam),
             "formula": fam.formula,
             "source": fam.source,
             "note": notes,

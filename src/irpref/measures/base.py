@@ -83,7 +83,7 @@ class Param:
 
     def __post_init__(self) -> None:
         if self.range is not None:
-            _bounds(self.range)  # a malformed spec fails at import, not at use
+            range_bounds(self.range)  # a malformed spec fails at import, not at use
 
     def valid(self) -> str:
         """The valid values, as printed by ``irpref measures``."""
@@ -107,7 +107,7 @@ class Param:
             return f"{where}: {key} must be {getattr(self.type, 'expected', 'text')}"
         if self.range is None:
             return f"{where}: {key} must be {'a finite number' if self.type is float else what}"
-        lo, lo_open, hi, hi_open = _bounds(self.range)
+        lo, lo_open, hi, hi_open = range_bounds(self.range)
         if hi == math.inf:  # half-line: "must be an integer >= 1", "must be > 0"
             op = ">" if lo_open else ">="
             return f"{where}: {key} must be {what + ' ' if self.type is int else ''}{op} {_num(lo)}"
@@ -136,7 +136,7 @@ class Param:
         if self.type is float and not math.isfinite(value):
             raise UsageError(self._refusal(where, key))
         if self.range is not None:
-            lo, lo_open, hi, hi_open = _bounds(self.range)
+            lo, lo_open, hi, hi_open = range_bounds(self.range)
             if value < lo or (lo_open and value == lo) or value > hi or (hi_open and value == hi):
                 raise UsageError(self._refusal(where, key))
         return value
@@ -149,7 +149,7 @@ def _num(x: float) -> str:
 _RANGE = re.compile(r"^\s*([\[(])\s*(-?inf|[-+0-9.e]+)\s*,\s*(-?inf|[-+0-9.e]+)\s*([\])])\s*$")
 
 
-def _bounds(spec: str) -> tuple[float, bool, float, bool]:
+def range_bounds(spec: str) -> tuple[float, bool, float, bool]:
     """``"(0, 1]"`` -> (0.0, True, 1.0, False): low, low open, high, high open."""
     m = _RANGE.match(spec)
     if m is None:
@@ -321,7 +321,7 @@ class Family:
         if self.orientation not in ORIENTATIONS:
             raise ValueError(f"{self.name}: orientation must be one of {ORIENTATIONS}")
         if self.range is not None:
-            _bounds(self.range)
+            range_bounds(self.range)
         if self.order_free and self.expected is None:
             self.expected = self.kernel
         self.aliases = tuple(
@@ -404,7 +404,7 @@ class Measure:
     def __str__(self) -> str:
         text = self.name
         if self.params:
-            text += "(" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params) + ")"
+            text += "(" + ",".join(f"{k}={param_text(v)}" for k, v in self.params) + ")"
         if self.cutoff is not None:
             text += f"@{self.cutoff}"
         return text
@@ -476,7 +476,7 @@ def with_params(item: Any, **params: Any) -> Any:
     return replace(item, params=canonical)
 
 
-def _fmt(value: Any) -> str:
+def param_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):

@@ -47,8 +47,8 @@ from irpref.measures.base import (
     Alias,
     Measure,
     Param,
-    _bounds,
     parse_all,
+    range_bounds,
     with_params,
 )
 
@@ -165,7 +165,7 @@ def _lower_keys(table: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _lower_map(names: Iterable[str]) -> dict[str, str]:
+def lower_map(names: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for n in names:
         out.setdefault(n.lower(), n)
@@ -183,7 +183,7 @@ def find_alias(name: str, aliases: list[Alias]) -> Alias | None:
     return None
 
 
-def _resolve_family(name: str) -> tuple[str | None, Alias | None]:
+def resolve_family(name: str) -> tuple[str | None, Alias | None]:
     """(canonical family name, alias used) for a bare measure name."""
     if name in REGISTRY:
         return name, None
@@ -191,7 +191,7 @@ def _resolve_family(name: str) -> tuple[str | None, Alias | None]:
     exact = next((a for a in aliases if a.spelling == name), None)
     if exact is not None:
         return _alias_family(exact), exact
-    lower = _lower_map(REGISTRY)
+    lower = lower_map(REGISTRY)
     if name.lower() in lower:
         return lower[name.lower()], None
     alias = find_alias(name, aliases)
@@ -223,19 +223,19 @@ def _measure_candidates() -> list[str]:
 
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     """The ``n`` candidates closest to ``name`` (case-insensitive, difflib)."""
-    lower = _lower_map(candidates)
+    lower = lower_map(candidates)
     hits = difflib.get_close_matches(name.lower(), list(lower), n=n, cutoff=0.0)
     return [lower[h] for h in hits]
 
 
-def _is_preference(name: str) -> str | None:
+def preference_name(name: str) -> str | None:
     """The canonical text of a preference named ``name`` (None when it is not one
     or the preference registry is not loaded)."""
     return _PREFERENCES[0].find(name) if _PREFERENCES else None
 
 
 def _unknown_measure(text: str, name: str) -> UsageError:
-    pref = _is_preference(name)
+    pref = preference_name(name)
     if pref is not None:
         try:  # a preference with a bad parameter: that error is the precise one
             _PREFERENCES[0].parse(text)
@@ -273,7 +273,7 @@ def parse_params(
                 raise UsageError(f"{where}: parameter {item.strip()!r} is not key=value")
             key, value = (s.strip() for s in item.split("=", 1))
             if key not in allowed:
-                lower = _lower_map(allowed)
+                lower = lower_map(allowed)
                 if key.lower() in lower:
                     key = lower[key.lower()]
                 else:
@@ -303,7 +303,7 @@ def _check_required(where: str, name: str, allowed: dict[str, Param], params: di
             if param.choices:
                 value = param.choices[0]
             elif param.range is not None:
-                lo, _, hi, _ = _bounds(param.range)
+                lo, _, hi, _ = range_bounds(param.range)
                 value = (lo + hi) / 2 if math.isfinite(hi) else "..."
             raise UsageError(
                 f"{where}: {key} ({param.doc}) is required, e.g. {name}({key}={value})"
@@ -358,7 +358,7 @@ def _preset(target: str) -> dict[str, str]:
     return dict(item.split("=", 1) for item in m.group("p").split(","))
 
 
-def _trec_family(text: str) -> str | None:
+def trec_family(text: str) -> str | None:
     """The canonical text of a trec_eval / pytrec_eval spelling (None if it is not one)."""
     m = _TREC_NAME.match(text.strip())
     if not m:
@@ -403,7 +403,7 @@ def parse_measure_text(text: str, modifiers: dict | None = None) -> Measure:
         return Measure(inner.name, canonical, inner.cutoff)
     m = _GRAMMAR.match(text)
     if m is not None:
-        family, alias = _resolve_family(m.group("name"))
+        family, alias = resolve_family(m.group("name"))
         if alias is not None and alias.refusal:
             raise UsageError(f"{text.strip()}: {alias.refusal}")
         if family is not None:
@@ -413,7 +413,7 @@ def parse_measure_text(text: str, modifiers: dict | None = None) -> Measure:
                              _preset(alias.target) if alias else None, modifiers)
             _tell(alias, text)
             return measure
-    translated = _trec_family(text)
+    translated = trec_family(text)
     if translated is not None:
         base = text.strip().split(".")[0].split("_")[0]
         measure = parse_measure_text(translated, modifiers)
@@ -424,8 +424,8 @@ def parse_measure_text(text: str, modifiers: dict | None = None) -> Measure:
     if m is None:
         head = re.match(r"\s*([A-Za-z][A-Za-z0-9_\-]*)", text)
         if head is not None:
-            family, _ = _resolve_family(head.group(1))
-            if family is None and _is_preference(head.group(1)) is None:
+            family, _ = resolve_family(head.group(1))
+            if family is None and preference_name(head.group(1)) is None:
                 raise _unknown_measure(text, head.group(1))
             if family is None:
                 raise _unknown_measure(text, head.group(1))

@@ -43,7 +43,7 @@ from scipy import stats
 
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
-from irpref.meta.pairwise import _judge
+from irpref.meta.pairwise import judged_for
 from irpref.stats import paired_t
 
 __all__ = ["asl_effective_share", "asl_reordering", "asl_steps", "better_counts"]
@@ -73,7 +73,7 @@ def _table(qrels, runs, judged, rel, table):
 
     if table is not None:
         return table
-    return search_lengths(judged=_judge(qrels, runs, judged, rel))
+    return search_lengths(judged=judged_for(qrels, runs, judged, rel))
 
 
 def _hmean(x: np.ndarray, axis: int) -> np.ndarray:
@@ -86,7 +86,7 @@ def _hmean(x: np.ndarray, axis: int) -> np.ndarray:
 def asl_steps(table: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray, bool]]:
     """name -> (scores (R,), per-query values (R, Q) NaN where a run lacks the
     query, higher_is_better), runs in first-appearance order."""
-    from irpref.asl import _rates
+    from irpref.asl import rates
 
     runs = pd.unique(table["run"])
     queries = pd.unique(table["query"])
@@ -97,7 +97,7 @@ def asl_steps(table: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray, bo
     count = np.bincount(cell, minlength=size).astype(np.float64)
     out = {}
     for name, rate, within, across in STEPS:
-        x = _rates(table, rate)
+        x = rates(table, rate)
         with np.errstate(divide="ignore", invalid="ignore"):
             if within == "arithmetic":
                 per = np.bincount(cell, weights=x, minlength=size) / count
@@ -130,7 +130,7 @@ def better_counts(score: np.ndarray, per_query: np.ndarray, higher: bool, *,
     return better.sum(axis=0)
 
 
-def _tau(x, y):
+def kendall_tau(x, y):
     return float(stats.kendalltau(x, y).statistic)
 
 
@@ -160,7 +160,7 @@ def asl_reordering(
             ratio = (1.0 / sn) / so if new == "ASL" else sn / so
         ds = 100.0 * np.abs(counts[old] - counts[new]) / n_sys
         rows.append({"step": label, "from": old, "to": new,
-                     "kendall_tau": _tau(oriented_o, oriented_n),
+                     "kendall_tau": kendall_tau(oriented_o, oriented_n),
                      "delta_value": float(np.mean(ratio[np.isfinite(ratio)])),
                      "delta_sort_max": float(ds.max()), "delta_sort_mean": float(ds.mean())})
     return pd.DataFrame(rows)

@@ -228,10 +228,10 @@ def _run_locality(o, judged, sub):
     return recall_level_correlation(levels=o.levels, judged=judged)
 
 
-def _check_discounts(o) -> None:
-    from irpref.meta.disaggregate import DISCOUNTS, _check_discounts
+def _discounts_option(o) -> None:
+    from irpref.meta.disaggregate import DISCOUNTS, check_discounts
 
-    o.discounts = _check_discounts(o.discounts or DISCOUNTS)
+    o.discounts = check_discounts(o.discounts or DISCOUNTS)
 
 
 def _run_disaggregate(o, judged, sub):
@@ -423,7 +423,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
                    kind="flag"),
             Option(("--points",), "ECDF points (default 201)", check=_positive, default=201),
         ),
-        measures="none", check=_check_discounts,
+        measures="none", check=_discounts_option,
     ),
     Experiment(
         "interleaving", "RPP Fig. 5: offline interleaving (simulated users) vs measures",

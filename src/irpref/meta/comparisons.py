@@ -24,10 +24,10 @@ from irpref.judged import JudgedRankings
 from irpref.meta.pairwise import (
     TOL,
     Pairwise,
-    _judge_sub,
-    _sign,
-    _tau,
+    judged_with_subtopics,
+    kendall_tau,
     pairwise,
+    tolerant_signs,
 )
 
 __all__ = ["agreement", "conditional_agreement", "tie_rates"]
@@ -38,7 +38,7 @@ def tie_rates(
     judged: JudgedRankings | None = None, subtopics=None,
 ) -> pd.DataFrame:
     """``measure, percent_tied``: percent of (run pair, query) comparisons tied."""
-    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
+    judged, sub = judged_with_subtopics(qrels, runs, judged, rel, measures, subtopics)
     pw = pairwise(judged, measures, subtopics=sub)
     return pd.DataFrame({
         "measure": pw.names,
@@ -57,20 +57,21 @@ def agreement(
 ) -> pd.DataFrame:
     """``measure_a, measure_b, sign_agreement, pearson, kendall_tau`` for every
     pair of measures (input order, a before b)."""
-    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
+    judged, sub = judged_with_subtopics(qrels, runs, judged, rel, measures, subtopics)
     pw = pairwise(judged, measures, aggregate=aggregate, subtopics=sub)
     rows = []
     scores = {n: pw.scores(n) for n in pw.names}
     for i, x in enumerate(pw.names):
         for y in pw.names[i + 1:]:
             vx, vy = pw.values[x][pw.valid], pw.values[y][pw.valid]
-            sa = float(np.mean(_sign(vx) == _sign(vy))) if vx.size else float("nan")
+            sa = (float(np.mean(tolerant_signs(vx) == tolerant_signs(vy))) if vx.size
+                  else float("nan"))
             if vx.size > 1 and np.std(vx) > 0 and np.std(vy) > 0:
                 r = float(np.corrcoef(vx, vy)[0, 1])
             else:
                 r = float("nan")
             rows.append({"measure_a": x, "measure_b": y, "sign_agreement": sa,
-                         "pearson": r, "kendall_tau": _tau(scores[x], scores[y])})
+                         "pearson": r, "kendall_tau": kendall_tau(scores[x], scores[y])})
     return pd.DataFrame(rows, columns=["measure_a", "measure_b", "sign_agreement",
                                        "pearson", "kendall_tau"])
 
@@ -86,9 +87,9 @@ def conditional_agreement(
     sum I(a >_b b and a >_a b) / sum I(a >_b b) (a tie of ``measure_a``
     disagrees). Unlike ``sign_agreement`` of :func:`agreement`, ties of
     ``measure_b`` are left out."""
-    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
+    judged, sub = judged_with_subtopics(qrels, runs, judged, rel, measures, subtopics)
     pw = pairwise(judged, measures, subtopics=sub)
-    signs = {n: _sign(pw.values[n][pw.valid]) for n in pw.names}
+    signs = {n: tolerant_signs(pw.values[n][pw.valid]) for n in pw.names}
     rows = []
     for x in pw.names:
         for y in pw.names:

@@ -36,14 +36,14 @@ from irpref.io.subtopics import SubtopicQrels
 from irpref.judged import JudgedRankings
 from irpref.meta.pairwise import (
     TOL,
-    _check_power,
-    _check_samples,
-    _judge_sub,
-    _sign,
-    _tau,
     check_measures,
+    check_power,
+    check_samples,
+    judged_with_subtopics,
+    kendall_tau,
     pairwise,
     power_percent,
+    tolerant_signs,
 )
 
 __all__ = ["degrade", "degraded_grades", "degraded_subtopics"]
@@ -173,17 +173,17 @@ def degrade(
     (:func:`degraded_subtopics`).
     """
     fractions = _parse_fractions(fractions)
-    samples = _check_samples(samples)
-    _check_power(alpha, test)
+    samples = check_samples(samples)
+    check_power(alpha, test)
     if method not in ("uniform", "frequency"):
         raise UsageError(f"method={method!r}: must be uniform or frequency")
     if reference is not None:
         check_measures([reference], subtopics=subtopics is not None or judged is not None)
-    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
+    judged, sub = judged_with_subtopics(qrels, runs, judged, rel, measures, subtopics)
     names = list(check_measures(measures))
     full = pairwise(judged, names + ([reference] if reference and reference not in names
                                      else []), aggregate=aggregate, subtopics=sub)
-    full_sign = {n: _sign(full.values[reference or n][full.valid]) for n in names}
+    full_sign = {n: tolerant_signs(full.values[reference or n][full.valid]) for n in names}
     full_scores = {n: full.scores(reference or n) for n in names}
     ix = _relevant_index(judged)
     sub_keys = _subtopic_keys(judged, sub) if sub is not None else None
@@ -202,9 +202,9 @@ def degrade(
             target = full_sign[n]
             res[fi, s, mi, :3] = (
                 100.0 * np.mean(np.abs(v) <= TOL),
-                np.mean(_sign(v)[target != 0] == target[target != 0])
+                np.mean(tolerant_signs(v)[target != 0] == target[target != 0])
                 if np.any(target != 0) else np.nan,
-                _tau(pw.scores(n), full_scores[n]),
+                kendall_tau(pw.scores(n), full_scores[n]),
             )
     mean = res.mean(axis=1)
     sd = res.std(axis=1, ddof=1) if samples > 1 else np.zeros_like(mean)

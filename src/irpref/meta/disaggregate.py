@@ -35,7 +35,7 @@ import pandas as pd
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
 from irpref.meta.discounts import parse_discount
-from irpref.meta.pairwise import _judge
+from irpref.meta.pairwise import judged_for
 from irpref.meta.recall_levels import level_comparisons
 
 __all__ = ["DISCOUNTS", "disaggregated_by_level", "disaggregated_ecdf", "level_differences"]
@@ -93,7 +93,7 @@ def level_differences(
     return d, use
 
 
-def _check_discounts(discounts) -> list[str]:
+def check_discounts(discounts) -> list[str]:
     out = [discounts] if isinstance(discounts, str) else [str(x) for x in discounts]
     if not out:
         raise UsageError("no discounts given")
@@ -109,8 +109,8 @@ def disaggregated_by_level(
     """``discount, level, comparisons, mean_abs, percent_nonzero`` for i = 1..levels."""
     if int(levels) != levels or levels < 1:
         raise UsageError(f"levels={levels}: must be an integer >= 1")
-    discounts = _check_discounts(discounts)
-    judged = _judge(qrels, runs, judged, rel)
+    discounts = check_discounts(discounts)
+    judged = judged_for(qrels, runs, judged, rel)
     frames = []
     for name in discounts:
         d, use = level_differences(judged, name, int(levels))
@@ -134,8 +134,8 @@ def disaggregated_ecdf(
     value whose ECDF reaches the fraction)."""
     if int(points) != points or points < 2:
         raise UsageError(f"points={points}: must be an integer >= 2")
-    discounts = _check_discounts(discounts)
-    judged = _judge(qrels, runs, judged, rel)
+    discounts = check_discounts(discounts)
+    judged = judged_for(qrels, runs, judged, rel)
     frac = np.linspace(0.0, 1.0, int(points))
     frames = []
     for name in discounts:

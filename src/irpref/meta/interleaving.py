@@ -33,7 +33,7 @@ import pandas as pd
 
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
-from irpref.meta.pairwise import _judge, _sign, check_measures, pairwise
+from irpref.meta.pairwise import check_measures, judged_for, pairwise, tolerant_signs
 
 __all__ = ["MODELS", "interleaving_agreement", "offline_interleaving"]
 
@@ -153,7 +153,7 @@ def offline_interleaving(
     """``run_a, run_b, query, value``: OI(a, b) per run pair a < b and query
     with a relevant item that both runs have (see module docstring)."""
     _check(model, depth, samples)
-    judged = _judge(qrels, runs, judged, rel)
+    judged = judged_for(qrels, runs, judged, rel)
     oi, a, b, qidx = _oi_matrix(judged, model, depth, samples, seed)
     valid = judged.present[a][:, qidx] & judged.present[b][:, qidx]
     pi, qi = np.nonzero(valid)
@@ -173,7 +173,7 @@ def interleaving_agreement(
     for mdl in models:
         _check(mdl, depth, samples)
     check_measures(measures)
-    judged = _judge(qrels, runs, judged, rel)
+    judged = judged_for(qrels, runs, judged, rel)
     pw = pairwise(judged, measures)
     rows = []
     for mdl in models:
@@ -183,7 +183,7 @@ def interleaving_agreement(
             y = pw.values[name][pw.valid]
             ok = x.size > 1 and np.std(x) > 0 and np.std(y) > 0
             rows.append({"model": mdl, "measure": name,
-                         "sign_agreement": float(np.mean(_sign(x) == _sign(y)))
+                         "sign_agreement": float(np.mean(tolerant_signs(x) == tolerant_signs(y)))
                          if x.size else np.nan,
                          "pearson": float(np.corrcoef(x, y)[0, 1]) if ok else np.nan})
     return pd.DataFrame(rows, columns=["model", "measure", "sign_agreement", "pearson"])

@@ -234,7 +234,7 @@ def stats_pairwise(pw: Pairwise, name: str, rows: np.ndarray | None = None):
 POWER_TESTS = ("paired", "t", "sign", "wilcoxon")
 
 
-def _check_power(alpha: float, test: str) -> None:
+def check_power(alpha: float, test: str) -> None:
     if not 0 < alpha < 1:
         raise UsageError(f"alpha={alpha}: must be in (0, 1)")
     if test not in POWER_TESTS:
@@ -253,15 +253,15 @@ def power_percent(
     return dp.set_index("measure")["percent"].reindex(pw.names).to_numpy(np.float64)
 
 
-def _sign(x: np.ndarray) -> np.ndarray:
+def tolerant_signs(x: np.ndarray) -> np.ndarray:
     return np.where(x > TOL, 1, np.where(x < -TOL, -1, 0))
 
 
-def _tau(x: np.ndarray, y: np.ndarray) -> float:
+def kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
     return float(stats.kendalltau(x, y).statistic)
 
 
-def _judge(qrels, runs, judged, rel, measures=None):
+def judged_for(qrels, runs, judged, rel, measures=None):
     if measures is not None:
         check_measures(measures)
     if judged is not None:
@@ -269,7 +269,7 @@ def _judge(qrels, runs, judged, rel, measures=None):
     return judge_inputs(qrels, runs, rel=params.check_rel(rel, "rel"))
 
 
-def _judge_sub(qrels, runs, judged, rel, measures, subtopics):
+def judged_with_subtopics(qrels, runs, judged, rel, measures, subtopics):
     """``(judged, subtopic qrels or None)``: every name checked first; the
     subtopic qrels read once (and collapsed as the qrels if ``qrels`` is None
     or the same file)."""
@@ -278,12 +278,12 @@ def _judge_sub(qrels, runs, judged, rel, measures, subtopics):
     # a judged collection may carry subtopic qrels already (evaluate attached them)
     check_measures(measures, subtopics=subtopics is not None or judged is not None)
     qrels, sub = use_subtopics(qrels, subtopics)
-    return _judge(qrels, runs, judged, rel), sub
+    return judged_for(qrels, runs, judged, rel), sub
 
 
 
 
-def _check_samples(samples: int) -> int:
+def check_samples(samples: int) -> int:
     if int(samples) != samples or samples < 1:
         raise UsageError(f"samples={samples}: must be an integer >= 1")
     return int(samples)

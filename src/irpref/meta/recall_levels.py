@@ -23,7 +23,7 @@ import pandas as pd
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
 from irpref.meta.pairwise import (
-    _judge,
+    judged_for,
 )
 
 __all__ = [
@@ -66,7 +66,7 @@ def suffix_agreement(
 ) -> pd.DataFrame:
     """``method, percent_agree`` (lexiprecision Table 1): how often RR and
     sgnLP of the suffix ``p_{2:m}`` give the sign of the masked ``δRR_1``."""
-    judged = _judge(qrels, runs, judged, rel)
+    judged = judged_for(qrels, runs, judged, rel)
     qidx = np.flatnonzero(judged.num_rel() > 0)
     pos = _relevant_positions(judged, qidx)  # (R, Q, M)
     r = judged.n_runs
@@ -110,7 +110,7 @@ def recall_level_ties(
     at least i relevant items (an unretrieved i-th item has 1/p_i = 0)."""
     if levels < 1:
         raise UsageError(f"levels={levels}: must be >= 1")
-    pos, a, b, valid, m = level_comparisons(_judge(qrels, runs, judged, rel))
+    pos, a, b, valid, m = level_comparisons(judged_for(qrels, runs, judged, rel))
     rows = []
     for i in range(min(levels, pos.shape[2])):
         use = valid & (m > i)[None, :]
@@ -127,7 +127,7 @@ def recall_level_needed(
     """``level, fraction``: ECDF of i*, the first recall level at which two
     rankings differ (lexiprecision Fig. 6), over the comparisons that differ
     at some level (sgnLP != 0)."""
-    pos, a, b, valid, _ = level_comparisons(_judge(qrels, runs, judged, rel))
+    pos, a, b, valid, _ = level_comparisons(judged_for(qrels, runs, judged, rel))
     diff = pos[a] != pos[b]
     some = diff.any(axis=-1) & valid
     istar = np.argmax(diff, axis=-1)[some] + 1
@@ -145,7 +145,7 @@ def tie_given_p1(
     ordered (run, other run, query) comparisons (lexiprecision Fig. 3; the
     closed form for random rankings is :func:`irpref.meta.rr_tie_given_p1`).
     Rankings without a retrieved relevant item are left out as p_1."""
-    pos, a, b, valid, _ = level_comparisons(_judge(qrels, runs, judged, rel))
+    pos, a, b, valid, _ = level_comparisons(judged_for(qrels, runs, judged, rel))
     p_a, p_b = pos[a, :, 0][valid], pos[b, :, 0][valid]
     p1 = np.concatenate([p_a, p_b])
     tied = np.concatenate([p_a == p_b, p_a == p_b])
@@ -180,7 +180,7 @@ def recall_level_correlation(
     δRR_i; r falls as j - i grows)."""
     if int(levels) != levels or levels < 2:
         raise UsageError(f"levels={levels}: must be an integer >= 2")
-    d, valid, m = _delta_rr(_judge(qrels, runs, judged, rel), int(levels))
+    d, valid, m = _delta_rr(judged_for(qrels, runs, judged, rel), int(levels))
     rows = []
     for i in range(levels):
         for j in range(levels):
@@ -207,7 +207,7 @@ def recall_level_regression(
     if int(predictors) != predictors or predictors < 1:
         raise UsageError(f"predictors={predictors}: must be an integer >= 1")
     k = int(predictors)
-    d, valid, m = _delta_rr(_judge(qrels, runs, judged, rel), max(targets) + k)
+    d, valid, m = _delta_rr(judged_for(qrels, runs, judged, rel), max(targets) + k)
     rows = []
     for t in targets:
         use = valid & (m >= t + k)[None, :]

@@ -14,10 +14,10 @@ import irpref.progress as progress
 from irpref.errors import UsageError
 from irpref.judged import JudgedRankings
 from irpref.meta.pairwise import (
-    _check_power,
-    _check_samples,
-    _judge_sub,
-    _tau,
+    check_power,
+    check_samples,
+    judged_with_subtopics,
+    kendall_tau,
     pairwise,
     power_percent,
 )
@@ -35,12 +35,12 @@ def subsample(
     on ``size`` queries drawn without replacement and the ordering on all.
     ``power=True`` adds ``discriminative_power`` and its ``_sd`` on the
     sampled queries (see module docstring)."""
-    _check_power(alpha, test)
+    check_power(alpha, test)
     sizes = [int(k) for k in sizes]
     if not sizes or any(k < 1 for k in sizes):
         raise UsageError(f"sizes={sizes}: every size must be >= 1")
-    samples = _check_samples(samples)
-    judged, sub = _judge_sub(qrels, runs, judged, rel, measures, subtopics)
+    samples = check_samples(samples)
+    judged, sub = judged_with_subtopics(qrels, runs, judged, rel, measures, subtopics)
     pw = pairwise(judged, measures, aggregate=aggregate, subtopics=sub)
     nq = len(pw.queries)
     if max(sizes) > nq:
@@ -50,7 +50,7 @@ def subsample(
     rows = []
     for k in progress.track(sizes, len(sizes), "subsample", "size"):
         picks = np.argsort(rng.random((samples, nq)), axis=1)[:, :k]
-        taus = np.array([[_tau(pw.scores(n, p), full[n]) for p in picks] for n in pw.names])
+        taus = np.array([[kendall_tau(pw.scores(n, p), full[n]) for p in picks] for n in pw.names])
         if power:
             pows = np.array([power_percent(pw, np.sort(p), alpha=alpha, test=test)
                              for p in picks]).T

@@ -35,24 +35,24 @@ from irpref.measures.base import (
     MODIFIERS,
     Alias,
     Param,
-    _fmt,
     orientation_sign,
+    param_text,
     parse_all,
     rel_param,
     with_params,
 )
 from irpref.measures.names import (
     PreferenceNames,
-    _lower_map,
-    _resolve_family,
-    _trec_family,
     apply_modifiers,
     attach_preferences,
     closest,
     find_alias,
+    lower_map,
     modifiers_for,
     parameters_of,
     parse_params,
+    resolve_family,
+    trec_family,
 )
 
 __all__ = [
@@ -251,7 +251,7 @@ class Preference:
     def __str__(self) -> str:
         if not self.params:
             return self.name
-        return self.name + "(" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params) + ")"
+        return self.name + "(" + ",".join(f"{k}={param_text(v)}" for k, v in self.params) + ")"
 
     __repr__ = __str__
 
@@ -305,7 +305,7 @@ def parse_preference(text: str | Preference, *, judged_only: bool = False) -> Pr
         if c is not None:
             resolve_preference_name(text, c.group("name"))  # a measure name: say so
             raise UsageError(f"{where}: a preference takes no cut-off (use --depth)")
-        if _trec_family(text) is not None:  # ndcg_cut.10: a measure, say so
+        if trec_family(text) is not None:  # ndcg_cut.10: a measure, say so
             resolve_preference_name(text, where)
         raise UsageError(f"cannot parse preference {where!r}: expected NAME(key=value,...)")
     target = resolve_preference_name(text, m.group("name"))
@@ -352,7 +352,7 @@ def _find_preference(name: str) -> str | None:
     exact = next((a for a in aliases if a.spelling == name), None)
     if exact is not None:
         return exact.target
-    lower = _lower_map(PREFERENCES)
+    lower = lower_map(PREFERENCES)
     if name.lower() in lower:
         return lower[name.lower()]
     alias = find_alias(name, aliases)
@@ -364,8 +364,8 @@ def _preference_candidates() -> list[str]:
 
 
 def _unknown_preference(text: str, name: str) -> UsageError:
-    family, _ = _resolve_family(name)
-    if family is not None or _trec_family(text) is not None:
+    family, _ = resolve_family(name)
+    if family is not None or trec_family(text) is not None:
         return UsageError(
             f"{text.strip()!r} is a measure (one value per run), not a preference: use "
             f"`irpref evaluate -m {text.strip()}` (Python: irpref.evaluate)"
@@ -379,7 +379,7 @@ def _unknown_preference(text: str, name: str) -> UsageError:
 
 def _find_for_measures(name: str) -> str | None:
     """A preference name as the measure resolver asks (case-insensitive name or alias)."""
-    lower = _lower_map(PREFERENCES)
+    lower = lower_map(PREFERENCES)
     if name.lower() in lower:
         return lower[name.lower()]
     alias = find_alias(name, preference_aliases())

@@ -27,7 +27,7 @@ from irpref.stats.hsd import hsd_permutations, tukey_hsd
 from irpref.stats.intervals import smd_interval, t_interval, win_share_interval
 from irpref.stats.noncentral import noncentrality
 from irpref.stats.paired import paired_t, rank_biserial, sign_test, wilcoxon
-from irpref.stats.pairwise import Pairwise, _is_comparison, as_pairwise, preference_kind
+from irpref.stats.pairwise import Pairwise, as_pairwise, is_comparison, preference_kind
 from irpref.stats.table import (
     CI_METHODS,
     COLUMNS,
@@ -50,7 +50,7 @@ __all__ = [
     "TESTS",
     "Anova",
     "Pairwise",
-    "_is_comparison",
+    "is_comparison",
     "adjust_pvalues",
     "against_baseline",
     "against_baselines",

@@ -268,7 +268,7 @@ def preference_kind(measure: str, values: np.ndarray | None = None) -> str:
     return "real"
 
 
-def _is_comparison(obj) -> bool:
+def is_comparison(obj) -> bool:
     """An ``irpref.compare_matrices`` result: per-measure (Q, R, R) matrices."""
     return all(hasattr(obj, k) for k in ("runs", "queries", "values", "preferences"))
 

@@ -28,7 +28,7 @@ from irpref.stats.families import (
 from irpref.stats.hsd import tukey_hsd
 from irpref.stats.intervals import smd_interval, t_interval, win_share_interval
 from irpref.stats.paired import paired_t, rank_biserial, sign_test, wilcoxon
-from irpref.stats.pairwise import Pairwise, _is_comparison, as_pairwise
+from irpref.stats.pairwise import Pairwise, as_pairwise, is_comparison
 from irpref.stats.seeds import SeedLike, reseed
 
 __all__ = ["CI_METHODS", "COLUMNS", "DEFAULT_BOOTSTRAP", "EFFECT_KINDS", "TESTS", "check_ci",
@@ -379,13 +379,13 @@ def check_correction(tests: Sequence[str], correction: str | None) -> str:
 
 def pairwise_list(tables, kinds: dict[str, str] | None) -> list[Pairwise]:
     """One :class:`Pairwise` per measure of every table given."""
-    if isinstance(tables, (pd.DataFrame, Pairwise)) or _is_comparison(tables):
+    if isinstance(tables, (pd.DataFrame, Pairwise)) or is_comparison(tables):
         tables = [tables]
     pairwise: list[Pairwise] = []
     for t in tables:
         if isinstance(t, Pairwise):
             pairwise.append(t)
-        elif _is_comparison(t):
+        elif is_comparison(t):
             pairwise.extend(Pairwise.from_comparison(t, name) for name in t.values)
         else:
             pairwise.extend(as_pairwise(t, kinds))
