@@ -23,7 +23,8 @@ from irpref.cli.main import main as cli_main
 from irpref.io.prefs import Preferences, read_qrels_jg
 from irpref.io.records import Run
 from irpref.io.trec import read_run
-from irpref.measures.pref_judgments import judge_preferences, preference_pairs
+from irpref.measures.pref_judgments import judge_preferences
+from irpref.measures.pref_pairs import preference_pairs
 from irpref.measures.trec_prefs import PREFS_MEASURES, prefs_values
 from irpref.trec_eval_judgments import per_judge
 

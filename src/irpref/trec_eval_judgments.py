@@ -26,7 +26,8 @@ from irpref.interning import intern
 from irpref.io.prefs import JudgmentGroups, Preferences
 from irpref.io.records import Run
 from irpref.measures import parse_measure
-from irpref.measures.pref_judgments import judge_preferences, preference_pairs
+from irpref.measures.pref_judgments import judge_preferences
+from irpref.measures.pref_pairs import preference_pairs
 from irpref.measures.trec_prefs import PREFS_MEASURES, prefs_values
 from irpref.ranking import judge
 

@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="N",
                         help="also a paired bootstrap percentile interval from N resamples "
                              "(default 0: none)")
-    parser.add_argument("--seed", **checked(params.check_seed), default=None, metavar="S",
+    parser.add_argument("--seed", **checked(params.check_seed), default=0, metavar="S",
                         help="seed of the --bootstrap resamples (default 0)")
     parser.add_argument("--beta", **checked(params.check_alpha), default=0.20,
                         help="topic-set-size verdict: the difference detected with power "
@@ -91,8 +91,6 @@ def run(args: argparse.Namespace) -> int:
     check_report_family(args.family)
     if kind != ".json":  # JSON draws no figure
         require_matplotlib("report")
-    if args.seed is not None and not args.bootstrap:
-        raise UsageError(f"--seed {args.seed}: it seeds the bootstrap only; give --bootstrap N")
     saved = is_judged_file(args.qrels)
     if saved and args.qrels_b is not None:
         raise UsageError("--qrels-b needs QRELS RUN... (the runs are judged again under it), "
@@ -105,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
                          "judge)")
     options = ReportOptions(alpha=args.alpha, correction=args.correction, family=args.family,
                             confidence=args.confidence, bootstrap=args.bootstrap,
-                            seed=args.seed or 0, beta=args.beta, title=args.title)
+                            seed=args.seed, beta=args.beta, title=args.title)
     ppi = (human_qrels.report_section(args, list(DEFAULT_MEASURES))  # cli/human_qrels.py
            if human_qrels.wanted(args) else None)
     report = build_report(args.qrels, args.runs, args.measures, baseline=baselines(args) or None,

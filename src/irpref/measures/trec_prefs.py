@@ -46,11 +46,8 @@ from irpref.io.records import Qrels, Run
 from irpref.judged import JudgedRankings
 from irpref.measures.arithmetic import exact_cumsum
 from irpref.measures.base import Measure, TrecName, register
-from irpref.measures.pref_judgments import (
-    JudgedPreferences,
-    judge_preferences,
-    preference_pairs,
-)
+from irpref.measures.pref_judgments import JudgedPreferences, judge_preferences
+from irpref.measures.pref_pairs import preference_pairs
 
 __all__ = ["PREFS_MEASURES", "preference_counts", "prefs_values",
            "use_preferences"]
