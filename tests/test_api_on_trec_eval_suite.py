@@ -1,3 +1,6 @@
+"""The Python API on trec_eval's own test suite: irpref.evaluate and summarize give
+trec_eval's AP and P@10 of results.test (0.1785, 0.3000)."""
+
 import irpref
 
 
