@@ -265,6 +265,8 @@ def write(args: argparse.Namespace, results: pd.DataFrame, out: TextIO) -> int:
         return 0
     from irpref.report.records import write_json, write_parquet, write_tsv
 
+    if args.ci in ("bootstrap", "bca"):  # the table says how to draw its resamples again
+        table = table.assign(seed=args.seed)
     if fmt == "json":  # null for NaN, a missing count or an infinite value, as every irpref JSON
         write_json(table, out)
     elif fmt == "parquet":

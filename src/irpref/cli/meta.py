@@ -114,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
         elif exp.check is not None:
             exp.check(options)
         frame = exp.run(options, judged, sub)
+        if any(opt.flags == ("--seed",) for opt in exp.options):  # randomized: say its seed
+            frame = frame.assign(seed=options.seed)
     except UsageError as exc:
         args.meta_parser.error(str(exc))  # the experiment's usage line, exit 2
     with open_output(args.output) as out:

@@ -94,7 +94,9 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
         bar.close()
     return Report(options.title, ctx.names, ctx.measures, ctx.baseline, found, ctx.labels,
                   ctx.baselines, rule=ctx.verdicts.rule if ctx.verdicts is not None else "",
-                  population=ctx.population.sentence(), settings=settings.keywords())
+                  population=ctx.population.sentence(),
+                  settings={**settings.keywords(), "seed": options.seed,
+                            "bootstrap": options.bootstrap})
 
 
 def names_with(texts, parse, judged_only: bool) -> list[str]:
