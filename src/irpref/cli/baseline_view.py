@@ -38,9 +38,9 @@ from irpref import params
 from irpref.cli.common import checked, once
 from irpref.report.formats import PAPER_FORMATS
 from irpref.stats.baselines import BASELINE_TESTS
+from irpref.stats.bootstrap import DEFAULT_BOOTSTRAP
 from irpref.stats.corrections import CORRECTIONS
 from irpref.stats.families import FAMILIES, FAMILY_TEXT
-from irpref.stats.table import DEFAULT_BOOTSTRAP
 
 TESTS = BASELINE_TESTS
 

@@ -52,8 +52,9 @@ from irpref.stats import (
     assign_families,
     significance,
 )
+from irpref.stats.bootstrap import DEFAULT_BOOTSTRAP
 from irpref.stats.families import check_family
-from irpref.stats.table import DEFAULT_BOOTSTRAP, check_ci, check_correction
+from irpref.stats.table import check_ci, check_correction
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

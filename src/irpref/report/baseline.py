@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from irpref.stats.baselines import BETTER, WORSE
+from irpref.stats.bootstrap import DEFAULT_BOOTSTRAP
 
 __all__ = ["BETTER", "LETTERS", "SUPERSCRIPTS", "WORSE", "TESTS", "baseline_letters",
            "baseline_table", "mean_ci", "wide", "wide_marks"]
@@ -108,7 +109,7 @@ BOOTSTRAP_CHUNK = 2**22  # values per chunk of resampled means (one progress ste
 
 
 def mean_ci(results: pd.DataFrame, *, method: str = "t", confidence: float = 0.95,
-            resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+            resamples: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
     """Confidence interval of each run's mean over its queries: columns run,
     measure, mean, ci_low, ci_high. ``t``: Student t interval; ``bootstrap``:
     percentile interval of ``resamples`` means of queries drawn with

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from irpref.stats.anova import Anova, anova_two_way, es_anova, es_anova_interval, tukey_parametric
 from irpref.stats.baselines import BASELINE_COLUMNS, BASELINE_TESTS, against_baselines
-from irpref.stats.bootstrap import BOOTSTRAP_METHODS, bootstrap_ci
+from irpref.stats.bootstrap import BOOTSTRAP_METHODS, DEFAULT_BOOTSTRAP, bootstrap_ci
 from irpref.stats.corrections import CORRECTIONS, adjust_pvalues
 from irpref.stats.families import FAMILIES, against_baseline, assign_families, baseline_pairs
 from irpref.stats.hsd import hsd_permutations, tukey_hsd
@@ -31,7 +31,6 @@ from irpref.stats.pairwise import Pairwise, as_pairwise, is_comparison, preferen
 from irpref.stats.table import (
     CI_METHODS,
     COLUMNS,
-    DEFAULT_BOOTSTRAP,
     TESTS,
     default_correction,
     pair_tests,

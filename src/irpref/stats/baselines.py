@@ -47,10 +47,11 @@ import pandas as pd
 
 from irpref.errors import UsageError
 from irpref.measures.base import ORIENTATION_SIGNS
+from irpref.stats.bootstrap import DEFAULT_BOOTSTRAP
 from irpref.stats.families import baseline_list, baseline_pairs, check_baselines, check_family
 from irpref.stats.intervals import t_interval
 from irpref.stats.pairwise import Pairwise, as_pairwise
-from irpref.stats.table import DEFAULT_BOOTSTRAP, check_ci, significance
+from irpref.stats.table import check_ci, significance
 
 __all__ = ["BASELINE_COLUMNS", "BASELINE_TESTS", "BETTER", "WORSE", "against_baselines"]
 

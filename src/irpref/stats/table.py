@@ -16,7 +16,7 @@ import pandas as pd
 
 from irpref.errors import UsageError
 from irpref.stats.anova import es_anova, es_anova_interval, tukey_parametric
-from irpref.stats.bootstrap import bootstrap_ci, draw_counts
+from irpref.stats.bootstrap import DEFAULT_BOOTSTRAP, bootstrap_ci, draw_counts
 from irpref.stats.families import (
     FAMILY_WISE,
     assign_families,
@@ -31,7 +31,7 @@ from irpref.stats.paired import paired_t, rank_biserial, sign_test, wilcoxon
 from irpref.stats.pairwise import Pairwise, as_pairwise, is_comparison
 from irpref.stats.seeds import SeedLike, reseed
 
-__all__ = ["CI_METHODS", "COLUMNS", "DEFAULT_BOOTSTRAP", "EFFECT_KINDS", "TESTS", "check_ci",
+__all__ = ["CI_METHODS", "COLUMNS", "EFFECT_KINDS", "TESTS", "check_ci",
            "check_correction", "check_tests", "default_correction", "moments", "pair_tests",
            "pairwise_list", "significance"]
 
@@ -39,12 +39,6 @@ TESTS = ("paired", "t", "sign", "wilcoxon", "hsd", "tukey")
 """``paired`` picks ``t`` for metrics and real preferences, ``sign`` for sign preferences;
 ``hsd`` is the randomized Tukey HSD, ``tukey`` the parametric one after the two-way ANOVA."""
 
-DEFAULT_BOOTSTRAP = 2000
-"""Default bootstrap resamples: Efron & Tibshirani (1993, Sec. 19.3 and ch. 14)
-advise about 1000 for a percentile interval and more for BCa, whose
-acceleration and bias correction read the far tails of the resamples; 2000 keeps
-the Monte Carlo error of a 95 % BCa endpoint well below its own sampling error
-(Efron 1987; Carpenter & Bithell 2000 suggest 1000-2000)."""
 
 CI_METHODS = ("t", "bootstrap", "bca", "none")
 """Intervals of ``mean``: t interval, bootstrap percentile, bootstrap BCa, none."""
