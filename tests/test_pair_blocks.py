@@ -151,6 +151,29 @@ def test_rpp_values_do_not_depend_on_their_company():
     assert same_bits(small.values(a, b, picked), whole[:, :, picked])
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), g=st.integers(0, 4), r=st.integers(1, 9),
+       width=st.integers(0, 7), v=st.integers(1, 3))
+def test_level_sums_c_and_numpy_agree(seed, g, r, width, v):
+    from irpref.kernels import c_kernels
+    from irpref.preferences.engines import PAST, level_sums
+
+    if c_kernels("_prefs") is None:
+        pytest.skip("the C extension irpref._prefs is not built")
+    rng = np.random.default_rng(seed)
+    pos = np.sort(rng.integers(1, 12, size=(g, r, width)), axis=2).astype(np.int32)
+    pos[rng.random(pos.shape) < 0.3] = PAST
+    pos.sort(axis=2)
+    a, b = (x.astype(np.int64) for x in np.triu_indices(r, 1))
+    weights = rng.random((width + 2, v)) + 0.01
+    weights[0] = 1.0
+    fast = level_sums(pos, a, b, weights)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("IRPREF_KERNELS", "numpy")
+        slow = level_sums(pos, a, b, weights)
+    assert same_bits(fast, slow)
+
+
 def test_pair_numbering_is_row_major():
     for r in (1, 2, 3, 7, 40):
         a, b = np.triu_indices(r, 1)

@@ -7,18 +7,25 @@ pairs are known from two integers (a task ships no index arrays) and
 blocks concatenate to the single-process order.
 
 ``map_blocks(func, shared, blocks, *args)`` runs ``func(shared, block, *args)``
-for each block and yields the results in block order: :func:`serial_map` in
-this process, :class:`irpref.distributed.PairMap` as Dask tasks (``shared``,
-the state every block reads, is sent to the workers once).
+for each block and yields the results in block order: :func:`local_map` on
+this process's threads (the kernels release the GIL; a block's numbers do not
+depend on the thread that computes it), :func:`serial_map` in one thread,
+:class:`irpref.distributed.PairMap` as Dask tasks (``shared``, the state every
+block reads, is sent to the workers once).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["MapBlocks", "n_pairs", "pair_blocks", "pair_index", "pair_range", "serial_map"]
+from irpref.threads import COMPUTE_CAP, worker_count
+
+__all__ = ["MapBlocks", "local_map", "n_pairs", "pair_blocks", "pair_index", "pair_range",
+           "serial_map"]
 
 MapBlocks = Callable[..., Iterator]
 
@@ -57,3 +64,22 @@ def pair_blocks(n_runs: int, size: int) -> list[tuple[int, int]]:
 def serial_map(func: Callable, shared, blocks: Iterable, *args) -> Iterator:
     """``func(shared, block, *args)`` for each block, in this process, lazily."""
     return (func(shared, block, *args) for block in blocks)
+
+
+def local_map(func: Callable, shared, blocks: Iterable, *args) -> Iterator:
+    """``func(shared, block, *args)`` for each block on :func:`~irpref.threads.worker_count`
+    threads, yielded in block order with one block per thread in flight (the pool
+    is joined when the iteration ends or is closed)."""
+    blocks = list(blocks)
+    threads = worker_count(COMPUTE_CAP)
+    if threads == 1 or len(blocks) < 2:
+        yield from serial_map(func, shared, blocks, *args)
+        return
+    with ThreadPoolExecutor(min(threads, len(blocks)), thread_name_prefix="irpref-pairs") as pool:
+        pending: deque = deque()
+        for block in blocks:
+            pending.append(pool.submit(func, shared, block, *args))
+            if len(pending) >= threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()

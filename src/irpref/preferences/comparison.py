@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irpref.pairblocks import MapBlocks, pair_blocks, pair_range, serial_map
+from irpref.pairblocks import MapBlocks, local_map, pair_blocks, pair_range
 from irpref.preferences.engines import LexicographicState, RPPState
 from irpref.preferences.registry import Preference
 
@@ -101,7 +101,7 @@ class Comparison:
         self.runs = list(runs)
         self.preferences = list(preferences)
         self.jobs = list(jobs)
-        self.map_blocks = map_blocks or serial_map
+        self.map_blocks = map_blocks or local_map
         self._job = {n: j for j in self.jobs for n in j.names}
         self.queries = {n: self._job[n].queries for n in self.names}
 
@@ -112,7 +112,7 @@ class Comparison:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.map_blocks = serial_map
+        self.map_blocks = local_map
 
     @property
     def names(self) -> list[str]:

@@ -17,7 +17,9 @@ proportional to the pairs asked: the R² x Q preferences are never held at once.
   summed level by level from ``i = 1`` (a fixed order: a value does not
   depend on which other pairs, populations or weightings are computed with it),
   times ``p(g) / Σ_{i <= m_g} w_i``, then added over the populations of a
-  query in population order (Diaz & Ferraro 2022, Eq. 4-6).
+  query in population order (Diaz & Ferraro 2022, Eq. 4-6). The level loop
+  runs in the optional C kernel ``irpref._prefs`` (same doubles as the NumPy
+  loop, :func:`level_sums`; ``IRPREF_KERNELS=numpy`` forces NumPy).
 
 Values come as ``(P, Q)`` arrays (pair-major, contiguous), over the query
 columns asked for (``cols``, ascending indices of the job's queries).
@@ -29,6 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from irpref.kernels import c_kernels
 from irpref.preferences.lexicographic import SENTINEL, lexicographic_ranks
 from irpref.preferences.populations import Populations
 from irpref.preferences.rpp import level_weights
@@ -37,6 +40,9 @@ __all__ = ["LexicographicState", "RPPState", "column_map"]
 
 EXACT32 = 1 << 24
 """Positions below this are exact in float32 (as is :data:`SENTINEL`, a power of 2)."""
+
+PAST = np.iinfo(np.int32).max
+"""RPP's int32 position of an unretrieved relevant item (after every rank)."""
 
 
 def column_map(n_cols: int, cols: np.ndarray | None) -> tuple[np.ndarray, int]:
@@ -52,6 +58,14 @@ def _compact(pos: np.ndarray) -> np.ndarray:
     """Positions as float32 when that is exact (halves the state), else float64."""
     finite = pos[pos < SENTINEL]
     return pos.astype(np.float32) if finite.size == 0 or finite.max() < EXACT32 else pos
+
+
+def _positions(pos: np.ndarray) -> np.ndarray:
+    """(G, R, L) int32 positions, :data:`PAST` for :data:`SENTINEL` (RPP reads only
+    their order)."""
+    if (pos[pos < SENTINEL] >= PAST).any():  # pragma: no cover - 2^31 ranks in a list
+        raise ValueError("a rank beyond 2^31 - 1")
+    return np.where(pos < SENTINEL, pos, PAST).astype(np.int32)
 
 
 class RangeMinima:
@@ -152,8 +166,7 @@ class RPPState:
         scale = np.zeros_like(norm)
         np.divide(pops.weight[:, None], norm, out=scale, where=norm > 0)
         self.weights, self.scale, self.cols = w, scale, cols
-        # (G, L, R) per block: a level's positions of all runs are one contiguous row
-        self.blocks = [(g0, g1, _compact(pops.dense(g0, g1)).transpose(0, 2, 1).copy())
+        self.blocks = [(g0, g1, _positions(pops.dense(g0, g1)))
                        for g0, g1 in pops.blocks(pops.depth * r, budget)]
 
     def values(self, a: np.ndarray, b: np.ndarray, cols: np.ndarray | None,
@@ -183,14 +196,21 @@ class RPPState:
 def level_sums(pos: np.ndarray, a: np.ndarray, b: np.ndarray,
                weights: np.ndarray) -> np.ndarray:
     """(G, P, V) ``Σ_i w_i sgn(f_{b,i} - f_{a,i})`` for pairs ``a < b``, added level
-    by level from ``i = 1``: ``pos`` (G, L, R) sorted positions, :data:`SENTINEL`
-    when unretrieved; ``weights`` (>= L, V) unnormalised p(i) of V weightings."""
-    g, lvl, _ = pos.shape
+    by level from ``i = 1``: ``pos`` (G, R, L) int32 sorted positions, :data:`PAST`
+    when unretrieved; ``weights`` (>= L, V) unnormalised p(i) of V weightings. The
+    C kernel (``irpref._prefs``) and this NumPy loop give the same doubles."""
+    g, r, lvl = pos.shape
     v = weights.shape[1]
     out = np.zeros((g, len(a), v))
+    kernels = c_kernels("_prefs")
+    if kernels is not None:
+        a, b = np.ascontiguousarray(a, np.int64), np.ascontiguousarray(b, np.int64)
+        kernels.level_sums(pos, a, b, np.ascontiguousarray(weights), out, g, r, lvl, len(a),
+                           len(weights), v)
+        return out
     step = np.empty((g, len(a)))
     for i in range(lvl):
-        level = pos[:, i, :]
+        level = pos[:, :, i]
         diff = np.take(level, b, axis=1)
         diff -= np.take(level, a, axis=1)
         np.sign(diff, out=step, casting="unsafe")

@@ -89,6 +89,7 @@ def preference_matrices(
         pops = cache.get(*job)
         cache.keep(todo)  # a population set not needed again is freed
         built.append(pair_job(pops, plist, judged.queries, BUDGET))
+        del pops
     return Comparison(judged.run_names, prefs, built)
 
 
