@@ -15,15 +15,20 @@ and in :func:`evaluate` / :func:`significance` here.
 - :func:`compare_matrices`: one task per run file reads, judges and reduces
   its run to the compact representation preferences read
   (:class:`RelevantItems`: query, rank and grade of each relevant item);
-  the client joins them, and the preference engine's population blocks
-  (:mod:`irpref.preferences.pairs`, queries grouped by depth) run as tasks.
-  The blocks and the order in which RPP sums populations are those of the
-  single process, so every value is the same double.
-- :func:`significance`: one task per measure (per :class:`~irpref.stats.Pairwise`);
-  each measure's permutations and bootstrap resamples derive from the seed
-  alone, so the rows equal the single-process ones. A test is not split by
-  query block: every permutation and resample reads all queries of a
-  measure, and splitting the permutations would change their stream.
+  the client joins them and builds the preference kernels' per-run state
+  (:mod:`irpref.preferences.engines`, O(R Q L)). The returned
+  :class:`~irpref.preferences.Comparison` runs its blocks of run pairs as
+  tasks (:class:`PairMap`: the state sent to every worker once, results in
+  block order, a few tasks in flight), for its means, per-query rows and
+  win rates. A block's values do not depend on where or with which
+  other pairs it is computed, so every value is the same double.
+- :func:`significance`: one task per measure, test and block of run pairs
+  (a preference's task computes its pairs' values from the comparison's
+  state); the client assigns the families and corrections over all rows.
+  The randomized HSD (every permutation reads all pairs) and bootstrap
+  intervals (one matrix product over the tested pairs) stay one task per
+  measure and test. Permutations and resamples derive from the seed alone,
+  so the rows equal the single-process ones.
 
 Dask is optional: ``pip install irpref[dask]``.
 """
@@ -43,6 +48,7 @@ from irpref.evaluate import evaluate as evaluate_runs
 from irpref.params import Settings
 
 __all__ = [
+    "PairMap",
     "RelevantItems",
     "check_address",
     "client_for",
