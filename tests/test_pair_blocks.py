@@ -99,6 +99,23 @@ def test_blocks_give_the_all_at_once_values(seed, n_runs, n_queries, kernel, pai
     pd.testing.assert_frame_equal(got, expected)
 
 
+def test_matrices_are_antisymmetric_bit_for_bit():
+    """``matrix[q, b, a]`` is ``-matrix[q, a, b]``; a sign preference's 0 is +0.0 both
+    ways (``sgn(rank_a - rank_b)``, as the all-pairs kernel gave it), another's
+    lower 0 is -0.0 (the negated upper value, as before)."""
+    qrels, runs = collection(11, 8, 6)
+    comp = compare_matrices(qrels, runs, ["sgnLP", "sgnLR", "rrLP", "RPP"], missing="zero")
+    a, b = np.triu_indices(8, 1)
+    for p in comp.preferences:
+        m = comp.values[str(p)]
+        upper, lower = m[:, a, b], m[:, b, a]
+        assert np.array_equal(lower, -upper) and (upper == 0).any()
+        if p.family.value == "sign":
+            assert not np.signbit(lower[upper == 0]).any(), p
+        else:
+            assert np.signbit(lower[upper == 0]).all(), p
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), n_runs=st.integers(2, 12), n_queries=st.integers(1, 6))
 def test_win_rates_are_the_reports_sums(seed, n_runs, n_queries):
