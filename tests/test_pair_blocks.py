@@ -5,7 +5,7 @@ run pairs from its per-run state; its matrices, means, tidy tables, per-query
 frames and win rates must be the same doubles, bit for bit, whatever the
 sizes of the population blocks (``pairs.BUDGET``) and of the pair blocks
 (``comparison.PAIR_BUDGET``). The rrLP range minima are checked against the
-all-pairs kernel, the win rates against the report's sum over its permuted
+scalar rrLP, the win rates against the report's sum over its permuted
 matrices, RPP against itself computed with other pairs and weightings.
 """
 
@@ -26,7 +26,7 @@ from irpref.pairblocks import n_pairs, pair_blocks, pair_index, pair_range
 from irpref.preferences import comparison as comparison_module
 from irpref.preferences import pairs as pairs_module
 from irpref.preferences.engines import RangeMinima, RPPState
-from irpref.preferences.lexicographic import SENTINEL, lexicographic_ranks, rr_lp_matrix
+from irpref.preferences.lexicographic import SENTINEL, lexicographic_ranks, rr_lp
 from irpref.preferences.populations import graded_populations
 from irpref.report.records import natural_key, sort_queries, write_json, write_tsv
 from irpref.stats import Pairwise, significance
@@ -131,7 +131,9 @@ def test_win_rates_are_the_reports_sums(seed, n_runs, n_queries):
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), g=st.integers(1, 5), r=st.integers(2, 14),
        width=st.integers(1, 6))
-def test_range_minima_match_the_all_pairs_kernel(seed, g, r, width):
+def test_range_minima_give_rrlp_of_every_pair(seed, g, r, width):
+    """rrLP from the sorted order's range minima is the scalar rrLP of the two
+    position lists, the same double (1/p of the deciding level)."""
     rng = np.random.default_rng(seed)
     count = rng.integers(0, width + 1, size=(g, r))
     pos = np.full((g, r, width), SENTINEL)
@@ -140,10 +142,11 @@ def test_range_minima_match_the_all_pairs_kernel(seed, g, r, width):
             picks = np.sort(rng.choice(np.arange(1, 3 * width + 2), count[i, j], replace=False))
             pos[i, j, : count[i, j]] = picks
     rank, order, lcp = lexicographic_ranks(pos, count, "precision")
-    full = rr_lp_matrix(pos, order, lcp)
     a, b = np.triu_indices(r, 1)
     got = RangeMinima(np.arange(g), pos, order, lcp).values(np.arange(g), a, b)
-    assert same_bits(got, full[:, a, b])
+    want = [[rr_lp(pos[i, x, : count[i, x]], pos[i, y, : count[i, y]]) for x, y in zip(a, b)]
+            for i in range(g)]
+    assert same_bits(got, np.array(want).reshape(g, len(a)))
 
 
 def test_rpp_values_do_not_depend_on_their_company():
