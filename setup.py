@@ -22,6 +22,12 @@ setup(
             optional=True,
         ),
         Extension(
+            "irpref._prefs",
+            sources=["src/irpref/_prefs.c"],
+            extra_compile_args=["-O3"],
+            optional=True,
+        ),
+        Extension(
             "irpref._strings",
             sources=["src/irpref/_strings.c"],
             depends=["src/irpref/_hash.h", "src/irpref/_sort.h"],

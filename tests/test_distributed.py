@@ -104,26 +104,29 @@ PREFS = ["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)", "RPP(p=inverse)", "RPP(g
 
 @pytest.fixture()
 def small_blocks(monkeypatch):
-    """Many population blocks even on small collections, so blocks run as tasks."""
-    from irpref.preferences import pairs
+    """Many population blocks and blocks of pairs even on small collections, so the
+    blocks of pairs run as several tasks."""
+    from irpref.preferences import comparison, pairs
 
     monkeypatch.setattr(pairs, "BUDGET", 400)
+    monkeypatch.setattr(comparison, "PAIR_BUDGET", 90)
 
 
 def test_example_compare_identical(client, small_blocks, monkeypatch):
     runs = sorted(EXAMPLE.glob("*.gz"))[:12]
     local = irpref.compare(EXAMPLE / "qrels.txt", runs, PREFS, rel=2)
     sizes = []
-    call = D._BlockMap.__call__
+    call = D.PairMap.__call__
 
-    def counted(self, func, pops, blocks, *args):
-        sizes.append(len(list(blocks)))
-        return call(self, func, pops, blocks, *args)
+    def counted(self, func, shared, blocks, *args):
+        blocks = list(blocks)
+        sizes.append(len(blocks))
+        return call(self, func, shared, blocks, *args)
 
-    monkeypatch.setattr(D._BlockMap, "__call__", counted)
+    monkeypatch.setattr(D.PairMap, "__call__", counted)
     dask = irpref.compare(EXAMPLE / "qrels.txt", runs, PREFS, rel=2, client=client)
     pd.testing.assert_frame_equal(local, dask)
-    assert max(sizes) > 4  # the population blocks ran as several tasks
+    assert max(sizes) > 4  # the blocks of pairs ran as several tasks
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -134,6 +137,89 @@ def test_random_compare_identical(client, tmp_path, seed, ties, depth, small_blo
     dask = irpref.compare(qrels, runs, PREFS, ties=ties, depth=depth, client=client)
     pd.testing.assert_frame_equal(local, dask)
     assert len(local)
+
+
+def _leaderboard(tmp: Path, seed: int = 3, runs: int = 60, queries: int = 30,
+                 depth: int = 40) -> tuple:
+    """A leaderboard-shaped collection: many runs of shallow rankings, graded qrels,
+    a few runs lacking a query."""
+    rng = np.random.default_rng(seed)
+    pool = 120
+    grades = rng.choice([0, 0, 1, 2, 3], size=(queries, pool))
+    with open(tmp / "qrels.txt", "w") as f:
+        for q in range(queries):
+            for d in np.flatnonzero(rng.random(pool) < 0.6):
+                f.write(f"q{q} 0 d{q}-{d} {grades[q, d]}\n")
+    paths = []
+    for r in range(runs):
+        path = tmp / f"sys{r:02d}.txt"
+        skill = rng.uniform(0.2, 2.0)
+        with open(path, "w") as f:
+            for q in range(queries):
+                if rng.random() < 0.02:
+                    continue
+                score = np.round(skill * grades[q] + rng.standard_normal(pool), 1)
+                for i, d in enumerate(np.argsort(-score, kind="stable")[:depth]):
+                    f.write(f"q{q} Q0 d{q}-{d} {i + 1} {score[d]} sys{r}\n")
+        paths.append(path)
+    return tmp / "qrels.txt", paths
+
+
+@pytest.mark.slow
+def test_leaderboard_compare_and_significance_identical(client, tmp_path, monkeypatch):
+    """60 runs x 30 queries: the blocks of pairs on Dask give the local numbers."""
+    from irpref.compare import compare_matrices
+    from irpref.inference import scored_tables
+    from irpref.preferences import comparison
+
+    monkeypatch.setattr(comparison, "PAIR_BUDGET", 18000)  # 600 pairs a block: 3 tasks
+    monkeypatch.setattr(D, "TEST_VALUES", 18000)  # 600 pairs a significance task
+    qrels, runs = _leaderboard(tmp_path)
+    prefs = ["sgnLP", "rrLP", "RPP", "RPP(p=dcg)"]
+    local = compare_matrices(qrels, runs, prefs)
+    dask = compare_matrices(qrels, runs, prefs, client=client)
+    assert type(dask) is type(local) and len(dask.blocks()) == 3
+    pd.testing.assert_frame_equal(local.tidy_means(), dask.tidy_means())
+    perm = np.random.default_rng(0).permutation(len(runs))
+    for name in local.names:
+        np.testing.assert_array_equal(local.win_rates(name, perm), dask.win_rates(name, perm))
+    frames = [pd.concat(list(c.tidy_frames())) for c in (local, dask)]
+    pd.testing.assert_frame_equal(*frames)
+    tables = scored_tables(qrels, runs, ["AP", "sgnLP", "RPP"])
+    options = dict(correction="holm", seed=3, ci="t")
+    tests = ["paired", "wilcoxon"]
+    pd.testing.assert_frame_equal(irpref.significance(tables, tests, **options),
+                                  D.significance(tables, tests, client=client, **options))
+
+
+def test_preference_significance_by_pair_blocks(client, tmp_path, monkeypatch):
+    """Preferences tested on Dask by blocks of pairs (each task computes its pairs'
+    values from the comparison's state) give the local rows."""
+    from irpref.inference import scored_tables
+
+    monkeypatch.setattr(D, "TEST_VALUES", 100)  # 8 pairs a task: 3 tasks a measure and test
+    qrels, runs = _random_collection(tmp_path, 21, runs=7, queries=12)
+    tables = scored_tables(qrels, runs, ["RR", "sgnLP", "RPP(p=dcg)"])
+    for options in (dict(ci="t"), dict(ci="bca", bootstrap=60, baseline="run2")):
+        options.update(seed=9, permutations=100)
+        tests = ["paired", "wilcoxon", "hsd"]
+        pd.testing.assert_frame_equal(irpref.significance(tables, tests, **options),
+                                      D.significance(tables, tests, client=client, **options))
+
+
+@pytest.mark.slow
+def test_cli_leaderboard_dask_matches(tmp_path):
+    qrels, runs = _leaderboard(tmp_path, runs=40, queries=20)
+    for command, args in [("compare", ["-m", "sgnLP", "RPP", "--format", "tsv"]),
+                          ("compare", ["-m", "rrLP", "--per-query", "--format", "tsv"]),
+                          ("compare", ["-m", "sgnLP", "RPP(p=dcg)"]),
+                          ("significance", ["-m", "AP", "sgnLP", "rrLP", "--format", "tsv"])]:
+        one = subprocess.run(["irpref", command, qrels, *runs, *args], capture_output=True,
+                             text=True)
+        two = subprocess.run(["irpref", command, qrels, *runs, *args, "--dask", "local:2"],
+                             capture_output=True, text=True)
+        assert one.returncode == 0 and two.returncode == 0, two.stderr
+        assert one.stdout == two.stdout and len(one.stdout) > 1000
 
 
 def test_cli_compare_dask_matches(tmp_path):

@@ -36,7 +36,7 @@ FORBIDDEN = {
 FLOORS: list[tuple[str, ...]] = [
     ("aggregate", "errors", "examples", "hashing", "memory", "progress"),
     ("kernels", "params", "threads", "trec_eval_zscores"),
-    ("doc_keys", "io"),
+    ("doc_keys", "io", "pairblocks"),
     ("interning",),
     ("judged",),
     ("bounds", "condense", "ranking", "store"),

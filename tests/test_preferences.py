@@ -361,10 +361,10 @@ def test_no_module_dispatches_on_preference_or_measure_names():
     import inspect
 
     from irpref.measures import REGISTRY, base, names
-    from irpref.preferences import pairs
+    from irpref.preferences import comparison, engines, pairs, populations
 
     families = set(PREFERENCES) | set(REGISTRY)
-    for module in (pairs, names, base):
+    for module in (pairs, engines, comparison, populations, names, base):
         tree = ast.parse(inspect.getsource(module))
         docstrings = {id(n.body[0].value) for n in ast.walk(tree)
                       if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef))

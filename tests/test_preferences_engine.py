@@ -132,10 +132,11 @@ def collections(draw):
     if not qrels:
         qrels["q0"] = {"d0": 1}
     runs = {}
+    shared = next(iter(qrels))  # every run retrieves a judged query (else it is refused)
     for r in range(n_runs):
         run = {}
         for q in [f"q{i}" for i in range(n_q)] + ["qX"]:
-            if draw(st.booleans()) or (q == "q0" and not run):
+            if draw(st.booleans()) or (q == shared and shared not in run):
                 ret = draw(st.lists(st.sampled_from(docs), unique=True, min_size=1))
                 run[q] = {d: float(draw(st.integers(0, 3))) for d in ret}
         if not any(q in qrels for q in run):  # a run sharing no query is refused

@@ -44,6 +44,7 @@ __all__ = [
     "mc4",
     "ordering",
     "system_orderings",
+    "win_rate_orderings",
     "win_rates",
 ]
 
@@ -185,7 +186,15 @@ def orderings_of(
     matrices: np.ndarray, runs: Sequence[str], *, teleport: float = 0.05
 ) -> pd.DataFrame:
     """Win rate, MC4 and Borda scores and ranks of (Q, R, R) matrices."""
-    w = win_rates(matrices)
+    return win_rate_orderings(win_rates(matrices), runs, teleport=teleport)
+
+
+def win_rate_orderings(
+    w: np.ndarray, runs: Sequence[str], *, teleport: float = 0.05
+) -> pd.DataFrame:
+    """Win rate, MC4 and Borda scores and ranks from (Q, R) per-query win rates
+    (:func:`win_rates`; :meth:`irpref.preferences.Comparison.win_rates` computes them
+    by blocks of runs, without the (Q, R, R) matrices): columns method, rank, run, score."""
     if np.isnan(w).any():  # runs lacking queries: each mean over the queries it has
         with np.errstate(invalid="ignore"):
             mean = np.nanmean(w, axis=0) if len(w) else np.zeros(len(runs))

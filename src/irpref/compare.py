@@ -17,6 +17,7 @@ query as an empty ranking, as pref_eval does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,7 @@ from irpref.params import DEFAULT_MISSING, Settings
 from irpref.preferences import (
     DEFAULT_PREFERENCES,
     Comparison,
+    PairedComparison,
     Preference,
     parse_preference,
     parse_preferences,
@@ -58,9 +60,11 @@ def compare_matrices(
     judged: JudgedRankings | None = None,
     client=None,
 ) -> Comparison:
-    """Like :func:`compare`, but returns the (Q, R, R) matrices (a :class:`Comparison`;
-    with ``missing="skip"`` a :class:`PairedComparison`, NaN where either run of a
-    pair lacks the query)."""
+    """Like :func:`compare`, but returns a :class:`~irpref.preferences.Comparison`:
+    the values of any block of run pairs on demand, its means, tidy tables and
+    (Q, R, R) matrices (with ``missing="skip"`` a
+    :class:`~irpref.preferences.PairedComparison`, NaN where either run of a pair
+    lacks the query)."""
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                 rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
@@ -117,49 +121,17 @@ def presence_on_dask(client, qrels, runs, settings: Settings):
     return parts[0][0], np.concatenate([m for _, m in parts])
 
 
-class PairedComparison(Comparison):
-    """A :class:`Comparison` whose matrices hold NaN for a pair on a query one of
-    its runs lacks: means are over the queries each pair shares
-    (:meth:`pairs_n` counts them) and :meth:`tidy` leaves the NaN rows out."""
-
-    def mean(self, name: str) -> np.ndarray:
-        v = self.values[name]
-        r = len(self.runs)
-        out = np.zeros((r, r))
-        if len(v):
-            a, b = np.triu_indices(r, 1)
-            upper = np.ascontiguousarray(v[:, a, b].T)  # (P, Q)
-            n = (~np.isnan(upper)).sum(axis=1)
-            with np.errstate(invalid="ignore"):
-                mean = np.where(n > 0, np.nansum(upper, axis=1) / np.maximum(n, 1), np.nan)
-            out[a, b] = mean
-            out[b, a] = -mean
-        return out
-
-    def pairs_n(self, name: str) -> np.ndarray:
-        """(R, R) number of queries each pair is compared on."""
-        return (~np.isnan(self.values[name])).sum(axis=0)
-
-    def tidy(self) -> pd.DataFrame:
-        table = super().tidy()
-        return table[table["value"].notna()].reset_index(drop=True)
-
-
 def paired(comp: Comparison, queries: np.ndarray, mask: np.ndarray) -> Comparison:
     """``comp`` with NaN where a run of a pair lacks the query (``mask`` (R, Q) over
-    ``queries``: True where the run's value enters); unchanged when every run has
+    ``queries``: True where the run's value enters): a
+    :class:`~irpref.preferences.PairedComparison`; unchanged when every run has
     every query."""
     if mask.all():
         return comp
     index = pd.Index(queries)
-    out = PairedComparison(runs=comp.runs, preferences=comp.preferences)
-    for name, values in comp.values.items():
-        qs = index.get_indexer(comp.queries[name])
-        present = mask[:, qs].T  # (Q_p, R)
-        both = present[:, :, None] & present[:, None, :]
-        out.values[name] = np.where(both, values, np.nan)
-        out.queries[name] = comp.queries[name]
-    return out
+    jobs = [replace(job, present=mask[:, index.get_indexer(job.queries)])
+            for job in comp.jobs]
+    return PairedComparison(comp.runs, comp.preferences, jobs, comp.map_blocks)
 
 
 def compare(

@@ -15,15 +15,20 @@ and in :func:`evaluate` / :func:`significance` here.
 - :func:`compare_matrices`: one task per run file reads, judges and reduces
   its run to the compact representation preferences read
   (:class:`RelevantItems`: query, rank and grade of each relevant item);
-  the client joins them, and the preference engine's population blocks
-  (:mod:`irpref.preferences.pairs`, queries grouped by depth) run as tasks.
-  The blocks and the order in which RPP sums populations are those of the
-  single process, so every value is the same double.
-- :func:`significance`: one task per measure (per :class:`~irpref.stats.Pairwise`);
-  each measure's permutations and bootstrap resamples derive from the seed
-  alone, so the rows equal the single-process ones. A test is not split by
-  query block: every permutation and resample reads all queries of a
-  measure, and splitting the permutations would change their stream.
+  the client joins them and builds the preference kernels' per-run state
+  (:mod:`irpref.preferences.engines`, O(R Q L)). The returned
+  :class:`~irpref.preferences.Comparison` runs its blocks of run pairs as
+  tasks (:class:`PairMap`: the state sent to every worker once, results in
+  block order, a few tasks in flight), for its means, per-query rows and
+  win rates. A block's values do not depend on where or with which
+  other pairs it is computed, so every value is the same double.
+- :func:`significance`: one task per measure, test and block of run pairs
+  (a preference's task computes its pairs' values from the comparison's
+  state); the client assigns the families and corrections over all rows.
+  The randomized HSD (every permutation reads all pairs) and bootstrap
+  intervals (one matrix product over the tested pairs) stay one task per
+  measure and test. Permutations and resamples derive from the seed alone,
+  so the rows equal the single-process ones.
 
 Dask is optional: ``pip install irpref[dask]``.
 """
@@ -32,17 +37,19 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import union_categoricals
 
 import irpref.stats as stats
 from irpref.evaluate import evaluate as evaluate_runs
 from irpref.params import Settings
+from irpref.stats.table import check_correction
 
 __all__ = [
+    "PairMap",
     "RelevantItems",
     "check_address",
     "client_for",
@@ -159,10 +166,13 @@ def refuse_collection_wide(measures, corpus_size) -> None:
             )
 
 
-def evaluate(qrels, runs: Sequence, measures, *, client, settings: Settings,
-             subtopics=None) -> pd.DataFrame:
-    """:func:`irpref.evaluate` with one Dask task per run (same table, same values)."""
+def evaluate(qrels, runs: Sequence, measures, *, client, settings: Settings | None = None,
+             subtopics=None, **keywords) -> pd.DataFrame:
+    """:func:`irpref.evaluate` with one Dask task per run (same table, same values);
+    the judging settings as ``settings`` or their keywords (``rel``, ``depth``, ...)."""
     from irpref.errors import UsageError
+
+    settings = Settings.resolve(settings, **keywords)
 
     measures = [measures] if isinstance(measures, str) else list(measures)
     runs = [_absolute(r) for r in runs]
@@ -179,9 +189,7 @@ def evaluate(qrels, runs: Sequence, measures, *, client, settings: Settings,
         parts.append(part)
         for category, text in caught:
             warnings.warn(category(text), stacklevel=2)
-    runs_column = union_categoricals([p["run"] for p in parts])  # the runs' order, as local
-    table = pd.concat(parts, ignore_index=True)
-    table["run"] = pd.Categorical.from_codes(runs_column.codes, runs_column.categories)
+    table = _concat_categorical(parts)
     if table.empty:
         return table
     m_order = {m: i for i, m in enumerate(pd.unique(table["measure"]))}
@@ -194,16 +202,45 @@ def evaluate(qrels, runs: Sequence, measures, *, client, settings: Settings,
     return table.loc[order].reset_index(drop=True)
 
 
-def _test_one(pairwise, tests, kwargs) -> pd.DataFrame:
-    return stats.significance(pairwise, tests, **kwargs)
+def _concat_categorical(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The runs' tables one under the other; a categorical column stays categorical,
+    its categories in order of first appearance (the runs in input order, as one
+    process lists them)."""
+    from pandas.api.types import union_categoricals
+
+    table = pd.concat(parts, ignore_index=True)
+    for name in table.columns:
+        if parts and all(isinstance(p[name].dtype, pd.CategoricalDtype) for p in parts):
+            table[name] = union_categoricals([p[name] for p in parts])
+    return table
 
 
-def significance(tables, test="paired", *, client, seed: int | None = None, **kwargs):
-    """:func:`irpref.stats.significance` with one Dask task per measure (same rows)."""
-    import numpy as np
+TEST_VALUES = 1 << 21
+"""Per-query values (float64) a significance task tests at once: pairs x queries."""
 
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1)[0])
+WHOLE_TESTS = ("hsd",)
+"""Tests that read every pair at once (a permutation's maximum over all pairs)."""
+
+
+def _test_task(measures: tuple, index: int, test: str, kwargs: dict, pairs) -> pd.DataFrame:
+    """The rows of one measure (``measures[index]``) and test on the run pairs
+    ``pairs`` (None: all)."""
+    return stats.significance(measures[index], [test], pairs=pairs, **kwargs)
+
+
+def significance(tables, test="paired", *, client, seed: int = 0, **kwargs):
+    """:func:`irpref.stats.significance` on Dask, by blocks of run pairs: one task
+    per measure, test and block of pairs (same rows, value for value).
+
+    A task reads its measure's values of its pairs only (a preference computes
+    them there, from the comparison's state: :class:`~irpref.preferences.Comparison`),
+    tests them, and the client assigns the families and corrections over all
+    rows. The randomized HSD (each permutation reads every pair) and bootstrap
+    intervals (one matrix product over the tested pairs) run one task per
+    measure and test: their numbers depend on which pairs are computed together.
+    """
+    tests = [test] if isinstance(test, str) else list(test)
+    kwargs["correction"] = check_correction(tests, kwargs.get("correction"))
     if isinstance(tables, (pd.DataFrame, stats.Pairwise)) or stats.is_comparison(tables):
         tables = [tables]
     kinds = kwargs.pop("kinds", None)
@@ -216,12 +253,41 @@ def significance(tables, test="paired", *, client, seed: int | None = None, **kw
         else:
             pairwise.extend(stats.as_pairwise(t, kinds))
     kwargs["seed"] = seed
-    futures = client.map(_test_one, pairwise, [test] * len(pairwise),
-                         [kwargs] * len(pairwise), pure=False)
-    frame = pd.concat(client.gather(futures), ignore_index=True)
-    frame.attrs.update(correction=kwargs.get("correction", "holm"),
-                       permutations=kwargs.get("permutations", 10_000), seed=seed)
+    baselines = stats.families.baseline_list(kwargs.get("baseline"))
+    for pw in pairwise:
+        stats.families.check_baselines(pw.runs, baselines)
+    futures = []
+    # one object: the measures of one comparison share its state, sent once
+    shared = client.scatter([tuple(pairwise)], broadcast=True)[0]
+    for index, pw in enumerate(pairwise):
+        a, b = stats.baseline_pairs(pw, baselines) if baselines else pw.pairs
+        step = max(1, TEST_VALUES // max(pw.n_queries, 1))
+        for t in dict.fromkeys(pw.test_for_paired if t == "paired" else t for t in tests):
+            if t in WHOLE_TESTS or _bootstrap_ci(kwargs):
+                futures.append(client.submit(_test_task, shared, index, t, kwargs, None,
+                                             pure=False))
+                continue
+            futures.extend(client.submit(_test_task, shared, index, t, kwargs,
+                                         (a[i : i + step], b[i : i + step]), pure=False)
+                           for i in range(0, len(a), step))
+    parts = [part for part in client.gather(futures) if len(part)]
+    frame = pd.concat(parts, ignore_index=True) if parts else stats.significance(
+        pairwise, test, **kwargs)
+    correction = kwargs["correction"]
+    frame = stats.assign_families(frame, kwargs.get("family", "measure"), correction,
+                                  by_baseline=bool(baselines))
+    frame.attrs.update(correction=correction,
+                       permutations=kwargs.get("permutations", 10_000), seed=seed,
+                       baseline=kwargs.get("baseline"), family=kwargs.get("family", "measure"))
     return frame
+
+
+def _bootstrap_ci(kwargs: dict) -> bool:
+    """Whether the rows carry bootstrap intervals (``ci``; default: bootstrap when
+    ``bootstrap`` resamples are asked, as :func:`irpref.stats.significance`)."""
+    ci = kwargs.get("ci")
+    ci = ci if ci is not None else ("bootstrap" if kwargs.get("bootstrap", 1) else "none")
+    return ci in ("bootstrap", "bca")
 
 
 # ------------------------------------------------------------------- compare
@@ -293,34 +359,45 @@ def _judge_one(qrels, run, settings: Settings) -> RelevantItems:
     return RelevantItems.of(judge_inputs(qrels, [run], settings, warn=False))
 
 
-def _blocks_task(pops, func, blocks, args) -> list:
-    return [func(pops, g0, g1, *args) for g0, g1 in blocks]
-
-
-class _BlockMap:
-    """Runs the preference engine's population blocks as Dask tasks, in order."""
+class PairMap:
+    """``map_blocks`` (:mod:`irpref.pairblocks`) on Dask: ``func(shared, block, *args)``
+    for each block as a task, results yielded in block order with at most two
+    tasks per worker in flight. ``shared`` (the state every block reads, e.g. a
+    :class:`~irpref.preferences.Comparison`) is sent to every worker once per
+    object."""
 
     def __init__(self, client) -> None:
         self.client = client
+        self._sent: dict[int, tuple[object, object]] = {}  # id -> (object, future)
 
-    def __call__(self, func, pops, blocks, *args) -> list:
+    def share(self, shared):
+        """The future of ``shared`` on every worker (scattered at its first use)."""
+        key = id(shared)
+        if key not in self._sent or self._sent[key][0] is not shared:
+            self._sent[key] = (shared, self.client.scatter(shared, broadcast=True))
+        return self._sent[key][1]
+
+    def __call__(self, func, shared, blocks, *args) -> Iterator:
         blocks = list(blocks)
         if len(blocks) <= 1:
-            return [func(pops, g0, g1, *args) for g0, g1 in blocks]
+            yield from (func(shared, block, *args) for block in blocks)
+            return
+        future = self.share(shared)
         workers = max(1, len(self.client.scheduler_info().get("workers", {})))
-        groups = np.array_split(np.arange(len(blocks)), min(len(blocks), 2 * workers))
-        shared = self.client.scatter(pops, broadcast=True)
-        futures = [self.client.submit(_blocks_task, shared, func,
-                                      [blocks[i] for i in g], args, pure=False)
-                   for g in groups if len(g)]
-        return [res for part in self.client.gather(futures) for res in part]
+        pending: deque = deque()
+        for block in blocks:
+            pending.append(self.client.submit(func, future, block, *args, pure=False))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def compare_matrices(qrels, runs, prefs, *, client, settings: Settings):
     """:func:`irpref.compare.compare_matrices` on Dask: one task per run file for
-    reading and judging, the preference blocks as tasks (same
-    :class:`~irpref.preferences.Comparison`, value for value); ``prefs`` parsed
-    preferences."""
+    reading and judging; the returned :class:`~irpref.preferences.Comparison`
+    computes its blocks of run pairs as tasks (same values, block for block) while
+    ``client`` is open. ``prefs``: parsed preferences."""
     from irpref.errors import UsageError
     from irpref.preferences import preference_matrices
 
@@ -336,5 +413,6 @@ def compare_matrices(qrels, runs, prefs, *, client, settings: Settings):
                          "'input'")
     futures = client.map(_judge_one, [qrels] * len(runs), runs, [settings] * len(runs),
                          pure=False)
-    items = RelevantItems.concat(client.gather(futures))
-    return preference_matrices(items, prefs, map_blocks=_BlockMap(client))
+    comp = preference_matrices(RelevantItems.concat(client.gather(futures)), prefs)
+    comp.map_blocks = PairMap(client)
+    return comp

@@ -1,13 +1,14 @@
-"""The optional C kernels (``irpref._kernels``), chosen by ``IRPREF_KERNELS``.
+"""The optional C kernels (``irpref._kernels``, ``irpref._prefs``), chosen by ``IRPREF_KERNELS``.
 
 ``c_kernels()`` returns the compiled module, or None when it is not built or
 ``IRPREF_KERNELS=numpy``; ``IRPREF_KERNELS=c`` insists on it. Every caller has
-a NumPy path that gives the same numbers (the randomized Tukey HSD bit for
-bit, the residual bounds' largest gain ratio to rounding).
+a NumPy path that gives the same numbers (the randomized Tukey HSD and RPP's
+level sums bit for bit, the residual bounds' largest gain ratio to rounding).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 
 from irpref.errors import UsageError
@@ -17,18 +18,18 @@ __all__ = ["KERNELS_ENV", "c_kernels"]
 KERNELS_ENV = "IRPREF_KERNELS"
 
 
-def c_kernels():
-    """The C module ``irpref._kernels``, or None (not built, or ``IRPREF_KERNELS=numpy``)."""
+def c_kernels(module: str = "_kernels"):
+    """The C module ``irpref._kernels`` (or ``irpref.<module>``, e.g. ``_prefs``), or
+    None (not built, or ``IRPREF_KERNELS=numpy``)."""
     choice = os.environ.get(KERNELS_ENV, "").strip().lower()
     if choice not in ("", "c", "numpy"):
         raise UsageError(f"{KERNELS_ENV} must be 'c' or 'numpy', got {choice!r}")
     if choice == "numpy":
         return None
     try:
-        import irpref._kernels as kernels
+        return importlib.import_module(f"irpref.{module}")
     except ImportError:
         if choice == "c":
-            raise ImportError(f"{KERNELS_ENV}=c but the C extension irpref._kernels is not "
+            raise ImportError(f"{KERNELS_ENV}=c but the C extension irpref.{module} is not "
                               "built (reinstall irpref with a C compiler)") from None
         return None
-    return kernels

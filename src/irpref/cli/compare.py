@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 
 import numpy as np
 import pandas as pd
 
 from irpref import params
-from irpref.aggregate import orderings_of
+from irpref.aggregate import win_rate_orderings
 from irpref.cli.common import (
     add_dask,
     add_depth,
@@ -70,35 +71,44 @@ def run(args: argparse.Namespace) -> int:
     if args.measures is not None:  # refused before reading (exit 2)
         as_usage(lambda: parse_preferences(args.measures, judged_only=settings.judged_only))
     if args.dask:  # read, judged and compared on Dask (irpref.distributed)
-        comp = _on_dask(args, settings)
-    else:
-        from irpref.store import is_judged_file
+        return _on_dask(args, settings)
+    from irpref.store import is_judged_file
 
-        judged = load_judged_file(args, settings) if is_judged_file(args.qrels) else None
-        comp = compare_matrices(args.qrels, args.runs, args.measures, settings=settings,
-                                subtopics=args.subtopics, judged=judged)
-    means = comp.tidy_means()
+    judged = load_judged_file(args, settings) if is_judged_file(args.qrels) else None
+    comp = compare_matrices(args.qrels, args.runs, args.measures, settings=settings,
+                            subtopics=args.subtopics, judged=judged)
+    del judged  # the comparison holds what it reads
+    return write(comp, args)
+
+
+def write(comp, args: argparse.Namespace) -> int:
+    """Print the comparison: means (and per-query rows) as TSV, JSON or Parquet,
+    streamed by blocks of pairs and queries, or the readable report."""
+    means = comp.means()
     if args.format != "table":
         keys = ["run_a", "run_b", "measure"]
-        table = means
+        table = comp.tidy_means(means)
         if args.per_query:  # per-query rows, then the means with an empty / null query
             keys = ["run_a", "run_b", "query", "measure"]
-            table = [comp.tidy(), means]
+            queries = comp.all_queries()
+            order = sorted(range(len(queries)), key=lambda i: (natural_key(queries[i]), i))
+            table = itertools.chain(comp.tidy_frames(order), [table])
         with open_output(args.output) as out:
             write_table(table, keys, args.format, out)
         return 0
     text = io.StringIO()  # the whole report is built before a line is printed
-    if args.per_query:
+    if args.per_query:  # the terminal's wide view: the per-query table is built whole
         write_table(comp.tidy(), ["run_a", "run_b", "query", "measure"], "table", text)
         text.write("\n")
-    _write_readable(comp, args.teleport, text)
+    _write_readable(comp, means, args.teleport, text)
     with open_output(args.output) as out:
         out.write(text.getvalue())
     return 0
 
 
-def _on_dask(args: argparse.Namespace, settings):
-    """``--dask``: QRELS RUN... read, judged and compared on a Dask cluster."""
+def _on_dask(args: argparse.Namespace, settings) -> int:
+    """``--dask``: QRELS RUN... read, judged and compared on a Dask cluster, the
+    blocks of run pairs computed there while the output is written."""
     from irpref.distributed import client_for, close
     from irpref.store import is_judged_file
 
@@ -112,15 +122,15 @@ def _on_dask(args: argparse.Namespace, settings):
         raise UsageError("no RUN file given")
     client = client_for(args.dask)
     try:
-        return compare_matrices(args.qrels, args.runs, args.measures, settings=settings,
-                                client=client)
+        return write(compare_matrices(args.qrels, args.runs, args.measures,
+                                      settings=settings, client=client), args)
     finally:
         close(client)
 
 
 def _population(comp, name: str, perm: list[int], runs: list[str]) -> tuple[str, str]:
     """(what each mean is taken over, a note naming the runs that lack queries)."""
-    total = len(comp.values[name])
+    total = comp.n_queries(name)
     if not hasattr(comp, "pairs_n"):  # every run has every query, or --missing zero
         return f"mean over {total} queries", ""
     n = comp.pairs_n(name)[perm][:, perm]
@@ -135,7 +145,7 @@ def _population(comp, name: str, perm: list[int], runs: list[str]) -> tuple[str,
             f"compared on the queries both runs have --\n")
 
 
-def _write_readable(comp, teleport: float, out) -> None:
+def _write_readable(comp, means: dict, teleport: float, out) -> None:
     """Per preference: the mean matrix and the system orderings, runs in natural
     order (``run2`` before ``run10``, as every terminal table)."""
     perm = sorted(range(len(comp.runs)), key=lambda i: natural_key(comp.runs[i]))
@@ -143,19 +153,18 @@ def _write_readable(comp, teleport: float, out) -> None:
     labels = [f"{i + 1:>{len(str(len(runs)))}} {name}" for i, name in enumerate(runs)]
     cols = [str(i + 1) for i in range(len(runs))]
     for name in comp.names:
-        values = comp.values[name][:, perm][:, :, perm]
         kind = PREFERENCES[comp.preferences[comp.names.index(name)].name].kind
         over, note = _population(comp, name, perm, runs)
         out.write(f"== {name} ({kind}): {over}; row run preferred to column run when > 0 ==\n")
         out.write(note)
-        mean = comp.mean(name)[perm][:, perm] + 0.0  # + 0.0: no "-0.0000" for a tie
+        mean = comp.mean(name, means[name])[perm][:, perm] + 0.0  # + 0.0: no "-0.0000"
         mat = pd.DataFrame(mean, index=labels, columns=cols)
         out.write(render_text(mat, index=True, float_format=lambda v: f"{v:+.4f}",
                               width=10_000) + "\n")
-        if len(values) == 0:
+        if comp.n_queries(name) == 0:
             out.write("(no query with a relevant item)\n\n")
             continue
-        orders = orderings_of(values, runs, teleport=teleport)
+        orders = win_rate_orderings(comp.win_rates(name, perm), runs, teleport=teleport)
         wide = pd.DataFrame({"rank": np.arange(1, len(runs) + 1)})
         titles = {"win_rate": "win rate (Eq. 7)", "mc4": "MC4", "borda": "Borda"}
         for method, group in orders.groupby("method", sort=False):

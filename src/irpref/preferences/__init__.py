@@ -13,10 +13,12 @@ RPP       real    recall-paired preference, Diaz & Ferraro 2022 Eq. 4-5
 ST-RPP    real    subtopic RPP, Diaz & Ferraro 2022 Eq. 6
 ========  ======  ===============================================================
 
-:func:`preference_matrices` computes every (query, run, run) value at once;
+:func:`preference_matrices` builds a :class:`Comparison`, which computes the values
+of any block of run pairs (every (query, run, run) value, block by block);
 :func:`irpref.compare` wraps it into a tidy table.
 """
 
+from irpref.preferences.comparison import Comparison, PairedComparison
 from irpref.preferences.lexicographic import (
     lexiprecision_key,
     lexirecall_key,
@@ -24,7 +26,7 @@ from irpref.preferences.lexicographic import (
     sgn_lp,
     sgn_lr,
 )
-from irpref.preferences.pairs import Comparison, Populations, preference_matrices
+from irpref.preferences.pairs import Populations, preference_matrices
 from irpref.preferences.registry import (
     DEFAULT_PREFERENCES,
     PREFERENCES,
@@ -40,6 +42,7 @@ __all__ = [
     "DEFAULT_PREFERENCES",
     "PREFERENCES",
     "Comparison",
+    "PairedComparison",
     "PrefFamily",
     "Preference",
     "Populations",

@@ -30,9 +30,10 @@ ranking whose order is the preference's order.
 
 For all runs of a query at once, :func:`lexicographic_ranks` sorts the padded
 position vectors (``np.lexsort``) into dense ranks, an exact total-order key
-per (run, query); preferences between all run pairs are then differences of
+per (run, query); preferences between run pairs are then differences of
 ranks, and rrLP's deciding level is a longest common prefix between
-neighbours in that sorted order (a range minimum).
+neighbours in that sorted order (a range minimum:
+:class:`irpref.preferences.engines.RangeMinima`).
 """
 
 from __future__ import annotations
@@ -47,9 +48,7 @@ __all__ = [
     "lexicographic_ranks",
     "lexiprecision_key",
     "lexirecall_key",
-    "pairwise_from_ranks",
     "rr_lp",
-    "rr_lp_matrix",
     "sgn_lp",
     "sgn_lr",
 ]
@@ -203,44 +202,3 @@ def lexicographic_ranks(
     lcp = np.where(neq.any(axis=1), np.argmax(neq, axis=1), lvl)
     lcp = np.concatenate((lcp, [lvl])).reshape(g, r)[:, : r - 1]
     return rank.reshape(g, r), (order % r).reshape(g, r), lcp
-
-
-def pairwise_from_ranks(rank: np.ndarray) -> np.ndarray:
-    """(G, R, R) sign preferences ``sgn(rank_b - rank_a)`` (row a over column b)."""
-    return np.sign(rank[:, None, :] - rank[:, :, None]).astype(np.float64)
-
-
-def rr_lp_matrix(pos: np.ndarray, order: np.ndarray, lcp: np.ndarray) -> np.ndarray:
-    """(G, R, R) rrLP from the lexiprecision sort (:func:`lexicographic_ranks`).
-
-    For runs at sorted places ``s < t``, ``i* = min(lcp[s:t])`` (longest
-    common prefix); rrLP = ``1/p_{a,i*} - 1/p_{b,i*}`` (0 for unretrieved),
-    0 when the position vectors are equal.
-    """
-    g, r, lvl = pos.shape
-    out = np.zeros((g, r, r))
-    if r < 2 or g == 0:
-        return out
-    big = np.iinfo(np.int64).max
-    # span[s, t] = min(lcp[s], ..., lcp[t-1]) for t > s
-    span = np.broadcast_to(lcp[:, None, :], (g, r, r - 1)).copy()
-    span[:, np.tril_indices(r, -1, r - 1)[0], np.tril_indices(r, -1, r - 1)[1]] = big
-    span = np.minimum.accumulate(span, axis=2)
-    place = np.empty_like(order)
-    np.put_along_axis(place, order, np.arange(r)[None, :].repeat(g, 0), axis=1)
-    a, b = np.triu_indices(r, 1)
-    pa, pb = place[:, a], place[:, b]
-    lo, hi = np.minimum(pa, pb), np.maximum(pa, pb)
-    gi = np.arange(g)[:, None]
-    istar = span[gi, lo, hi - 1]
-    valid = istar < lvl
-    ic = np.minimum(istar, lvl - 1)
-    xa = pos[gi, a[None, :], ic]
-    xb = pos[gi, b[None, :], ic]
-    with np.errstate(divide="ignore"):
-        rra = np.where(xa < SENTINEL, 1.0 / xa, 0.0)
-        rrb = np.where(xb < SENTINEL, 1.0 / xb, 0.0)
-    val = np.where(valid, rra - rrb, 0.0)
-    out[:, a, b] = val
-    out[:, b, a] = -val
-    return out

@@ -18,7 +18,8 @@ a population of such users (§4):
 
 Every variant is thus a mixture over *populations* ``g`` (the query itself, a
 grade, a subtopic) of ``Σ_i p(i|g) sgn(f'_{i,g} - f_{i,g})``; the kernel
-:func:`rpp_chunk` evaluates it for all run pairs of many populations at once.
+:func:`irpref.preferences.engines.level_sums` evaluates it for blocks of run pairs
+of many populations at once.
 
 Difference from pref_eval (the authors' code): its graded RPP caches the
 first position vector it builds per run and query (the items at or above the
@@ -35,7 +36,7 @@ import numpy as np
 
 from irpref.preferences.lexicographic import _sorted
 
-__all__ = ["level_weights", "rpp", "rpp_chunk", "rpp_mixture"]
+__all__ = ["level_weights", "rpp", "rpp_mixture"]
 
 
 def level_weights(n: int, p: str = "uniform") -> np.ndarray:
@@ -76,20 +77,3 @@ def rpp_mixture(populations: Sequence[tuple[Sequence[int], Sequence[int], int]],
     if total_m == 0:
         return 0.0
     return sum(m * rpp(f, g, m, p) for f, g, m in populations if m) / total_m
-
-
-def rpp_chunk(pos: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Σ_i w_i sgn(f_{b,i} - f_{a,i}) for all pairs ``a < b`` of every population.
-
-    pos:     (G, R, L) float64 sorted positions, :data:`SENTINEL` when unretrieved.
-    weights: (L, V) unnormalised p(i) of ``V`` weightings.
-    Returns (G, P, V), pairs in ``np.triu_indices(R, 1)`` order.
-    """
-    g, r, lvl = pos.shape
-    a, b = np.triu_indices(r, 1)
-    diff = np.take(pos, b, axis=1)
-    diff -= np.take(pos, a, axis=1)
-    np.sign(diff, out=diff)
-    out = diff.reshape(-1, lvl) @ weights[:lvl]
-    return out.reshape(g, len(a), weights.shape[1])
-

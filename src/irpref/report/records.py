@@ -379,8 +379,37 @@ def tsv_chunks(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> Ite
         yield b"\n"
 
 
-def _frames(frame) -> list[pd.DataFrame]:
-    return [f for f in (frame if isinstance(frame, (list, tuple)) else [frame]) if len(f)]
+def _frames(frame):
+    """The non-empty frames of ``frame``: a frame, a list or tuple of frames (a
+    list), or any other iterable of frames, read one at a time as it is written
+    (:class:`_Stream`: a large table streamed frame by frame)."""
+    if isinstance(frame, (pd.DataFrame, list, tuple)):
+        return [f for f in (frame if isinstance(frame, (list, tuple)) else [frame]) if len(f)]
+    return _Stream(frame)
+
+
+class _Stream:
+    """Frames from an iterator, its first non-empty frame read ahead (for the
+    header and the empty case); each frame is dropped once written."""
+
+    def __init__(self, frames) -> None:
+        self._rest = (f for f in frames if len(f))
+        self._first = next(self._rest, None)
+
+    def __bool__(self) -> bool:
+        return self._first is not None
+
+    def __getitem__(self, index: int) -> pd.DataFrame:
+        if index != 0 or self._first is None:
+            raise IndexError(index)
+        return self._first
+
+    def __iter__(self):
+        first, self._first = self._first, None
+        if first is not None:
+            yield first
+            del first
+        yield from self._rest
 
 
 def _emit(out: TextIO, data) -> None:

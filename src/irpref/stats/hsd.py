@@ -133,7 +133,8 @@ def tukey_hsd(
     if permutations < 1:
         raise ValueError(f"permutations must be >= 1, got {permutations}")
     rng = generator(seed)
-    complete = _complete_queries(pairwise)
+    matrix = pairwise.matrix if pairwise.kind != "metric" else None  # (Q, R, R), built once
+    complete = _complete_queries(pairwise, matrix)
     nq = int(complete.sum())
     a, b = pairwise.pairs
     if nq == 0:
@@ -145,7 +146,7 @@ def tukey_hsd(
         tol = 1e-9 * max(1.0, float(np.abs(x).max()))
         maxima = _hsd_metric_maxima(x, rng, permutations, batch)
     else:
-        m = pairwise.matrix_[complete]
+        m = matrix[complete]
         sign = pairwise.kind == "sign"
         observed = np.abs(m.sum(0)[a, b]) / nq
         keys = _order_keys(m) if sign and exploit_order else None
@@ -317,8 +318,8 @@ def _same(x, y) -> bool:
     return bool(x == y)
 
 
-def _complete_queries(pairwise: Pairwise) -> np.ndarray:
+def _complete_queries(pairwise: Pairwise, matrix: np.ndarray | None) -> np.ndarray:
     if pairwise.kind == "metric":
         return ~np.isnan(pairwise.scores).any(0)
-    return ~np.isnan(pairwise.matrix_).any((1, 2))
+    return ~np.isnan(matrix).any((1, 2))
 

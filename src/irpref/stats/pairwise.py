@@ -35,7 +35,11 @@ class Pairwise:
     kind ``metric``: ``scores`` (R, Q) per-query values, NaN where a run lacks
     a query; the matrix is ``scores[a] - scores[b]``. Kinds ``real`` and
     ``sign``: ``matrix`` (Q, R, R) preferences of row run over column run
-    (antisymmetric, NaN where missing; ``sign`` values are in {-1, 0, 1}).
+    (antisymmetric, NaN where missing; ``sign`` values are in {-1, 0, 1}), or
+    ``source``, which computes them by blocks of pairs: an object with
+    ``pair_values(a, b)`` ((P, Q) values of the pairs (a[i], b[i]), either order,
+    as the matrix's entries) and ``matrix()`` (the whole (Q, R, R), built when
+    read), e.g. :meth:`irpref.preferences.Comparison.source`.
     """
 
     measure: str
@@ -45,13 +49,14 @@ class Pairwise:
     scores: np.ndarray | None = None  # (R, Q), kind "metric"
     matrix_: np.ndarray | None = None  # (Q, R, R), kinds "real" / "sign"
     orientation_: str | None = None  # "higher" / "lower" / "none"; None: from the record
+    source: object | None = None  # kinds "real" / "sign": values by blocks of pairs
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {self.kind!r}")
         if self.kind == "metric" and self.scores is None:
             raise ValueError("a metric Pairwise needs scores (R, Q)")
-        if self.kind != "metric" and self.matrix_ is None:
+        if self.kind != "metric" and self.matrix_ is None and self.source is None:
             raise ValueError(f"a {self.kind} Pairwise needs a matrix (Q, R, R)")
         if self.orientation_ not in (None, "higher", "lower", "none"):
             raise ValueError(
@@ -137,7 +142,12 @@ class Pairwise:
 
     @classmethod
     def from_comparison(cls, comparison, measure: str) -> Pairwise:
-        """From an ``irpref.compare_matrices`` result (its (Q, R, R) matrix of ``measure``)."""
+        """From an ``irpref.compare_matrices`` result: its values of ``measure``,
+        by blocks of pairs (its ``source``), else its (Q, R, R) matrix."""
+        if hasattr(comparison, "source"):
+            return cls(measure, preference_kind(measure), _names(comparison.runs, len(
+                comparison.runs), "run"), _names(comparison.queries[measure], len(
+                comparison.queries[measure]), "q"), source=comparison.source(measure))
         matrix = np.asarray(comparison.values[measure], dtype=np.float64)
         kind = preference_kind(measure, matrix)
         return cls.from_matrix(matrix, kind, list(comparison.runs),
@@ -160,16 +170,16 @@ class Pairwise:
     @cached_property
     def values(self) -> np.ndarray:
         """(P, Q) per-query values of every pair a < b (NaN: missing)."""
-        a, b = self.pairs
-        if self.kind == "metric":
-            return self.scores[a] - self.scores[b]
-        return np.ascontiguousarray(self.matrix_[:, a, b].T)
+        return self.pair_values(*self.pairs)
 
     @property
     def matrix(self) -> np.ndarray:
-        """(Q, R, R) per-query pairwise matrix (for a metric, its differences)."""
+        """(Q, R, R) per-query pairwise matrix (for a metric, its differences; from a
+        ``source``, built at each read: O(Q R²))."""
         if self.matrix_ is not None:
             return self.matrix_
+        if self.source is not None:
+            return np.asarray(self.source.matrix(), dtype=np.float64)
         return (self.scores[:, None, :] - self.scores[None, :, :]).transpose(2, 0, 1)
 
     def pair_values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -177,6 +187,8 @@ class Pairwise:
         a, b = np.asarray(a, dtype=np.intp), np.asarray(b, dtype=np.intp)
         if self.kind == "metric":
             return self.scores[a] - self.scores[b]
+        if self.matrix_ is None:
+            return self.source.pair_values(a, b)
         return np.ascontiguousarray(self.matrix_[:, a, b].T)
 
     @cached_property

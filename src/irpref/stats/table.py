@@ -290,6 +290,7 @@ def significance(
     baseline: str | Sequence[str] | None = None,
     family: str = "measure",
     ci: str | None = None,
+    pairs: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """Test run pairs of every measure in tidy tables; one row per (measure, test, pair).
 
@@ -319,6 +320,11 @@ def significance(
                   value (see :func:`tukey_hsd`).
     baseline:     one run name or several: test only every other run against
                   each (run_a = run, run_b = baseline, ``mean`` = run - baseline).
+    pairs:        index arrays (a, b): test only these run pairs of every measure
+                  (a block of the pairs, e.g. a Dask task's: ``p_adjusted`` is then
+                  within the block; :func:`assign_families` over all blocks' rows
+                  gives the whole family's). The family of hsd and tukey stays all
+                  pairs.
 
     See :func:`pair_tests` for the columns; :func:`irpref.discriminative_power`
     summarizes the result.
@@ -335,12 +341,13 @@ def significance(
         check_baselines(pw.runs, baselines)
     out = []
     for pw in pairwise:
-        pairs = baseline_pairs(pw, baselines) if baselines else None
+        tested = pairs if pairs is not None else (
+            baseline_pairs(pw, baselines) if baselines else None)
         for resolved in dict.fromkeys(pw.test_for_paired if t == "paired" else t for t in tests):
             out.append(_pair_rows(
                 pw, resolved, permutations=permutations, seed=reseed(seed, "hsd"),
                 bootstrap=bootstrap, confidence=confidence, wilcoxon_method=wilcoxon_method,
-                strict=strict, ci=ci, pairs=pairs,
+                strict=strict, ci=ci, pairs=tested,
                 label=int(seed) if isinstance(seed, (int, np.integer)) else None,
             ))
     frame = assign_families(pd.concat(out, ignore_index=True), family, correction,
