@@ -190,6 +190,13 @@ def test_leaderboard_compare_and_significance_identical(client, tmp_path, monkey
     tests = ["paired", "wilcoxon"]
     pd.testing.assert_frame_equal(irpref.significance(tables, tests, **options),
                                   D.significance(tables, tests, client=client, **options))
+    from functools import partial
+
+    from irpref.stats.ranks import leaderboard
+
+    pd.testing.assert_frame_equal(
+        leaderboard(tables, "paired", seed=3),
+        leaderboard(tables, "paired", seed=3, tester=partial(D.significance, client=client)))
 
 
 def test_preference_significance_by_pair_blocks(client, tmp_path, monkeypatch):
@@ -213,7 +220,9 @@ def test_cli_leaderboard_dask_matches(tmp_path):
     for command, args in [("compare", ["-m", "sgnLP", "RPP", "--format", "tsv"]),
                           ("compare", ["-m", "rrLP", "--per-query", "--format", "tsv"]),
                           ("compare", ["-m", "sgnLP", "RPP(p=dcg)"]),
-                          ("significance", ["-m", "AP", "sgnLP", "rrLP", "--format", "tsv"])]:
+                          ("significance", ["-m", "AP", "sgnLP", "rrLP", "--format", "tsv"]),
+                          ("rank", ["-m", "AP", "sgnLP", "RPP", "--format", "tsv"]),
+                          ("rank", ["-m", "nDCG@10", "--test", "wilcoxon", "--format", "tsv"])]:
         one = subprocess.run(["irpref", command, qrels, *runs, *args], capture_output=True,
                              text=True)
         two = subprocess.run(["irpref", command, qrels, *runs, *args, "--dask", "local:2"],

@@ -19,6 +19,7 @@ import sys
 from irpref import params
 from irpref.cli.baseline_view import add_family_options
 from irpref.cli.common import (
+    add_dask,
     add_format,
     add_inputs,
     add_judging,
@@ -63,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "seed column)")
     parser.add_argument("--confidence", **checked(params.check_probability), default=0.95,
                         help="level of the marginal bootstrap intervals (default 0.95)")
+    add_dask(parser)
     add_format(parser)
     add_output(parser)
 
@@ -85,9 +87,21 @@ def run(args: argparse.Namespace) -> int:
               "2024 need holm or bonferroni, or --test hsd / tukey)", file=sys.stderr)
     args.measures = args.measures or DEFAULT_MEASURES
     tables = measure_tables(args, settings_from_args(args))
-    board = leaderboard(tables, args.test, correction=args.correction, alpha=args.alpha,
-                        bootstrap=args.bootstrap, seed=args.seed, confidence=args.confidence,
-                        permutations=args.permutations)
+    options = dict(correction=args.correction, alpha=args.alpha, bootstrap=args.bootstrap,
+                   seed=args.seed, confidence=args.confidence, permutations=args.permutations)
+    if args.dask:  # the tests of blocks of run pairs as Dask tasks: the same numbers
+        from functools import partial
+
+        from irpref.distributed import client_for, close, significance
+
+        client = client_for(args.dask)
+        try:
+            board = leaderboard(tables, args.test, tester=partial(significance, client=client),
+                                **options)
+        finally:
+            close(client)
+    else:
+        board = leaderboard(tables, args.test, **options)
     with open_output(args.output) as out:
         write_frame(board, args.format, out, digits=4, legend=legend(args))
     return 0

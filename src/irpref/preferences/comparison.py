@@ -336,6 +336,10 @@ class PairSource:
     def matrix(self) -> np.ndarray:
         return self.comparison.matrix(self.name)
 
+    def win_rates(self) -> np.ndarray:
+        """(Q, R) per-query win rates, by blocks of pairs (no (Q, R, R) matrix)."""
+        return self.comparison.win_rates(self.name)
+
 
 class _Matrices(Mapping):
     """name -> (Q, R, R) matrices of a comparison, each built when read."""

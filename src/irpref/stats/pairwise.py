@@ -172,6 +172,16 @@ class Pairwise:
         """(P, Q) per-query values of every pair a < b (NaN: missing)."""
         return self.pair_values(*self.pairs)
 
+    def win_rates(self) -> np.ndarray:
+        """(Q, R) per-query win rates of a preference, ``sum_b Delta_q(a, b)``
+        (:func:`irpref.aggregate.win_rates`), from the ``source`` by blocks of pairs
+        when it gives them, else from the matrix."""
+        if self.matrix_ is None and hasattr(self.source, "win_rates"):
+            return np.asarray(self.source.win_rates(), dtype=np.float64)
+        from irpref.aggregate import win_rates
+
+        return win_rates(self.matrix)
+
     @property
     def matrix(self) -> np.ndarray:
         """(Q, R, R) per-query pairwise matrix (for a metric, its differences; from a

@@ -31,7 +31,7 @@ as NumRet) cannot be ranked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -66,6 +66,7 @@ def leaderboard(
     confidence: float = 0.95,
     permutations: int = 10_000,
     kinds: dict[str, str] | None = None,
+    tester: Callable[..., pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """The leaderboard of the runs in ``tables`` (as :func:`irpref.stats.significance`
     reads them): one row per measure and run, best first, columns
@@ -74,13 +75,16 @@ def leaderboard(
 
     ``test`` and ``correction`` (default: holm, none for hsd / tukey) form one
     family over all pairs of each measure; a pair is significant when its adjusted
-    p < ``alpha``. See the module doc for the columns.
+    p < ``alpha``. See the module doc for the columns. ``tester``: what runs the
+    tests, with :func:`irpref.stats.significance`'s signature (default: it; the
+    CLI's ``--dask`` passes :func:`irpref.distributed.significance`).
     """
     if test not in RANK_TESTS:
         raise UsageError(f"test must be one of {', '.join(RANK_TESTS)}, not {test!r}")
     correction = check_correction([test], correction)
-    tests = significance(tables, test, correction=correction, family="measure", ci="none",
-                         bootstrap=0, seed=seed, permutations=permutations, kinds=kinds)
+    tests = (tester or significance)(tables, test, correction=correction, family="measure",
+                                     ci="none", bootstrap=0, seed=seed,
+                                     permutations=permutations, kinds=kinds)
     board = ranks_from_tests(tables, tests, alpha, bootstrap=bootstrap, seed=seed,
                              confidence=confidence, kinds=kinds)
     if test in ("hsd",) or bootstrap:
@@ -138,11 +142,9 @@ def run_scores(pw: Pairwise, ranking: str | None = None) -> np.ndarray:
     plus half the runs tied, over the per-query mean-preference order; as
     :func:`irpref.aggregate.borda`), as the preference's record says (``ranking``
     overrides it)."""
-    from irpref.aggregate import win_rates
-
     if pw.kind == "metric":
         return pw.scores
-    w = win_rates(pw.matrix_)  # (Q, R)
+    w = pw.win_rates()  # (Q, R)
     if (ranking or _ranking(pw.measure)) == "borda":
         from scipy.stats import rankdata
 
