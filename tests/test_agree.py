@@ -229,6 +229,7 @@ def test_cli_tsv_interface():
     assert float(body[("alpha_binary", "2")]) == pytest.approx(0.428016, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_cli_other_formats_and_views():
     js = irpref_cli("agree", HUMAN, H2O, "--format", "json")
     assert js.returncode == 0

@@ -165,6 +165,7 @@ def test_cli_scores_orient_lower_is_better_ascending(noisy_qrels):
         assert float(top[0][2]) == best(float(r[2]) for r in mine)
 
 
+@pytest.mark.slow
 def test_cli_swaps_are_listed_with_holm_significance(noisy_qrels):
     args = ("agree", QRELS, noisy_qrels, *RUNS, "-m", "P@10", "ASL", "--rel", "2")
     counts = _tsv(irpref_cli(*args, "--format", "tsv").stdout)
@@ -218,6 +219,7 @@ def test_cli_measure_errors(noisy_qrels, args, message):
     assert out.stdout == ""
 
 
+@pytest.mark.slow
 def test_cli_readable_and_paper_formats_with_runs(noisy_qrels):
     table = irpref_cli("agree", QRELS, noisy_qrels, *RUNS, "-m", "AP")
     assert table.returncode == 0, table.stderr
@@ -228,6 +230,7 @@ def test_cli_readable_and_paper_formats_with_runs(noisy_qrels):
         assert out.returncode == 0 and needle in out.stdout, out.stdout
 
 
+@pytest.mark.slow
 def test_cli_judged_at_per_run_and_query(tmp_path):
     """B judges 60% of A's pairs: Judged@10 under each side, per query and per run."""
     qrels = irpref.read_qrels(QRELS)

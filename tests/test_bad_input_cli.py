@@ -232,6 +232,7 @@ def test_python_dash_m(files):
     assert bad.returncode == 2 and "--rel 0: must be >= 1" in bad.stderr
 
 
+@pytest.mark.slow
 def test_quiet_silences_warnings(files):
     (files / "extra.run").write_text(RUN_A + "q9 Q0 d1 1 1 a\n")
     loud = irpref(EVAL, Q, "extra.run", "-m", "AP", cwd=files)
@@ -301,6 +302,7 @@ def _wait_until_reading(proc: subprocess.Popen, folder, timeout: float = 60) -> 
         time.sleep(0.01)
 
 
+@pytest.mark.slow
 def test_ctrl_c_is_130_and_one_line(tmp_path):
     import numpy as np
 

@@ -373,6 +373,7 @@ def test_dataframe_grades_out_of_range_are_refused():
         irpref.evaluate(frame, {"r": {"q1": {"a": 1.0}}}, ["AP"])
 
 
+@pytest.mark.slow
 def test_ranx_objects():
     ranx = pytest.importorskip("ranx")
     qrels = ranx.Qrels({"q1": {"d1": 1, "d2": 0, "d3": 1}})

@@ -49,6 +49,7 @@ def _distinct(table: pd.DataFrame) -> np.ndarray:
     return ~pd.Series(list(zip(table["measure"], pair))).duplicated().to_numpy()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [_significance, _evaluate])
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", "bh", "by"])
 def test_measure_family_counts_the_baseline_pair_once(command, correction):
@@ -68,6 +69,7 @@ def test_measure_family_counts_the_baseline_pair_once(command, correction):
     pd.testing.assert_series_equal(ab["p_adjusted"], ba["p_adjusted"], rtol=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [_significance, _evaluate])
 def test_all_and_baseline_families(command):
     table = command("holm", "all")

@@ -367,6 +367,7 @@ def test_cli_table_letters_and_legend():
     assert "95% CI (t) of run - TUA1-1:" in out
 
 
+@pytest.mark.slow
 def test_cli_json_and_bad_values():
     proc = irpref_cli("evaluate", QRELS, *RUNS[:3], "-m", "AP", "--baseline", RUN_NAMES[0],
                       "--effects", "--format", "json")

@@ -106,6 +106,7 @@ def check(judged, texts, exact_only=False):
             np.testing.assert_allclose(hi, want_hi, rtol=TOL, atol=TOL, err_msg=where)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ties", ["docid", "input", "expected"])
 @settings(max_examples=50, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -231,6 +232,7 @@ def test_evaluate_and_summarize_carry_the_bounds():
     np.testing.assert_array_equal(plain["value"], res[res["measure"] == "AP"]["value"])
 
 
+@pytest.mark.slow
 def test_cli_bounds_tsv_and_refusals(tmp_path):
     qrels, runs = _robust()
     out = irpref_cli("evaluate", qrels, *runs, "-m", "AP", "RBP", "--bounds", "--format", "tsv",

@@ -42,6 +42,7 @@ def bounds(sub, run, names, rel):
             res[["measure", "value", "lower", "upper"]].itertuples(index=False)}
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(
     rows=st.lists(st.tuples(st.sampled_from(LABELS), st.sampled_from(DOCS), st.integers(0, 2)),

@@ -7,6 +7,7 @@ import math
 import warnings
 
 import numpy as np
+import pytest
 from helpers import write_trec
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -44,6 +45,7 @@ def _judge(tmp_path, data, ties="docid"):
         return judge_inputs(qp, rp, ties=ties)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=graded(), ties=st.sampled_from(["docid", "input"]))

@@ -51,6 +51,7 @@ def _judge(data, ties, depth, rel, layout):
                             corpus_size=50)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections(), ties=st.sampled_from(["docid", "input"]),
        depth=st.one_of(st.none(), st.integers(1, 6)), rel=st.integers(1, 2))
@@ -106,6 +107,7 @@ def test_expected_ties_need_the_full_layout():
     assert (res["lower"] <= res["value"]).all() and (res["value"] <= res["upper"]).all()
 
 
+@pytest.mark.slow
 def test_cli_bounds_on_a_saved_compact_file(tmp_path):
     qrels, runs = write_trec(tmp_path, {"q1": {"a": 1, "b": 0, "c": 2}},
                              {"r1": {"q1": {"a": 3.0, "x": 2.0, "c": 1.0, "y": 0.5}},

@@ -235,6 +235,7 @@ def _run_frame(runs):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.integers(1, 2), st.sampled_from([None, 1, 3]))
 def test_against_pytrec_eval_and_trec_eval_loops(coll, level, depth):

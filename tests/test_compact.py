@@ -143,6 +143,7 @@ def collections(draw):
     return qrels, runs, depth
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.sampled_from(["docid", "input", "expected"]), st.integers(1, 3))
 def test_compact_equals_full_on_random_collections(coll, ties, block_runs):
@@ -184,6 +185,7 @@ def _real(data_dir, name):
     return base / "qrels.txt", runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["robust03", "dl19-passage"])
 @pytest.mark.parametrize("ties,depth", [("docid", None), ("input", 50), ("expected", None)])
 def test_compact_equals_full_on_real_data(data_dir, name, ties, depth):
@@ -248,6 +250,7 @@ def test_compact_refuses_what_it_lacks(data_dir):
 # ---------------------------------------------------------------- saved files
 
 
+@pytest.mark.slow
 def test_saved_compact_file_round_trip(data_dir, tmp_path):
     from irpref.store import load, save
 
@@ -264,6 +267,7 @@ def test_saved_compact_file_round_trip(data_dir, tmp_path):
         check_all(full, back, ms)
 
 
+@pytest.mark.slow
 def test_cli_judge_layouts(data_dir, tmp_path):
     import os
     import subprocess

@@ -279,6 +279,7 @@ def test_cli_tsv(dl19_small):
     assert [line.split("\t")[2] for line in per_query[-6:]] == [""] * 6  # mean rows
 
 
+@pytest.mark.slow
 def test_cli_table_and_json(dl19_small):
     qrels, runs = dl19_small
     out = _cli(qrels, *runs, "-m", "RPP", "sgnLR", "--rel", "2").stdout

@@ -127,6 +127,7 @@ def check_condensed(qrels, runs, ties, layout) -> int:
     return checked
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.sampled_from(["docid", "input", "expected"]),
        st.sampled_from(["full", "compact"]))

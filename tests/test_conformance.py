@@ -120,12 +120,14 @@ def _compare(qrels, runs, qdict, rel, judged_only=False):
     return compared
 
 
+@pytest.mark.slow
 def test_dl19_all_runs_match_pytrec_eval(dl19):
     qrels, runs, qdict = dl19
     assert len(runs) == 37
     assert _compare(qrels, runs, qdict, 1) == 37 * 43 * len(MEASURES)
 
 
+@pytest.mark.slow
 def test_dl19_all_runs_match_pytrec_eval_level_2(dl19):
     qrels, runs, qdict = dl19
     assert _compare(qrels, runs, qdict, 2) > 0

@@ -52,6 +52,7 @@ def _rows(res) -> dict[str, str]:
     return dict(zip(frame.design, frame.value))
 
 
+@pytest.mark.slow
 def test_cli_standardized():
     rows = _rows(irpref_cli("design", "--alpha", 0.05, "--beta", 0.2, "--min-diff", 0.5,
                             "--std", "--format", "tsv"))
@@ -63,6 +64,7 @@ def test_cli_standardized():
     assert rows["ci"] == str(design.ci_topics(0.3, 0.01))
 
 
+@pytest.mark.slow
 def test_cli_from_runs():
     rows = _rows(irpref_cli("design", "--min-diff", 0.05, QRELS, *RUNS, "-m", "AP",
                             "--format", "tsv"))
@@ -81,6 +83,7 @@ def test_cli_from_runs():
     assert given["paired-t"] == rows["paired-t"]
 
 
+@pytest.mark.slow
 def test_cli_usage_errors():
     res = irpref_cli("design", "--min-diff", 0.5)
     assert res.returncode == 2 and "give --std" in res.stderr
@@ -104,6 +107,7 @@ def test_std_names_what_each_design_is_standardized_by():
     assert unit["anova"] == "topics; D in sd of scores (sqrt V_E)"
 
 
+@pytest.mark.slow
 def test_several_measures_each_with_its_variance_and_population(tmp_path):
     """-m AP nDCG@10: one block of rows per measure; V_E over the topics every run has,
     with the runs and topics behind it, and the population announced."""
@@ -139,6 +143,7 @@ def test_one_run_says_what_the_design_needs():
     assert "needs at least 2 runs" in res.stderr and "--variance V" in res.stderr
 
 
+@pytest.mark.slow
 def test_sakai_method_on_the_command_line():
     exact = _rows(irpref_cli("design", "--min-diff", 0.5, "--std", "--format", "tsv"))
     sakai = _rows(irpref_cli("design", "--min-diff", 0.5, "--std", "--method", "sakai",

@@ -56,6 +56,7 @@ def _random_collection(tmp: Path, seed: int, runs: int = 5, queries: int = 12) -
     return tmp / "qrels.txt", paths
 
 
+@pytest.mark.slow
 def test_example_evaluate_and_significance_identical(client):
     runs = sorted(EXAMPLE.glob("*.gz"))
     local = irpref.evaluate(EXAMPLE / "qrels.txt", runs, MEASURES, rel=2)
@@ -78,6 +79,7 @@ def test_random_collections_identical(client, tmp_path, seed, ties, missing):
     pd.testing.assert_frame_equal(local, dask)
 
 
+@pytest.mark.slow
 def test_cli_dask_local_matches(tmp_path):
     qrels, runs = _random_collection(tmp_path, 7)
     args = ["-m", "AP", "RR", "--per-query", "--format", "tsv"]
@@ -231,6 +233,7 @@ def test_cli_leaderboard_dask_matches(tmp_path):
         assert one.stdout == two.stdout and len(one.stdout) > 1000
 
 
+@pytest.mark.slow
 def test_cli_compare_dask_matches(tmp_path):
     qrels, runs = _random_collection(tmp_path, 8)
     for args in (["--per-query", "--format", "tsv"], ["--format", "table"]):
@@ -243,6 +246,7 @@ def test_cli_compare_dask_matches(tmp_path):
         assert one.stdout == two.stdout
 
 
+@pytest.mark.slow
 def test_cli_evaluate_dask_subtopics(tmp_path):
     import gzip
 
@@ -271,6 +275,7 @@ def test_cli_evaluate_dask_subtopics(tmp_path):
     assert one.stdout == two.stdout and len(one.stdout.splitlines()) > 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command,address,message", [
     ("compare", "local:0", "local:N"), ("compare", "local:x", "local:N"),
     ("compare", "nonsense", "scheduler address"), ("compare", "foo://x:1", "cannot connect"),
@@ -288,6 +293,7 @@ def test_cli_bad_address_is_a_usage_error(tmp_path, command, address, message):
     assert proc.stdout == ""
 
 
+@pytest.mark.slow
 def test_without_dask_the_error_names_the_extra(tmp_path):
     qrels, runs = _random_collection(tmp_path, 10, runs=2)
     code = ("import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; "

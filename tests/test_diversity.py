@@ -192,6 +192,7 @@ ROW = st.tuples(st.sampled_from(["0", "1", "2", "10", "x"]), st.sampled_from(DOC
                 st.integers(0, 2))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     rows=st.lists(ROW, min_size=1, max_size=16, unique_by=lambda r: (r[0], r[1])),

@@ -55,6 +55,7 @@ def test_ci_without_baseline_json(results):
     assert not any(q == "all" for q in got.get("query", []))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt, needle", [("latex", r"\toprule"), ("markdown", "| run | AP"),
                                          ("html", "<table>")])
 def test_paper_formats(fmt, needle):

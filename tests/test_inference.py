@@ -297,6 +297,7 @@ def _tsv(res) -> pd.DataFrame:
                        na_values=[""])
 
 
+@pytest.mark.slow
 def test_cli_tsv_interface_with_several_baselines():
     args = ["significance", QRELS, *RUNS, "-m", "AP", "ASL", "--rel", 2, "--test", "t",
             "--correction", "bh", "--format", "tsv"]
@@ -318,6 +319,7 @@ def test_cli_tsv_interface_with_several_baselines():
                                multipletests(once.p, method="fdr_bh")[1], rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_cli_bootstrap_is_seeded():
     args = ["significance", QRELS, *RUNS, "-m", "AP", "--baseline", "bm25base_p",
             "--format", "tsv", "--seed", 3, "--bootstrap", 300]
@@ -327,6 +329,7 @@ def test_cli_bootstrap_is_seeded():
     assert _tsv(c).ci.eq("bca").all() and c.stdout != a.stdout
 
 
+@pytest.mark.slow
 def test_cli_usage_errors():
     res = irpref_cli("significance", QRELS, *RUNS, "-m", "AP", "--family", "baseline")
     assert res.returncode == 2 and "--family baseline needs --baseline" in res.stderr
@@ -368,6 +371,7 @@ def test_cli_measure_without_orientation_gets_no_marks():
     assert all(isinstance(r["wins"], int) for r in records if r["measure"] == "AP")
 
 
+@pytest.mark.slow
 def test_cli_anova_table(example):
     res = irpref_cli("significance", QRELS, *RUNS, "-m", "AP", "ASL", "sgnLP", "--rel", 2,
                      "--anova", "--format", "tsv")

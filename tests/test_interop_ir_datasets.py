@@ -81,6 +81,7 @@ def test_missing_ir_datasets_is_a_usage_error():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow
 def test_cli_evaluate_with_registered_dataset():
     run = str(examples.run_paths()[0])
     code = REGISTER + (

@@ -151,6 +151,7 @@ def test_cli_reports_a_repeated_document_with_file_and_line(tmp_path):
     assert f"{r}:{line}: document 'd1' retrieved twice for query 'q1'" in proc.stderr
 
 
+@pytest.mark.slow
 def test_cli_output_does_not_depend_on_the_allocator(tmp_path):
     """The CLI keeps freed memory (glibc mallopt) unless IRPREF_MALLOC=default;
     either way the output is the same."""

@@ -165,6 +165,7 @@ def _value(m, judged):
         return type(e).__name__
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.sampled_from(["docid", "input", "expected"]),
        st.sampled_from(["full", "compact"]), st.sampled_from([None, 1, 2, 4]),

@@ -76,6 +76,7 @@ def test_agree_in_process_judged_only_matches_the_explicit_modifier(qrels_b):
 # ---- the command line -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_agree_judged_only_equals_the_explicit_modifier(qrels_b):
     flag = irpref_cli("agree", QRELS, qrels_b, *THREE, "-m", "AP", "--judged-only",
                       "--format", "tsv")
@@ -107,6 +108,7 @@ def _markdown_table(text: str, header: str) -> list[list[str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_cli_report_judged_only_names_and_numbers_equal_evaluate(tmp_path, qrels_b):
     out = tmp_path / "r.md"
     proc = irpref_cli("--quiet", "report", QRELS, *THREE, "-m", "AP", "--judged-only",

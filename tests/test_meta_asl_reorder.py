@@ -99,6 +99,7 @@ def test_bad_parameters():
         asl_reordering(qrels, runs, margin=-1)
 
 
+@pytest.mark.slow
 def test_cli_asl_reorder(data_dir):
     d = data_dir / "dl19-passage"
     runs = [str(p) for p in sorted((d / "runs").glob("*.gz"))[:5]]

@@ -56,6 +56,7 @@ def _from_files(name: str) -> str:
     return _FILES[name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [e.name for e in REAL])
 def test_a_saved_judge_file_gives_the_table_of_the_files(name, saved):
     """The help offers a saved file; every subcommand reads one (the full layout)
@@ -66,6 +67,7 @@ def test_a_saved_judge_file_gives_the_table_of_the_files(name, saved):
     assert full.stdout == _from_files(name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [e.name for e in REAL])
 def test_a_compact_saved_file_is_read_or_refused_with_the_reason(name, saved):
     compact = irpref_cli("meta", name, saved["compact"], *_args(name))
@@ -78,6 +80,7 @@ def test_a_compact_saved_file_is_read_or_refused_with_the_reason(name, saved):
         assert compact.stdout == _from_files(name)
 
 
+@pytest.mark.slow
 def test_a_saved_file_with_run_files_or_another_rel_is_refused(saved):
     r = irpref_cli("meta", "ties", saved["full"], RUNS[0], "-m", "AP")
     assert r.returncode == 2
@@ -94,6 +97,7 @@ def test_corpus_size_is_accepted(name):
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.slow
 def test_corpus_size_reaches_the_measures():
     ev = irpref_cli("evaluate", QRELS, *RUNS, "-m", "SL1")
     r = irpref_cli("meta", "ties", QRELS, *RUNS, "-m", "TSE(e=ap)", "SL1", "RE")
@@ -105,6 +109,7 @@ def test_corpus_size_reaches_the_measures():
     assert len(r.stdout.splitlines()) == 1 + 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["0", "-1", "x"])
 def test_rel_is_refused_with_evaluates_message(value):
     ev = irpref_cli("evaluate", QRELS, *RUNS, "-m", "AP", "--rel", value)
@@ -156,6 +161,7 @@ def _meta_tables(qrels, paths, *extra):
     return out
 
 
+@pytest.mark.slow
 def test_depth_ties_and_missing_change_what_is_judged(tied_runs):
     """--depth N is the run files cut at N, --ties input the file order made strict,
     --missing zero adds the comparisons with a query a run lacks (an empty ranking)."""
@@ -222,6 +228,7 @@ def test_an_option_given_twice_is_refused_on_random_rankings(argv):
     assert "given twice" in r.stderr
 
 
+@pytest.mark.slow
 def test_list_options_collect_every_occurrence():
     """-m, --model and --discounts are lists: given twice, both values count."""
     one = irpref_cli("meta", "interleaving", QRELS, *RUNS, "-m", "AP", "RR", "--model",
@@ -263,6 +270,7 @@ def _tsv(stdout: str) -> list[dict[str, str]]:
     return [dict(zip(head, r)) for r in rows]
 
 
+@pytest.mark.slow
 def test_agreement_reads_orientation_from_the_record(dominance):
     q, runs = dominance
     r = irpref_cli("meta", "agreement", q, *runs, "-m", "AP", "SL1", "ASL", "SL3",
@@ -286,6 +294,7 @@ def test_degrade_with_a_reference_of_the_other_direction(dominance):
     assert float(row["kendall_tau"]) == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_subsample_and_interleaving_with_a_lower_is_better_measure(dominance):
     q, runs = dominance
     s = irpref_cli("meta", "subsample", q, *runs, "-m", "SL1", "ASL", "--sizes", "2",
@@ -353,6 +362,7 @@ def test_irpref_meta_exports_every_function_the_records_name():
     assert callable(agreement) and callable(subsample)
 
 
+@pytest.mark.slow
 def test_output_file_holds_the_table(tmp_path):
     out = tmp_path / "ties.tsv"
     r = irpref_cli("meta", "ties", QRELS, *RUNS, "-m", "AP", "RR", "-o", out)

@@ -96,6 +96,7 @@ def test_bad_parameters():
         disaggregated_by_level(qrels, runs, levels=0)
 
 
+@pytest.mark.slow
 def test_cli_disaggregate(data_dir):
     d = data_dir / "dl19-passage"
     runs = [str(p) for p in sorted((d / "runs").glob("*.gz"))[:4]]

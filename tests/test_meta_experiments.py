@@ -197,6 +197,7 @@ def test_bad_parameters_are_usage_errors(func, kwargs, match):
 # ------------------------------------------------------------------------ CLI
 
 
+@pytest.mark.slow
 def test_cli_ties_and_suffix_on_dl19(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("*.gz"))
@@ -210,6 +211,7 @@ def test_cli_ties_and_suffix_on_dl19(data_dir):
     assert "percent_agree" in j.stdout
 
 
+@pytest.mark.slow
 def test_cli_degrade_subsample_agreement(tmp_path):
     qrels, runs = _toy(10, n_q=8, n_docs=20)
     qpath, paths = write_trec(tmp_path, qrels, runs)
@@ -281,6 +283,7 @@ def test_degrade_reference_measure():
     assert t[t.measure == "RR"].agreement.iloc[0] == pytest.approx(own.agreement.iloc[0])
 
 
+@pytest.mark.slow
 def test_cli_recall_levels_equals_api(tmp_path):
     """``irpref meta recall-levels``: lexiprecision Fig. 5 (default), Fig. 6
     (``--needed``) and Fig. 3 (``--given-p1``), the API's tables in full precision."""
@@ -326,6 +329,7 @@ def test_conditional_agreement_equals_brute_force():
         assert row["agreement"] == pytest.approx(np.mean(d[a][k] == d[b][k]), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_cli_conditional_agreement_lexirecall_fig8_r1000(data_dir):
     """Lexirecall section 6.2.1: with runs of depth <= 1000, whenever R@1000
     differs lexirecall differs the same way (pessimistic imputation): the

@@ -114,6 +114,7 @@ def test_bad_parameters():
         interleaving_agreement(qrels, runs, samples=0)
 
 
+@pytest.mark.slow
 def test_cli_interleaving(data_dir):
     d = data_dir / "dl19-passage"
     runs = [str(p) for p in sorted((d / "runs").glob("*.gz"))[:3]]

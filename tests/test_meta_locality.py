@@ -101,6 +101,7 @@ def test_locality_bad_parameters():
         recall_level_regression(qrels, runs, predictors=0)
 
 
+@pytest.mark.slow
 def test_cli_locality(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("*.gz"))[:6]

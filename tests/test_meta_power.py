@@ -96,6 +96,7 @@ def test_power_bad_parameters():
         subsample(qrels, runs, ["AP"], sizes=[2], power=True, test="hsdx")
 
 
+@pytest.mark.slow
 def test_cli_power_columns(tmp_path):
     qrels, runs = _toy(4)
     qpath, paths = write_trec(tmp_path, qrels, runs)

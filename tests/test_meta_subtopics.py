@@ -222,6 +222,7 @@ def test_degrade_and_subsample_seeded(runs):
     assert everything["kendall_tau"].tolist() == pytest.approx([1.0] * 4)
 
 
+@pytest.mark.slow
 def test_cli_equals_api(tmp_path, runs):
     paths = write_runs(tmp_path, runs)
     proc = irpref_cli("meta", "agreement", WEB, *paths, "-m", *MEASURES, "--subtopics", WEB)

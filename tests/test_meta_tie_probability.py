@@ -156,6 +156,7 @@ def test_bad_parameters_are_usage_errors():
         random_rankings(5, 2, 0)
 
 
+@pytest.mark.slow
 def test_cli_tie_probability_tsv():
     r = irpref_cli("meta", "tie-probability", "-m", "TSE", "R@1000", "Rprec", "AP", "sgnLR",
              "--n", "1000", "--m", "10", "--simulate", "2000", "--seed", "5")
@@ -204,6 +205,7 @@ def test_worst_case_agreement_lexirecall_table2():
     assert a.equals(worst_case_agreement(["AP", "random"], 500, (5, 50), 2000, seed=3))
 
 
+@pytest.mark.slow
 def test_cli_worst_case_agreement_equals_api_and_is_seeded():
     from irpref.meta.simulate import worst_case_agreement
 
@@ -223,6 +225,7 @@ def test_cli_worst_case_agreement_equals_api_and_is_seeded():
     assert bad.returncode == 2 and "unknown measure" in bad.stderr
 
 
+@pytest.mark.slow
 def test_rr_given_p1_table_closed_form_and_monte_carlo():
     """Lexiprecision Fig. 2: closed form = enumeration for small n, m; Monte
     Carlo within 3 standard errors; same seed, same table (API and CLI)."""

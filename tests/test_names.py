@@ -406,6 +406,7 @@ def test_cli_refuses_invalid_parameters(text, message):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_cli_prints_canonical_names_and_hints():
     proc = _evaluate("MAP", "ndcg_cut.10", "P_10", "mrr", "recall@100")
     assert proc.returncode == 0, proc.stderr
@@ -421,6 +422,7 @@ def test_cli_prints_canonical_names_and_hints():
     assert told.returncode == 0 and "warning" in told.stderr and "gRBP" in told.stderr
 
 
+@pytest.mark.slow
 def test_cli_measures_lists_measures_and_preferences():
     proc = irpref_cli("measures", "--format", "tsv")
     assert proc.returncode == 0, proc.stderr
@@ -548,6 +550,7 @@ def test_a_string_of_several_names_is_not_split_inside_parentheses():
     assert [str(p) for p in prefs] == ["RPP(grades=binary,p=dcg)", "sgnLP"]
 
 
+@pytest.mark.slow
 def test_cli_measures_never_calls_a_canonical_name_an_alias_of_itself():
     for name in ("Judged@10", "AP(rel=2)", "nDCG@10", "AP"):
         res = irpref_cli("measures", name)

@@ -136,6 +136,7 @@ def test_no_warning_when_no_query_is_lacking(lacking):
         irpref.evaluate(qrels, runs[:1], ["AP"])
 
 
+@pytest.mark.slow
 def test_cli_announces_the_queries_a_run_lacks(lacking):
     qrels, runs = lacking
     default = irpref_cli("evaluate", qrels, *runs, "-m", "RR", "--format", "tsv")

@@ -74,6 +74,7 @@ def natural_order(queries: list) -> list[int]:
     return sorted(range(len(queries)), key=lambda i: (natural_key(queries[i]), i))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), n_runs=st.integers(2, 9), n_queries=st.integers(1, 10),
        kernel=st.integers(1, 400), pair=st.integers(1, 60),

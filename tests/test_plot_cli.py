@@ -22,6 +22,7 @@ def cli(*args):
     return irpref_cli("plot", *args)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind,ext,extra", [
     ("differences", ".png", ["-m", "nDCG@10", "--baseline", "p_bert"]),
     ("distributions", ".svg", []),

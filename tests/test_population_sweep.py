@@ -100,6 +100,7 @@ def test_a_run_sharing_no_query_is_refused(runs, name, missing):
     assert "01037798" in err[0] and "1037798," in err[0]
 
 
+@pytest.mark.slow
 def test_saved_judgments_announce_and_refuse_the_same(runs, tmp_path):
     saved = tmp_path / "j.parquet"
     assert irpref_cli("judge", QRELS, runs["lacking"], OTHER, "-o", saved,

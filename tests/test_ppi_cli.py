@@ -161,6 +161,7 @@ def _check_significance(got, machine, human, runs, metrics, prefs, rel):
     return outside
 
 
+@pytest.mark.slow
 def test_significance_equals_ppi_py_on_dl19(dl19):
     machine, human, runs = dl19
     got = _tsv("significance", machine, *runs, "-m", "AP", "RR", "sgnLP", "rrLP", "--rel", 2,

@@ -69,6 +69,7 @@ def test_graded_qrels_are_preferences(data_dir):
     _agrees(results, _trec(data_dir / "trec_eval" / "real" / "te10.dl19.ICT-BERT2.qrels_prefs"))
 
 
+@pytest.mark.slow
 def test_evaluate_command_reads_a_prefs_file(data_dir, tmp_path):
     d = data_dir / "trec_eval"
     prefs = tmp_path / "judgments.prefs"
@@ -88,6 +89,7 @@ def test_evaluate_command_reads_a_prefs_file(data_dir, tmp_path):
     assert bad.returncode == 1 and f"{broken}:2: expected 5 fields" in bad.stderr
 
 
+@pytest.mark.slow
 def test_agree_compares_two_judges_of_one_file(data_dir, tmp_path):
     path = tmp_path / "dl19.qrels_jg"
     with gzip.open(data_dir / "trec_eval" / "real" / "dl19.qrels_jg.gz", "rb") as handle:

@@ -83,10 +83,12 @@ def plain_output():
     return r
 
 
+@pytest.mark.slow
 def test_no_bar_when_stderr_is_not_a_terminal(plain_output):
     assert plain_output.stderr == b""
 
 
+@pytest.mark.slow
 def test_bar_on_a_pseudo_terminal(plain_output):
     result, terminal = run_with_tty_stderr(HSD)
     assert result.returncode == 0
@@ -94,12 +96,14 @@ def test_bar_on_a_pseudo_terminal(plain_output):
     assert result.stdout == plain_output.stdout  # the bar never touches the results
 
 
+@pytest.mark.slow
 def test_quiet_silences_the_bar():
     result, terminal = run_with_tty_stderr([*HSD, "--quiet"])
     assert result.returncode == 0
     assert b"randomized HSD" not in terminal
 
 
+@pytest.mark.slow
 def test_meta_degrade_bar_and_quiet_after_the_experiment():
     args = ["meta", "degrade", QRELS, *RUNS, "--rel", "2", "-m", "RR", "sgnLP", "--samples", "100"]
     result, terminal = run_with_tty_stderr(args)
@@ -209,6 +213,7 @@ EVAL_BOOT = ["evaluate", QRELS, *RUNS, "-m", "AP", "--ci", "bootstrap", "--boots
              "--seed", "1", "--format", "tsv"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [SIG_BOOT, EVAL_BOOT], ids=["significance", "evaluate"])
 def test_bootstrap_bar_on_a_terminal_only(args):
     plain = subprocess.run([exe(), *args], capture_output=True)
@@ -218,6 +223,7 @@ def test_bootstrap_bar_on_a_terminal_only(args):
     assert result.stdout == plain.stdout  # bit-identical intervals with the bar
 
 
+@pytest.mark.slow
 def test_quiet_silences_the_bootstrap_bar():
     result, terminal = run_with_tty_stderr([*EVAL_BOOT, "--quiet"])
     assert result.returncode == 0 and b"bootstrap CI" not in terminal

@@ -52,6 +52,7 @@ def collection(tmp_path_factory):
     return [str(qrels), *map(str, runs)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test, correction", [
     ("t", "holm"), ("t", "bh"), ("t", "none"), ("wilcoxon", "bonferroni"), ("sign", "holm"),
     ("hsd", None),
@@ -133,6 +134,7 @@ def test_borda_and_mean_order_sign_preferences_alike():
     assert list(point_ranks(mean, 1)) == list(point_ranks(borda, 1))
 
 
+@pytest.mark.slow
 def test_marginal_bootstrap_is_seeded(collection):
     a = _tsv(irpref_cli("rank", *collection, "-m", "AP", "--bootstrap", "200", "--seed", "5",
                         "--format", "tsv"))

@@ -138,6 +138,7 @@ def test_mapping_on_frames_and_files(tmp_path):
         irpref.evaluate(qrels, run, ["AP"], columns={"user": "user_id"})
 
 
+@pytest.mark.slow
 def test_mapping_on_the_command_line(tmp_path):
     qrels, run = _frames()
     qrels.to_parquet(tmp_path / "q.parquet")

@@ -52,6 +52,7 @@ def html_report(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_html_is_self_contained(html_report):
     text = html_report.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>")
@@ -125,6 +126,7 @@ def test_summary_query_named_all_counts(tmp_path):
     pd.testing.assert_frame_equal(plain, other)
 
 
+@pytest.mark.slow
 def test_baseline_by_file_name():
     # three runs, the baseline in the middle: what is tested does not grow with the runs
     report = build_report(QRELS, RUNS[:3], ["P@10"], baseline=RUNS[1], rel=2)
@@ -153,6 +155,7 @@ def test_bad_options(tmp_path, args, message):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_markdown_with_figures_beside(tmp_path):
     out = tmp_path / "rep.md"
     proc = run_cli(QRELS, *RUNS[:3], "-m", "P@10", "--rel", "2", "-o", out)

@@ -181,6 +181,7 @@ def _cli(*args: str):
     return irpref_cli("evaluate", QRELS, *RUNS, "--rel", "2", *args)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test,correction,alpha", [("wilcoxon", "bh", "0.1"),
                                                    ("sign", "none", "0.2"),
                                                    ("t", "bonferroni", "0.01")])

@@ -106,6 +106,7 @@ def _remote_requests(browser) -> tuple[list[str], list[str]]:
     return urls, [u for u in urls if not u.startswith(("file:", "data:", "chrome:", "about:"))]
 
 
+@pytest.mark.slow
 def test_report_renders_in_headless_chromium(browser, report):
     from PIL import Image
     from selenium.webdriver.common.by import By
@@ -171,6 +172,7 @@ def report100(tmp_path_factory):
     return out, names, time.perf_counter() - start
 
 
+@pytest.mark.slow
 def test_report_of_100_runs_is_readable(browser, report100):
 
     from selenium.webdriver.common.by import By

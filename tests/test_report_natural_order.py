@@ -39,6 +39,7 @@ def first_seen(text: str, names: list[str]) -> list[str]:
     return sorted(names, key=where.get)
 
 
+@pytest.mark.slow
 def test_compare_matrix_and_orderings_in_natural_run_order(files):
     out = cli(files, "compare", "-m", "sgnLP")
     matrix = out.split("== sgnLP")[1].split("--")[0]

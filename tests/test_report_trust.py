@@ -251,6 +251,7 @@ def report(tmp_path_factory):
     return rep, md.read_text(encoding="utf-8"), render_html(rep), qrels_b
 
 
+@pytest.mark.slow
 def test_report_sections_and_baselines(report):
     rep, md, html, _ = report
     titles = [s.title for s in rep.sections]
@@ -271,6 +272,7 @@ def test_report_sections_and_baselines(report):
     assert "▲" not in rows["TUA1-1"][2] and "▼" not in rows["TUA1-1"][2]
 
 
+@pytest.mark.slow
 def test_report_numbers_are_the_library_numbers(report, results):
     from irpref.report.trust import topic_verdicts
 

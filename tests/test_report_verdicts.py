@@ -76,6 +76,7 @@ def two_baselines(tmp_path_factory):
     return data
 
 
+@pytest.mark.slow
 def test_json_has_the_family_and_sections(two_baselines):
     data = two_baselines
     assert "Holm over the 15 run pairs of each measure and preference" in data["family"]
@@ -90,6 +91,7 @@ def test_json_has_the_family_and_sections(two_baselines):
         assert r["verdict"] in VERDICTS and r["run"] != r["baseline"]
 
 
+@pytest.mark.slow
 def test_one_verdict_per_comparison_in_every_section(two_baselines):
     """The issue's case: a run marked against a baseline in the summary and the same pair
     in the significance section (and How sure, the agreement's swaps) say the same."""
@@ -111,6 +113,7 @@ def test_one_verdict_per_comparison_in_every_section(two_baselines):
     assert len({k for k in seen if k[0] == "AP"}) == 15  # every pair of the 6 runs, once
 
 
+@pytest.mark.slow
 def test_summary_marks_are_the_verdicts(two_baselines):
     """Every ▲/▼ in the means table is a better/worse verdict of that comparison, and
     every better/worse verdict against a baseline has its mark there."""
@@ -126,6 +129,7 @@ def test_summary_marks_are_the_verdicts(two_baselines):
         assert marks[key] == {"better": "▲", "worse": "▼"}[verdict] + letters[key[2]]
 
 
+@pytest.mark.slow
 def test_the_rule_is_stated_once_at_the_top(tmp_path):
     out = tmp_path / "r.html"
     proc = irpref_cli("report", QRELS, *RUNS[:4], "--rel", "2", "-m", "AP", "--correction",
@@ -241,6 +245,7 @@ def test_a_run_lacking_queries_is_marked(tmp_path, lacking, missing):
         assert "the topics every run has, of 43 judged" in text and "lack5" in text
 
 
+@pytest.mark.slow
 def test_the_markdown_means_table_marks_the_run(tmp_path, lacking):
     out = tmp_path / "r.md"
     proc = irpref_cli("report", QRELS, RUNS[0], lacking / "lack5", "--rel", "2", "-m", "AP",
@@ -274,6 +279,7 @@ def hostile_runs(tmp_path_factory):
     return paths
 
 
+@pytest.mark.slow
 def test_hostile_run_name_in_the_markdown_report(tmp_path, hostile_runs):
     from urllib.parse import unquote
 
@@ -292,6 +298,7 @@ def test_hostile_run_name_in_the_markdown_report(tmp_path, hostile_runs):
         assert (tmp_path / unquote(link)).read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.slow
 def test_hostile_run_name_in_the_html_and_json_reports(tmp_path, hostile_runs):
     from html.parser import HTMLParser
 
@@ -339,6 +346,7 @@ def test_every_figure_reads_names_as_plain_text():
     assert plain_text  # the wrapper both use
 
 
+@pytest.mark.slow
 def test_a_name_the_font_lacks_is_one_warning(tmp_path):
     """CJK run names under a font without them: matplotlib's one warning per glyph and
     per figure becomes one line saying what the reader sees."""
@@ -356,6 +364,7 @@ def test_a_name_the_font_lacks_is_one_warning(tmp_path):
     assert names[0] in out.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_report_over_one_query(tmp_path):
     """One shared query: no test can run; the report says so instead of dividing by 0."""
     qrels = tmp_path / "qrels"
@@ -446,6 +455,7 @@ def test_many_runs_json_keeps_every_verdict(tmp_path):
             assert r["p_adjusted"] == pair["p_adjusted"]
 
 
+@pytest.mark.slow
 def test_the_leaderboard_reads_the_one_test_result(two_baselines):
     """The report's Leaderboard section ranks from the same adjusted p-values as every
     other verdict: rank_low = 1 + the runs significantly better, rank_high = R - the

@@ -556,6 +556,7 @@ TIE_POLICIES = ("docid", "input", "expected")
 DEPTHS = (None, 1, 2, 3, 5, 1000)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(collections(), styles(), st.randoms(use_true_random=False),
        st.sampled_from(TIE_POLICIES), st.sampled_from(DEPTHS), st.booleans())
@@ -569,6 +570,7 @@ def test_generated_runs_match_the_oracle(coll, style, rnd, ties, depth, use_tag)
     assert_oracle(out, oracle(qrels, named, ties, depth))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(collections(), styles(), st.randoms(use_true_random=False),

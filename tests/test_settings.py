@@ -163,6 +163,7 @@ def test_the_cli_builds_the_settings_in_one_place():
     assert [p.name for p in uses] == ["common.py"]
 
 
+@pytest.mark.slow
 def test_missing_means_the_same_for_measures_and_preferences(tmp_path):
     """significance --missing zero scores a lacking query as an empty ranking for a
     preference too: the same n as compare --missing zero."""

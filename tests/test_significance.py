@@ -137,6 +137,7 @@ def test_cli_summary_tsv_reproduces_rr(data_dir):
     assert any(r["test"] == "hsd" for r in rows)
 
 
+@pytest.mark.slow
 def test_cli_pairs_json_and_table(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("bm25*.gz"))
@@ -151,6 +152,7 @@ def test_cli_pairs_json_and_table(data_dir):
     assert proc.returncode == 0 and "p_adjusted" in proc.stdout
 
 
+@pytest.mark.slow
 def test_cli_bad_input(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("bm25*.gz"))[:2]

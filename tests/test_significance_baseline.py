@@ -100,6 +100,7 @@ def test_every_table_command_has_paper_formats(command, fmt, needle):
         assert r"\bottomrule" in r.stdout and "UNH\\_bm25" in r.stdout
 
 
+@pytest.mark.slow
 def test_bad_format_refused_in_one_line():
     for command in ("evaluate", "compare", "significance", "ties"):
         r = irpref_cli(command, QRELS, *RUNS, "--format", "docx")

@@ -39,6 +39,7 @@ def results():
     return irpref.evaluate(str(QRELS), [str(p) for p in RUNS], ["AP", "RR"], rel=2)
 
 
+@pytest.mark.slow
 def test_default_seed_is_fixed_and_written():
     args = ["significance", QRELS, *RUNS, "-m", "AP", "--test", "hsd", "--permutations", "200",
             "--ci", "bootstrap", "--bootstrap", "100", "--format", "tsv"]
@@ -62,6 +63,7 @@ def test_api_default_seed_is_zero(results):
     assert (a["seed"] == 0).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test", ["hsd", "tukey"])
 def test_family_wise_tests_default_to_no_correction(test):
     rows = _tsv(irpref_cli("significance", QRELS, *RUNS, "-m", "AP", "--test", test,

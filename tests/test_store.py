@@ -86,6 +86,7 @@ def test_measures_and_preferences_identical_from_file(inputs, tmp_path, measures
     pd.testing.assert_frame_equal(pa_.tidy(), pb_.tidy())
 
 
+@pytest.mark.slow
 def test_cli_commands_read_the_saved_file(saved):
     qrels, runs, out = saved
     for cmd, extra in [("evaluate", ["-m", "AP", "RR", "--per-query", "--format", "tsv"]),

@@ -68,6 +68,7 @@ def test_in_threads_keeps_order_and_joins(monkeypatch):
     assert not [t for t in threading.enumerate() if t.name.startswith("irpref")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ["evaluate", QRELS, *RUNS, "-m", "AP", "nDCG@10", "RR", "P@10", "--format", "tsv"],
     ["evaluate", QRELS, *RUNS, "-m", "AP", "nDCG@10", "--ties", "expected", "--format", "tsv"],
@@ -122,6 +123,7 @@ def _commands(tmp_path: Path) -> list[tuple[list, int]]:
     ]
 
 
+@pytest.mark.slow
 def test_short_commands_end_with_their_own_exit_code(tmp_path):
     """60 short commands, 2 at a time (benchmarks/stress_exit.py runs hundreds):
     each ends with its exit code (0, 1 for the bad file, 2 for the bad option),

@@ -108,6 +108,7 @@ def _cli(*args: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_cli_formats(data_dir):
     d = data_dir / "robust03"
     files = [str(d / "qrels.txt"), str(d / "runs" / "rutcor03100.gz"),

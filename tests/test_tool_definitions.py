@@ -93,6 +93,7 @@ RANX = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run_name", RUNS)
 @pytest.mark.parametrize("family", sorted(RANX))
 def test_equals_ranx_per_query(family, run_name):

@@ -194,6 +194,7 @@ def test_zscores(data_dir, tmp_path):
     assert float(summary["Znum_ret"]) == pytest.approx(total, abs=2e-4)  # counts: sums
 
 
+@pytest.mark.slow
 def test_zscores_worked_example(tmp_path):
     """A query without a line in the file gets -1000000 everywhere; a zero deviation
     gives 0 for the mean itself and -1000000 otherwise; counts sum their z-scores."""
@@ -402,6 +403,7 @@ def test_measure_table_covers_trec_eval():
         "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj"]
 
 
+@pytest.mark.slow
 def test_measures_command():
     table = irpref_cli("measures")
     assert table.returncode == 0, table.stderr

@@ -189,6 +189,7 @@ def test_comments_and_blank_lines(tmp_path):
     assert "prefs_num_prefs_ful   \tq1\t1\n" in out.stdout
 
 
+@pytest.mark.slow
 def test_empty_judgments_and_missing_query(tmp_path):
     out, path = _prefs_cli(tmp_path, "# only a comment\n")
     assert out.returncode == 1 and f"{path}: empty judgment file" in out.stderr

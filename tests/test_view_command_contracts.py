@@ -93,6 +93,7 @@ def test_compare_takes_the_subtopic_file_as_qrels(tmp_path):
     assert same.returncode == 0, same.stderr
 
 
+@pytest.mark.slow
 def test_saved_judgments_feed_compare_and_ties(tmp_path):
     saved = tmp_path / "j.parquet"
     made = irpref_cli("judge", QRELS, *RUNS[:3], "-o", saved)
@@ -105,6 +106,7 @@ def test_saved_judgments_feed_compare_and_ties(tmp_path):
         assert loaded.stdout == direct.stdout, command
 
 
+@pytest.mark.slow
 def test_saved_judgments_feed_report_and_plot(tmp_path):
     saved = tmp_path / "j.parquet"
     assert irpref_cli("judge", QRELS, *RUNS[:3], "--rel", "2", "-o", saved).returncode == 0

@@ -203,6 +203,7 @@ def test_evaluate_baseline_pairs_and_shows_n(collection, missing):
     assert "the test use the paired queries" in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("missing", ["skip", "zero"])
 def test_compare_pairs_on_shared_queries(collection, missing):
     args = [*_lacking(collection), "-m", "sgnLP", "--missing", missing]
@@ -228,6 +229,7 @@ def test_ties_counts_the_queries_it_uses(collection, missing):
     assert effects["lacks"]["queries"] == (8 if missing == "skip" else 10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("missing", ["skip", "zero"])
 def test_report_marks_pairs_and_shows_n(collection, tmp_path, missing):
     """One report per --missing value: the summary marks follow orientation (good
