@@ -28,6 +28,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#define SORT_ALLOC mem_alloc /* the sort's scratch space mapped too */
+#define SORT_FREE mem_free
 #include "_sort.h"
 
 /* ---- building the index --------------------------------------------------- */
@@ -73,9 +75,12 @@ static int fill_queries(Index *ix) {
 }
 
 /* The rows of query k: hash fragments, and a table when the query is large
- * (a repeated document is refused). */
-static int fill_rows(Index *ix, int64_t k) {
+ * (a repeated document is refused). `given`: the fragments are filled and the
+ * rows known distinct already (the qrels pass), so a small query is done. */
+static int fill_rows(Index *ix, int64_t k, int given) {
     int64_t lo = ix->k_rows[k], rows = ix->k_rows[k + 1] - lo, base = ix->k_base[k];
+    if (given && rows <= SMALL_QUERY)
+        return FILL_OK;
     uint32_t *frag = ix->frag + lo;
     int32_t *tab = ix->tab + ix->tab_off[k];
     uint64_t mask = (uint64_t)(ix->tab_off[k + 1] - ix->tab_off[k] - 1);
@@ -100,14 +105,15 @@ static int fill_rows(Index *ix, int64_t k) {
     return FILL_OK;
 }
 
-/* Everything but the views and the index order (set already); runs
- * without the GIL. */
-static int fill_index(Index *ix) {
+/* Everything but the views, the index order and (if `given`) the fragments
+ * (set already); runs without the GIL. */
+static int fill_index(Index *ix, int given) {
     int rc = fill_queries(ix);
     if (rc != FILL_OK)
         return rc;
     int64_t nq = ix->n_queries;
-    ix->frag = mem_alloc((size_t)(ix->n_rows + 1) * sizeof(uint32_t));
+    if (!given)
+        ix->frag = mem_alloc((size_t)(ix->n_rows + 1) * sizeof(uint32_t));
     ix->tab_off = mem_alloc((size_t)(nq + 1) * sizeof(int64_t));
     if (!ix->frag || !ix->tab_off)
         return FILL_MEMORY;
@@ -126,7 +132,7 @@ static int fill_index(Index *ix) {
         return FILL_MEMORY;
     memset(ix->tab, 0xff, (size_t)(ix->tab_off[nq] + 1) * sizeof(int32_t));
     for (int64_t k = 0; k < nq; k++)
-        if ((rc = fill_rows(ix, k)) != FILL_OK)
+        if ((rc = fill_rows(ix, k, given)) != FILL_OK)
             return rc;
     return FILL_OK;
 }
@@ -184,17 +190,21 @@ static int take_views(Index *ix, PyObject *const objs[5], int narrow_docs) {
 
 /* A capsule holding an index of the five arrays (NULL with an exception).
  * `order`: NULL (the index order is the collection's), or the index order
- * (k_off, k_data, k_code, k_rows, k_base; documents by index row), whose
- * arrays the index takes over (freed with it, also on failure). */
-static PyObject *make_index(PyObject *const objs[5], int narrow_docs, void *order[5]) {
+ * (k_off, k_data, k_code, k_rows, k_base), whose arrays the index takes over
+ * (freed with it, also on failure), as it takes `frag` (NULL: computed here),
+ * the hash fragments of rows known distinct. */
+static PyObject *make_index(PyObject *const objs[5], int narrow_docs, void *order[5],
+                            uint32_t *frag) {
     Index *ix = mem_calloc(1, sizeof(Index));
     if (!ix) {
         for (int i = 0; order && i < 5; i++)
             mem_free(order[i]);
+        mem_free(frag);
         return PyErr_NoMemory();
     }
     for (int i = 0; order && i < 5; i++)
         ix->owned[i] = order[i];
+    ix->frag = frag;
     if (take_views(ix, objs, narrow_docs) < 0) {
         free_index(ix);
         return NULL;
@@ -208,7 +218,7 @@ static PyObject *make_index(PyObject *const objs[5], int narrow_docs, void *orde
     }
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = fill_index(ix);
+    rc = fill_index(ix, frag != NULL);
     Py_END_ALLOW_THREADS
     if (rc != FILL_OK) {
         free_index(ix);
@@ -229,7 +239,7 @@ PyObject *scan_index(PyObject *self, PyObject *args) {
     PyObject *objs[5];
     if (!PyArg_ParseTuple(args, "OOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4]))
         return NULL;
-    return make_index(objs, 0, NULL);
+    return make_index(objs, 0, NULL, NULL);
 }
 
 /* ---- reading a qrels file -------------------------------------------------- */
@@ -237,7 +247,8 @@ PyObject *scan_index(PyObject *self, PyObject *args) {
 typedef struct {
     const unsigned char *base;
     int64_t len, line, released, page;
-    int64_t n_rows; /* rows parsed (rq is freed before the rows are placed) */
+    int64_t n_rows; /* rows parsed (rq's memory becomes frag once they are grouped) */
+    uint32_t *frag; /* per index row: the high 32 bits of its document's hash */
     int release, code;
     Vec qbuf, qstart, qhash; /* distinct query ids (bytes, int64 start, uint64 hash) */
     int64_t *slots, mask;    /* their hash table: code or -1 */
@@ -260,10 +271,12 @@ static void free_qrels(Qrels *j) {
         vecs[i]->n = vecs[i]->cap = 0;
     }
     mem_free(j->slots);
+    mem_free(j->frag);
     mem_free(j->rank);
     mem_free(j->k_rows);
     mem_free(j->k_base);
     j->slots = NULL;
+    j->frag = NULL;
     j->rank = j->k_rows = j->k_base = NULL;
 }
 
@@ -405,6 +418,9 @@ static int parse_qrels(Qrels *j) {
             return qfail(j, SCAN_MEMORY);
         release_pages(j, p);
     }
+    if (j->release && j->len > j->released) /* the rest of the file is read too */
+        madvise((void *)(j->base + j->released), (size_t)(j->len - j->released),
+                MADV_DONTNEED);
     if (j->rq.n == 0)
         return qfail(j, SCAN_EMPTY);
     uint32_t *last = vec_push(&j->dstart);
@@ -488,9 +504,9 @@ static int order_queries(Qrels *j, Sorted *out) {
     int64_t nq = j->qhash.n;
     const int64_t *qs = j->qstart.data;
     const unsigned char *qb = j->qbuf.data;
-    Str *items = malloc((size_t)(nq + 1) * sizeof(Str)); /* as _sort.h frees it */
+    Str *items = mem_alloc((size_t)(nq + 1) * sizeof(Str));
     if (!items || !(j->rank = mem_alloc((size_t)(nq + 1) * sizeof(int64_t)))) {
-        free(items);
+        mem_free(items);
         return qfail(j, SCAN_MEMORY);
     }
     for (int64_t k = 0; k < nq; k++) {
@@ -508,7 +524,7 @@ static int order_queries(Qrels *j, Sorted *out) {
         memcpy(q_data + q_off[r], s->ptr, (size_t)s->len);
         q_off[r + 1] = q_off[r] + s->len;
     }
-    free(items);
+    mem_free(items);
     return 0;
 }
 
@@ -601,6 +617,7 @@ static int place_rows(Qrels *j, Sorted *out, const int32_t *perm, int64_t *bytes
             uint32_t a = start[perm[i]], b = start[perm[i] + 1];
             d_off[base + i] = (int32_t)pos;
             memcpy(d_data + pos, dbuf + a, b - a);
+            j->frag[i] = (uint32_t)(hash_id(dbuf + a, b - a, NULL) >> 32);
             pos += b - a;
         }
     }
@@ -617,6 +634,10 @@ static int sort_qrels(Qrels *j, Sorted *out) {
     int rc = perm && bytes ? order_queries(j, out) : qfail(j, SCAN_MEMORY);
     if (rc == 0)
         rc = group_rows(j, out, perm);
+    if (rc == 0 && vec_reserve(&j->rq, 1) < 0) /* rq's memory holds frag (n + 1 items) */
+        rc = qfail(j, SCAN_MEMORY);
+    j->frag = j->rq.data;
+    j->rq.data = NULL;
     vec_free(&j->rq);
     if (rc == 0)
         rc = sort_by_document(j, perm, bytes);
@@ -671,10 +692,12 @@ PyObject *scan_qrels(PyObject *self, PyObject *args) {
         goto done;
     void *order[5];
     hand_over(&j, order);
+    uint32_t *frag = j.frag;
+    j.frag = NULL;
     free_qrels(&j); /* before the index: the file-order copies are no longer needed */
     PyObject *objs[5] = {out.obj[OUT_Q_OFF], out.obj[OUT_Q_DATA], out.obj[OUT_ROW_OFF],
                          out.obj[OUT_D_OFF], out.obj[OUT_D_DATA]};
-    PyObject *capsule = make_index(objs, 1, order);
+    PyObject *capsule = make_index(objs, 1, order, frag);
     if (capsule)
         result = Py_BuildValue("(iNOOOOOO)", SCAN_OK, capsule, out.obj[OUT_Q_OFF],
                                out.obj[OUT_Q_DATA], out.obj[OUT_ROW_OFF], out.obj[OUT_D_OFF],

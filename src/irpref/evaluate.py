@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,6 +33,7 @@ from irpref.ranking import concat_blocks, judge, judge_block
 
 __all__ = [
     "announce_missing",
+    "computing",
     "refuse_unshared",
     "evaluate",
     "judge_inputs",
@@ -229,15 +231,17 @@ def announce_missing(judged: JudgedRankings, missing: str, stacklevel: int = 2) 
 
 def tidy(
     judged: JudgedRankings,
-    values: dict[str, np.ndarray],
+    values: dict[str, np.ndarray | Callable[[], np.ndarray]],
     mask: np.ndarray,
     bounds: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> pd.DataFrame:
     """Long table (run, query, measure, value) of (R, Q) arrays, rows where ``mask``;
     with ``bounds`` (``{name: (lower, upper)}``) the columns ``lower`` and ``upper`` too.
 
-    ``run``, ``query`` and ``measure`` are categorical (codes into the run
-    names, the queries and the measure labels): no Python object per row,
+    A value may be the function computing the array (:func:`computing`): it is
+    called when its rows are filled, so only one measure's array is held beside
+    the table. ``run``, ``query`` and ``measure`` are categorical (codes into the
+    run names, the queries and the measure labels): no Python object per row,
     whatever the number of queries."""
     names = list(values)
     n_runs, n_queries = mask.shape
@@ -292,12 +296,36 @@ def _gathered(arrays: list[np.ndarray], r_idx: np.ndarray | None,
     (None: all of them, run by run), one array after the other (float64)."""
     out = np.empty(len(arrays) * size, np.float64)
     for i, arr in enumerate(arrays):
+        arr = arr() if callable(arr) else arr
         part = out[i * size : (i + 1) * size]
         if r_idx is None:
             part.reshape(np.shape(arr))[...] = arr
         else:
             part[:] = arr[r_idx, q_idx]
+        del arr
     return out
+
+
+def computing(labelled: Sequence[tuple[str, Measure]], judged: JudgedRankings
+              ) -> dict[str, Callable[[], np.ndarray]]:
+    """``{label: function computing the measure's (R, Q) values on judged}``, for
+    :func:`tidy`: a measure named by two labels is computed once and kept only
+    until its last label's rows are filled."""
+    labels = dict(labelled)
+    left = Counter(labels.values())
+    kept: dict[Measure, np.ndarray] = {}
+
+    def value_of(m: Measure) -> Callable[[], np.ndarray]:
+        def compute() -> np.ndarray:
+            values = kept.pop(m) if m in kept else m.compute(judged)
+            left[m] -= 1
+            if left[m]:
+                kept[m] = values
+            return values
+
+        return compute
+
+    return {label: value_of(m) for label, m in labels.items()}
 
 
 def evaluate(
@@ -388,14 +416,14 @@ def evaluate(
         judged = judged.with_preferences(prefs)
     mask = judged.query_mask(settings.missing)
     announce_missing(judged, settings.missing, stacklevel=3)
+    if not bounds:  # each measure computed as its rows are filled: one array held at a time
+        return tidy(judged, computing(labelled, judged), mask)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once
     values = {}
     for label, m in labelled:
         if m not in computed:
             computed[m] = m.compute(judged)
         values[label] = computed[m]
-    if not bounds:
-        return tidy(judged, values, mask)
     found = residual_bounds(judged, list(computed), values=computed)
     return tidy(judged, values, mask, {label: found[m] for label, m in labelled})
 

@@ -221,20 +221,22 @@ def _query_blocks(
 
 
 def qrels_collection(
-    queries: pa.Array, qrels_offsets: np.ndarray, docs: pa.Array, grade: np.ndarray,
+    queries: pa.Array, qrels_offsets: np.ndarray, docs: pa.Array | Callable[[], pa.Array],
+    grade: np.ndarray,
 ) -> Collection:
     """The collection :func:`intern` makes of qrels with no runs, from qrels
     already in its order: ``queries`` distinct and in byte order, the rows of
     query ``q`` at ``[qrels_offsets[q], qrels_offsets[q + 1])``, ordered by
     document id (byte order) within a query, ``docs[i]`` the document of row
-    ``i`` (as :func:`irpref.scan.qrels_index` reads a file).
+    ``i`` (``docs`` may be the function giving them when first needed), as
+    :func:`irpref.scan.qrels_index` reads a file.
 
     The query strings (``queries``, a NumPy array of Python strings) and the
     document keys (``qrels_doc_key``, ``doc_ids``) are made when first read
     (:class:`Deferred`): runs judged by the C pass read neither, so 500,000
     users cost no Python string and no key until something asks for them."""
     empty = np.zeros(0, np.int64)
-    keys = once(lambda: document_ids([docs]))
+    keys = once(lambda: document_ids([docs() if callable(docs) else docs]))
     values = dict(
         qrels_offsets=np.asarray(qrels_offsets, np.int64),
         qrels_grade=np.asarray(grade, np.int32),

@@ -397,9 +397,10 @@ def concat_blocks(
     with ``settings``; ``qrels`` may be given already interned (``intern(qrels, [])``).
 
     Each item's grade is its qrels row's. The query strings and the document
-    keys (of the qrels and of every item) are taken from the qrels when first
-    read (:func:`~irpref.judged.deferred_rankings`): the kernels read ranks,
-    grades and counts only."""
+    keys (of the qrels, and of every item: its row is kept as its place among
+    its query's qrels rows, in the narrowest integer type) are taken from the
+    qrels when first read (:func:`~irpref.judged.deferred_rankings`): the
+    kernels read ranks, grades and counts only."""
     coll = qrels if isinstance(qrels, Collection) else intern(qrels, [])
     names = [n for b in blocks for n in b.run_names]
     refuse_repeated_names(names)
@@ -408,34 +409,74 @@ def concat_blocks(
     offsets = np.zeros(len(counts) + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
     del counts
-
-    def cat(field: str) -> np.ndarray:
-        parts = [getattr(b, field) for b in blocks]
-        if len(parts) == 1 and parts[0].dtype == np.int32:
-            return parts[0]
-        return np.concatenate(parts, dtype=np.int32) if parts else np.zeros(0, np.int32)
-
-    row = cat("row")
     expected = settings.ties == "expected"
+    rank, grade, place = _item_columns(blocks, coll)
     values = dict(
         run_names=names,
         offsets=offsets,
         score=np.zeros(0, np.float64),
-        grade=coll.qrels_grade.take(row) if len(row) else np.zeros(0, np.int32),
+        grade=grade,
         present=np.concatenate([b.present for b in blocks]) if blocks
         else np.zeros((0, n_q), bool),
         qrels_offsets=coll.qrels_offsets,
         qrels_grade=coll.qrels_grade,
         settings=settings,
         layout="compact",
-        item_rank=cat("rank"),
+        item_rank=rank,
         seg_num_ret=np.concatenate([b.num_ret for b in blocks]).astype(np.int64, copy=False)
         if blocks else np.zeros(0, np.int64),
-        tie_first=cat("tie_first") if expected else None,
-        tie_size=cat("tie_size") if expected else None,
+        tie_first=_joined([b.tie_first for b in blocks]) if expected else None,
+        tie_size=_joined([b.tie_size for b in blocks]) if expected else None,
         distinct_docs=distinct_docs,
     )
+
+    def doc_key() -> np.ndarray:
+        first_row = np.tile(coll.qrels_offsets[:-1], len(names))  # of each segment's query
+        return coll.qrels_doc_key[np.repeat(first_row, np.diff(offsets)) + place]
+
     compute = {"queries": lambda: coll.queries, "query_ids": lambda: coll.query_ids,
                "qrels_doc_key": lambda: coll.qrels_doc_key, "doc_ids": lambda: coll.doc_ids,
-               "doc_key": lambda: coll.qrels_doc_key[row]}
+               "doc_key": doc_key}
     return deferred_rankings(values, compute)
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """The int32 arrays ``parts`` one after the other (the one part itself)."""
+    if len(parts) == 1 and parts[0].dtype == np.int32:
+        return parts[0]
+    return np.concatenate(parts, dtype=np.int32) if parts else np.zeros(0, np.int32)
+
+
+def _item_columns(blocks: Sequence[CompactBlock], coll: Collection
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The items' ranks, grades and places among their query's qrels rows, filled
+    block by block (no array of every item's row)."""
+    rank = _joined([b.rank for b in blocks])
+    widest = int(np.diff(coll.qrels_offsets).max(initial=0))
+    place_type = np.uint8 if widest <= 1 << 8 else np.uint16 if widest <= 1 << 16 else np.int32
+    grade = np.empty(len(rank), np.int32)
+    place = np.empty(len(rank), place_type)
+    at = 0
+    for b in blocks:
+        n = len(b.row)
+        # rows are the qrels' own (mode="clip" writes to out directly, unbuffered)
+        np.take(coll.qrels_grade, b.row, out=grade[at : at + n], mode="clip")
+        _places(b.row, b.counts, coll.qrels_offsets, place[at : at + n])
+        at += n
+    return rank, grade, place
+
+
+_PLACE_SEGMENTS = 1 << 16  # segments per step of _places (temporaries stay small)
+
+
+def _places(row: np.ndarray, counts: np.ndarray, qrels_offsets: np.ndarray,
+            out: np.ndarray) -> None:
+    """``out[i] = row[i] - qrels_offsets[q]``, q the query of item i's segment
+    (segments ``counts`` items each, run after run), a few segments at a time."""
+    n_q = len(qrels_offsets) - 1
+    ends = np.cumsum(counts)
+    for lo in range(0, len(counts), _PLACE_SEGMENTS):
+        hi = min(lo + _PLACE_SEGMENTS, len(counts))
+        a, b = int(ends[lo - 1]) if lo else 0, int(ends[hi - 1])
+        first = np.repeat(qrels_offsets[np.arange(lo, hi) % n_q], counts[lo:hi])
+        np.subtract(row[a:b], first, out=out[a:b], casting="unsafe")
