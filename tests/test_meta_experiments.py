@@ -218,14 +218,14 @@ def test_cli_degrade_subsample_agreement(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0].split("\t") == [
         "measure", "fraction", "percent_tied", "agreement", "kendall_tau",
-        "percent_tied_sd", "agreement_sd", "kendall_tau_sd"]
+        "percent_tied_sd", "agreement_sd", "kendall_tau_sd", "seed"]
     assert len(r.stdout.splitlines()) == 5
     assert irpref_cli("meta", "degrade", qpath, *paths, "-m", "RR", "AP", "--fractions", "0.3,0.6",
                       "--samples", "2", "--method", "frequency", "--seed", "4").stdout == r.stdout
     s = irpref_cli("meta", "subsample", qpath, *paths, "-m", "sgnLP", "--sizes", "2,4",
                    "--samples", "3")
     assert s.returncode == 0, s.stderr
-    assert s.stdout.splitlines()[0] == "measure\tsize\tkendall_tau\tkendall_tau_sd"
+    assert s.stdout.splitlines()[0] == "measure\tsize\tkendall_tau\tkendall_tau_sd\tseed"
     a = irpref_cli("meta", "agreement", qpath, *paths, "-m", "RR", "sgnLP", "--aggregate", "mc4")
     assert a.returncode == 0, a.stderr
     assert a.stdout.splitlines()[0] == "measure_a\tmeasure_b\tsign_agreement\tpearson\tkendall_tau"

@@ -121,7 +121,7 @@ def test_cli_interleaving(data_dir):
                         "-m", "RPP", "AP", "--depth", "10", "--samples", "2")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0] == "model\tmeasure\tsign_agreement\tpearson" and len(lines) == 5
+    assert lines[0] == "model\tmeasure\tsign_agreement\tpearson\tseed" and len(lines) == 5
     bad = irpref_cli("meta", "interleaving", str(d / "qrels.txt"), *runs,
                           "--model", "cascade")
     assert bad.returncode == 2

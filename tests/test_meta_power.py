@@ -104,11 +104,11 @@ def test_cli_power_columns(tmp_path):
             "--samples", "2", "--power")
     assert r.returncode == 0, r.stderr
     head = r.stdout.splitlines()[0].split("\t")
-    assert head[-2:] == ["discriminative_power", "discriminative_power_sd"]
+    assert head[-3:] == ["discriminative_power", "discriminative_power_sd", "seed"]
     s = irpref_cli("meta", "subsample", qpath, *paths, "-m", "AP", "--sizes", "4", "--samples", "2",
             "--power", "--test", "wilcoxon", "--alpha", "0.1")
     assert s.returncode == 0, s.stderr
-    assert s.stdout.splitlines()[0].endswith("discriminative_power\tdiscriminative_power_sd")
+    assert s.stdout.splitlines()[0].endswith("discriminative_power\tdiscriminative_power_sd\tseed")
     bad = irpref_cli("meta", "degrade", qpath, *paths, "-m", "AP", "--power", "--alpha", "2")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 

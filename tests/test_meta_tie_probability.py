@@ -212,7 +212,8 @@ def test_cli_worst_case_agreement_equals_api_and_is_seeded():
     r = irpref_cli("meta", *args)
     assert r.returncode == 0, r.stderr
     lines = [ln.split("\t") for ln in r.stdout.splitlines()]
-    assert lines[0] == ["measure", "n", "m", "tied", "agreement", "agreement_se"]
+    assert lines[0] == ["measure", "n", "m", "tied", "agreement", "agreement_se", "seed"]
+    assert {ln[-1] for ln in lines[1:]} == {"4"}
     api = worst_case_agreement(["TSE", "R@1000", "AP", "nDCG", "random"], 1000, (5, 50), 3000,
                                seed=4)
     assert [float(ln[4]) for ln in lines[1:]] == api["agreement"].tolist()
@@ -240,7 +241,8 @@ def test_rr_given_p1_table_closed_form_and_monte_carlo():
                    "--simulate", "20000", "--seed", "1")
     assert r.returncode == 0, r.stderr
     lines = [ln.split("\t") for ln in r.stdout.splitlines()]
-    assert lines[0] == ["p1", "n", "m", "closed_form", "simulated", "simulated_se"]
+    assert lines[0] == ["p1", "n", "m", "closed_form", "simulated", "simulated_se", "seed"]
+    assert {ln[-1] for ln in lines[1:]} == {"1"}  # the table names its own seed
     assert [float(ln[4]) for ln in lines[1:]] == sim["simulated"].tolist()
     assert [float(ln[3]) for ln in lines[1:]] == sim["closed_form"].tolist()
     for bad in (["--p1", "0"], ["--p1", "2000"], ["--m", "2000", "--p1", "1"]):

@@ -214,7 +214,7 @@ def test_bootstrap_bar_on_a_terminal_only(args):
     plain = subprocess.run([exe(), *args], capture_output=True)
     assert plain.returncode == 0 and plain.stderr == b""
     result, terminal = run_with_tty_stderr(args)
-    assert result.returncode == 0 and b"bootstrap CI" in terminal
+    assert result.returncode == 0 and b"bootstrap" in terminal  # resampling or CI bar
     assert result.stdout == plain.stdout  # bit-identical intervals with the bar
 
 

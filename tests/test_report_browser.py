@@ -148,6 +148,10 @@ def test_report_renders_in_headless_chromium(browser, report):
 
 # ------------------------------------------------------------------ 100 runs
 
+FONT_NOTE = ("irpref: warning: the figures' font lacks some characters of the run names: they "
+             "are drawn as boxes (the tables spell every name)")
+
+
 @pytest.fixture(scope="module")
 def report100(tmp_path_factory):
     """100 seeded synthetic runs x 20 queries x 50 documents, a third of them with
@@ -161,7 +165,9 @@ def report100(tmp_path_factory):
     proc = subprocess.run([_irpref(), "report", str(qrels), *map(str, runs), "--baseline",
                            names[3], "-o", str(out)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.strip() == f"wrote {out}"  # no warning
+    # no warning but the one font note where the machine's font lacks the names' CJK
+    # characters (DejaVu Sans alone: one line, never one per glyph)
+    assert set(proc.stderr.strip().splitlines()) <= {f"wrote {out}", FONT_NOTE}, proc.stderr
     return out, names, time.perf_counter() - start
 
 

@@ -328,6 +328,47 @@ def test_figure_labels_print_a_dollar_as_a_dollar():
     assert labels and all(not t.get_parse_math() for t in labels)
 
 
+
+def test_every_figure_reads_names_as_plain_text():
+    """The rank figure and the PPI figure too (they were drawn outside ``plain_text``)."""
+    from irpref.report.figure_kit import plain_text
+    from irpref.report.ppi_section import ppi_intervals
+    from irpref.report.rank_plots import rank_intervals
+
+    assert all(getattr(f, "__wrapped__", None) for f in (ppi_intervals, rank_intervals))
+    assert plain_text  # the wrapper both use
+
+
+def test_a_name_the_font_lacks_is_one_warning(tmp_path):
+    """CJK run names under a font without them: matplotlib's one warning per glyph and
+    per figure becomes one line saying what the reader sees."""
+    names = ["\u4e00\u4e01\u4e02", "plain"]
+    paths = []
+    for name, src in zip(names, RUNS):
+        shutil.copy(src, tmp_path / name)
+        paths.append(tmp_path / name)
+    out = tmp_path / "r.html"
+    proc = irpref_cli("report", QRELS, *paths, "--rel", "2", "-m", "AP", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1] == f"wrote {out}" and not any("Glyph" in ln for ln in lines), lines
+    assert len(lines) <= 2  # the font note, where the font lacks the characters
+    assert names[0] in out.read_text(encoding="utf-8")
+
+
+def test_a_report_over_one_query(tmp_path):
+    """One shared query: no test can run; the report says so instead of dividing by 0."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
+    runs = []
+    for name, docs in (("a", "d1 d2"), ("b", "d2 d1")):
+        runs.append(tmp_path / name)
+        runs[-1].write_text("".join(f"1 Q0 {d} {r} {9 - r} {name}\n"
+                                    for r, d in enumerate(docs.split(), 1)))
+    proc = irpref_cli("report", qrels, *runs, "-o", tmp_path / "r.md")
+    assert proc.returncode == 0 and "internal error" not in proc.stderr, proc.stderr
+
+
 # ------------------------------------------------------------ the judging settings
 
 

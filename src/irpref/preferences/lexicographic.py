@@ -45,6 +45,7 @@ import numpy as np
 
 __all__ = [
     "SENTINEL",
+    "checked_positions",
     "lexicographic_ranks",
     "lexiprecision_key",
     "lexirecall_key",
@@ -57,7 +58,8 @@ SENTINEL = float(2**40)
 """Position stored for an unretrieved relevant item in padded arrays."""
 
 
-def _sorted(p: Sequence[int]) -> list[int]:
+def checked_positions(p: Sequence[int]) -> list[int]:
+    """The 1-based positions of relevant items, sorted; refuses 0, negatives and repeats."""
     out = sorted(int(x) for x in p)
     if out and out[0] < 1:
         raise ValueError(f"positions are 1-based; got {out[0]}")
@@ -74,7 +76,7 @@ def _check_m(x: list[int], y: list[int], m: int | None) -> None:
 def sgn_lp(p: Sequence[int], q: Sequence[int], m: int | None = None) -> int:
     """sgnLP(π, π') (lexiprecision Eq. 3) from the positions of the relevant
     items each ranking retrieved (unretrieved ones tie and come last)."""
-    x, y = _sorted(p), _sorted(q)
+    x, y = checked_positions(p), checked_positions(q)
     _check_m(x, y, m)
     for a, b in zip(x, y):
         if a != b:
@@ -84,7 +86,7 @@ def sgn_lp(p: Sequence[int], q: Sequence[int], m: int | None = None) -> int:
 
 def rr_lp(p: Sequence[int], q: Sequence[int], m: int | None = None) -> float:
     """rrLP(π, π') = 1/p_{i*} - 1/p'_{i*} (lexiprecision Eq. 2); 1/p = 0 when unretrieved."""
-    x, y = _sorted(p), _sorted(q)
+    x, y = checked_positions(p), checked_positions(q)
     _check_m(x, y, m)
     for a, b in zip(x, y):
         if a != b:
@@ -99,7 +101,7 @@ def rr_lp(p: Sequence[int], q: Sequence[int], m: int | None = None) -> float:
 def sgn_lr(p: Sequence[int], q: Sequence[int], m: int | None = None) -> int:
     """sgnLR(π, π') (lexirecall Eq. 11): leximin from the bottom, unretrieved
     relevant items imputed at the bottom of the corpus."""
-    x, y = _sorted(p), _sorted(q)
+    x, y = checked_positions(p), checked_positions(q)
     _check_m(x, y, m)
     if len(x) != len(y):
         return 1 if len(x) > len(y) else -1
@@ -116,7 +118,7 @@ def lexiprecision_key(p: Sequence[int], depth: int) -> int:
     unretrieved item contributes nothing. ``μ_LP(π) > μ_LP(π')`` exactly when
     ``sgnLP(π, π') > 0``.
     """
-    x = _sorted(p)
+    x = checked_positions(p)
     if x and x[-1] > depth:
         raise ValueError(f"position {x[-1]} is deeper than depth = {depth}")
     return sum(1 << (depth - i) for i in x)
@@ -132,7 +134,7 @@ def lexirecall_key(
     with ``Δ = 1/(n+ε)``, ``ε ∈ (0, 1)``, in rational arithmetic.
     ``LR(p) > LR(p')`` exactly when ``sgnLR(π, π') > 0``.
     """
-    x = _sorted(p)
+    x = checked_positions(p)
     eps = Fraction(eps)
     if not 0 < eps < 1:
         raise ValueError(f"eps must lie in (0, 1), not {eps}")

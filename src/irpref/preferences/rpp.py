@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from irpref.preferences.lexicographic import _sorted
+from irpref.preferences.lexicographic import checked_positions
 
 __all__ = ["level_weights", "rpp", "rpp_mixture"]
 
@@ -54,7 +54,7 @@ def level_weights(n: int, p: str = "uniform") -> np.ndarray:
 def rpp(f: Sequence[int], g: Sequence[int], m: int, p: str = "uniform") -> float:
     """RPP(π, π') of Eq. 4 from the positions of the relevant items each
     ranking retrieved, for a query with ``m`` relevant items."""
-    x, y = _sorted(f), _sorted(g)
+    x, y = checked_positions(f), checked_positions(g)
     if max(len(x), len(y)) > m:
         raise ValueError(f"more retrieved relevant items than m = {m}")
     if m == 0:

@@ -76,9 +76,9 @@ class Report:
 
 def png_of(fig) -> bytes:
     """A matplotlib Figure as PNG bytes (90 dpi); the figure is closed."""
-    from irpref.report.figure_kit import pyplot
+    from irpref.report.figure_kit import pyplot, save
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
+    save(fig, buf, format="png", dpi=90)
     pyplot().close(fig)
     return buf.getvalue()

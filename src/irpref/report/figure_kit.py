@@ -9,13 +9,15 @@ consistently (:func:`abbreviate`); the figure then carries a key.
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 __all__ = ["HATCHES", "MANY", "MARKERS", "abbreviate", "box_figure", "draw_boxes", "finish",
-           "fit_layout", "measure_rows", "palette", "plain_text", "pyplot", "save"]
+           "fit_layout", "glyphs_noted", "measure_rows", "palette", "plain_text", "pyplot", "save"]
 
 MANY = 15  # more runs than this: compact layouts (heatmaps, horizontal boxes, scatter)
 HATCHES = ["", "//", "..", "xx", "\\\\", "++", "oo", "--"]
@@ -33,7 +35,7 @@ def plain_text(draw):
     def plain(*args, **kwargs):
         import matplotlib
 
-        with matplotlib.rc_context({"text.parse_math": False}):
+        with matplotlib.rc_context({"text.parse_math": False}), glyphs_noted():
             return draw(*args, **kwargs)
 
     return plain
@@ -184,5 +186,28 @@ def box_figure(n: int):
 
 
 def save(fig, path, **kwargs) -> None:
-    """Write a figure; the format follows the extension (png, svg, pdf)."""
-    fig.savefig(path, dpi=kwargs.pop("dpi", 110), **kwargs)
+    """Write a figure to a path or file object; the format follows the extension (png,
+    svg, pdf) unless ``format`` is given."""
+    with glyphs_noted():
+        fig.savefig(path, dpi=kwargs.pop("dpi", 110), **kwargs)
+
+
+@contextlib.contextmanager
+def glyphs_noted():
+    """A run name with characters the figure's font lacks (CJK names under DejaVu Sans)
+    makes matplotlib warn once per character while laying out and drawing; they become
+    one warning that says what the reader sees: boxes in the figures, the names spelled
+    in the tables. Other warnings pass through unchanged."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    missing = False
+    for w in caught:
+        if str(w.message).startswith("Glyph ") and "missing from" in str(w.message):
+            missing = True
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if missing:
+        warnings.warn("the figures' font lacks some characters of the run names: they are "
+                      "drawn as boxes (the tables spell every name)", UserWarning,
+                      stacklevel=3)

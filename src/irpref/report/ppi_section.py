@@ -9,13 +9,11 @@ the table does not hold: the figure's ``irpref_data`` is those rows.
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pandas as pd
 
-from irpref.report.blocks import Block, Section
-from irpref.report.figure_kit import MANY
+from irpref.report.blocks import Block, Section, png_of
+from irpref.report.figure_kit import MANY, plain_text, pyplot
 
 __all__ = ["interval_data", "ppi_intervals", "ppi_section", "ppi_table"]
 
@@ -41,14 +39,11 @@ def interval_data(frame: pd.DataFrame, measure: str) -> pd.DataFrame:
     return rows[DRAWN].reset_index(drop=True)
 
 
+@plain_text
 def ppi_intervals(frame: pd.DataFrame, measure: str):
     """One row per run: the PPI interval (black, filled square at the estimate) above the
     human-only t interval (grey, dashed, open circle), the machine-only mean as a cross."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     data = interval_data(frame, measure)
     lam = frame.attrs.get("lam", "auto")
     name = "PPI++" if lam == "auto" else f"PPI (lambda {lam:g})"
@@ -76,15 +71,6 @@ def ppi_intervals(frame: pd.DataFrame, measure: str):
     return fig
 
 
-def _png(fig) -> bytes:
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
-
-
 def ppi_section(frame: pd.DataFrame, *, human_source: str, machine_source: str,
                 many: bool | None = None) -> Section:
     """"Machine labels with a human sample": the table and one figure per measure."""
@@ -95,7 +81,7 @@ def ppi_section(frame: pd.DataFrame, *, human_source: str, machine_source: str,
     weight = "PPI++'s tuned weight" if lam == "auto" else f"the fixed weight lambda = {lam:g}"
     figures = [Block("details", f"{m}: PPI and human-only intervals", open=not many, children=[
         Block("figure", f"{m}: PPI and human-only intervals",
-              png=_png(ppi_intervals(frame, m)))]) for m in pd.unique(frame["measure"])]
+              png=png_of(ppi_intervals(frame, m)))]) for m in pd.unique(frame["measure"])]
     sentence = (
         f"Machine labels ({machine_source}) on every query and human labels ({human_source}) "
         f"on a sample of them: each mean estimated by prediction-powered inference over "

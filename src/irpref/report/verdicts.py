@@ -130,7 +130,9 @@ class Verdicts:
         """(g, words): the per-comparison level g of the intervals that agree with the
         verdicts of ``family`` (see the module doc) and how to name them."""
         rows = self.tests[self.tests["family"] == family]
-        m = int(rows["family_size"].max()) if len(rows) else 1
+        # a family with nothing testable (one query: no t) has size 0; its intervals are
+        # NaN anyway, and the level is the unadjusted one
+        m = max(int(pd.to_numeric(rows["family_size"]).fillna(0).max()) if len(rows) else 0, 1)
         rejected = int(rows["significant"].sum())
         a = self.alpha
         if self.correction == "none":
