@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import Measurement, median, run_process  # noqa: E402
+from common import Measurement, median, run_apart, run_process  # noqa: E402
 from recommendation_data import ID_STYLES, generate, paths  # noqa: E402
 
 MEASURES = ["AP", "nDCG@10", "RR", "P@10"]
@@ -156,7 +156,8 @@ def main() -> None:
     for style in styles:
         if not paths(args.data / style, 2, "trec")[0].exists():
             print(f"generating {style} ...", file=sys.stderr, flush=True)
-            generate(args.data / style, seed=args.seed, users=args.users, style=style)
+            run_apart(generate, args.data / style, seed=args.seed, users=args.users,
+                      style=style)  # in its own process: see common.run_apart
     results = {s: run_style(args.data, s, args) for s in styles}
     print(f"\n{args.users} users x 2 runs x top 10, {10 * args.users} qrels rows; "
           f"medians of {args.repeats} interleaved whole processes")

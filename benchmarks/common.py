@@ -3,6 +3,12 @@
 Every measurement starts a new process (a cold Python: imports included), so
 the figures are what a user waits for at the command line. Peak memory is the
 child's maximum resident set size as reported by ``wait4`` (Linux).
+
+Linux starts a child's high-water mark at its parent's resident size when it
+forks (the copied address space counts until ``exec``), so a benchmark that
+builds a large collection in its own process before timing children reads
+that size as every child's peak. Build data with :func:`run_apart` (a fresh
+interpreter); :func:`run_process` warns when the parent is large.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Measurement", "Timing", "median", "run_process", "time_process"]
+__all__ = ["Measurement", "Timing", "median", "run_apart", "run_process", "time_process"]
 
 HERE = Path(__file__).resolve().parent
 
@@ -61,6 +67,32 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def run_apart(function, *args, **kwargs) -> None:
+    """``function(*args, **kwargs)`` in a fresh interpreter (multiprocessing's spawn), so
+    the memory it takes never inflates the peaks measured of later children."""
+    import multiprocessing
+
+    proc = multiprocessing.get_context("spawn").Process(target=function, args=args,
+                                                        kwargs=kwargs)
+    proc.start()
+    proc.join()
+    if proc.exitcode != 0:
+        raise RuntimeError(f"{getattr(function, '__name__', function)} failed "
+                           f"(exit {proc.exitcode})")
+
+
+def _resident_mb() -> float:
+    """This process's resident size now (MB; 0 where /proc is absent)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+_WARNED: list[bool] = []
+
+
 def run_process(
     cmd: list[str],
     *,
@@ -70,8 +102,13 @@ def run_process(
 ) -> Measurement:
     """Run ``cmd`` to completion: wall time, peak RSS of the child, its output.
 
-    The child is reaped with ``os.wait4``, whose rusage is that child's alone.
+    The child is reaped with ``os.wait4``, whose rusage is that child's alone; its
+    peak is at least this process's resident size at the fork (see the module doc).
     """
+    if not _WARNED and _resident_mb() > 100:
+        _WARNED.append(True)
+        print(f"warning: the benchmark process holds {_resident_mb():.0f} MB: every child's "
+              "peak memory reads at least that (build data with run_apart)", file=sys.stderr)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err)

@@ -738,7 +738,7 @@ def test_last_token_ends_at_every_offset_without_final_newline():
             data = f"{' ' * lead}q Q0 d 1 1 {'t' * n}".encode()
             out = _scan.judge(data, capsule, 0, 0, True)
             assert out[0] == 0 and out[-1] == b"t" * n
-            assert np.frombuffer(out[3], np.int64).tolist() == [0]
+            assert np.frombuffer(out[3], np.int32).tolist() == [0]
             assert _scan.judge(data + b"\n", capsule, 0, 0, True)[-1] == b"t" * n
             assert _scan.judge(data + b" x", capsule, 0, 0, True)[0] != 0  # 7 fields
             score = data[: -n - 1] + b"1" * n  # 5 fields, the score last

@@ -7,26 +7,29 @@
  *       bytes), the rows of query q at [row_off[q], row_off[q+1]), the
  *       document id of every row (offsets int32 or int64 + bytes).
  *   qrels(data, release) -> (0, capsule, q_off, q_data, row_off, d_off,
- *                            d_data, grade, coll_row) or (code, line)
+ *                            d_data, grade) or (code, line)
  *       parse the bytes of a TREC qrels file ("qid iter docid grade"),
  *       check them as irpref.io.trec does (4 fields, UTF-8 ids, grades
  *       -?[0-9]+ within +-(2**31 - 1), comments, blank lines, tabs, CRs),
  *       sort the queries by id and every query's rows by document id (both
  *       byte order, as irpref.interning.intern numbers them), refuse a
  *       document judged twice for one query, and index the result. The
- *       arrays come back as bytes: offsets int64 (q_off, row_off) and int32
- *       (d_off), grades int32 by collection row; the documents (d_off,
- *       d_data) by index row (_scan.h), coll_row (int32) the collection row
- *       of each. `release`: data is a read-only map of a file;
- *       pages already parsed are handed back to the kernel as the pass goes
- *       (its resident memory stays a few MB). A file the pass refuses is
- *       read by the careful Python reader, which names the line.
+ *       arrays come back as Blocks (_scan.c) in the collection's order:
+ *       offsets int64 (q_off, row_off) and int32 (d_off), grades int32. The
+ *       file-order copies the parse makes are freed as soon as they are
+ *       placed (every large array is mapped: _scan.h). `release`: data is a
+ *       read-only map of a file; pages already parsed are handed back to the
+ *       kernel as the pass goes (its resident memory stays a few MB). A file
+ *       the pass refuses is read by the careful Python reader, which names
+ *       the line.
  */
 #include "_scan.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#define SORT_ALLOC mem_alloc /* the sort's scratch space mapped too */
+#define SORT_FREE mem_free
 #include "_sort.h"
 
 /* ---- building the index --------------------------------------------------- */
@@ -39,8 +42,8 @@ static void free_index(Index *ix) {
     void *arrays[] = {ix->owned[0], ix->owned[1], ix->owned[2], ix->owned[3], ix->owned[4],
                       ix->k_of_code, ix->q_slots, ix->frag, ix->tab_off, ix->tab};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
-        free(arrays[i]);
-    free(ix);
+        mem_free(arrays[i]);
+    mem_free(ix);
 }
 
 static void index_destructor(PyObject *capsule) {
@@ -53,7 +56,7 @@ enum { FILL_OK = 0, FILL_MEMORY = -1, FILL_QUERY_TWICE = 1, FILL_DOC_TWICE = 2 }
 static int fill_queries(Index *ix) {
     int64_t size = pow2_at_least(2 * ix->n_queries);
     ix->q_mask = size - 1;
-    if (!(ix->q_slots = malloc((size_t)size * sizeof(QSlot))))
+    if (!(ix->q_slots = mem_alloc((size_t)size * sizeof(QSlot))))
         return FILL_MEMORY;
     for (int64_t s = 0; s < size; s++)
         ix->q_slots[s].k = -1;
@@ -72,46 +75,50 @@ static int fill_queries(Index *ix) {
 }
 
 /* The rows of query k: hash fragments, and a table when the query is large
- * (a repeated document is refused). */
-static int fill_rows(Index *ix, int64_t k) {
-    int64_t lo = ix->k_rows[k], rows = ix->k_rows[k + 1] - lo;
+ * (a repeated document is refused). `given`: the fragments are filled and the
+ * rows known distinct already (the qrels pass), so a small query is done. */
+static int fill_rows(Index *ix, int64_t k, int given) {
+    int64_t lo = ix->k_rows[k], rows = ix->k_rows[k + 1] - lo, base = ix->k_base[k];
+    if (given && rows <= SMALL_QUERY)
+        return FILL_OK;
     uint32_t *frag = ix->frag + lo;
     int32_t *tab = ix->tab + ix->tab_off[k];
     uint64_t mask = (uint64_t)(ix->tab_off[k + 1] - ix->tab_off[k] - 1);
     for (int64_t j = 0; j < rows; j++) {
-        int64_t a = doc_start(ix, lo + j), n = doc_start(ix, lo + j + 1) - a;
+        int64_t a = doc_start(ix, base + j), n = doc_start(ix, base + j + 1) - a;
         const unsigned char *id = ix->d_data + a;
         uint64_t h = hash_id(id, n, NULL);
         uint32_t f = (uint32_t)(h >> 32);
         frag[j] = f;
         if (rows <= SMALL_QUERY) {
             for (int64_t o = 0; o < j; o++)
-                if (frag[o] == f && same_doc(ix, lo + o, id, n))
+                if (frag[o] == f && same_doc(ix, base + o, id, n))
                     return FILL_DOC_TWICE;
             continue;
         }
         uint64_t s = h & mask;
         for (; tab[s] >= 0; s = (s + 1) & mask)
-            if (frag[tab[s]] == f && same_doc(ix, lo + tab[s], id, n))
+            if (frag[tab[s]] == f && same_doc(ix, base + tab[s], id, n))
                 return FILL_DOC_TWICE;
         tab[s] = (int32_t)j;
     }
     return FILL_OK;
 }
 
-/* Everything but the views and the index order (set already); runs
- * without the GIL. */
-static int fill_index(Index *ix) {
+/* Everything but the views, the index order and (if `given`) the fragments
+ * (set already); runs without the GIL. */
+static int fill_index(Index *ix, int given) {
     int rc = fill_queries(ix);
     if (rc != FILL_OK)
         return rc;
     int64_t nq = ix->n_queries;
-    ix->frag = malloc((size_t)(ix->n_rows + 1) * sizeof(uint32_t));
-    ix->tab_off = malloc((size_t)(nq + 1) * sizeof(int64_t));
+    if (!given)
+        ix->frag = mem_alloc((size_t)(ix->n_rows + 1) * sizeof(uint32_t));
+    ix->tab_off = mem_alloc((size_t)(nq + 1) * sizeof(int64_t));
     if (!ix->frag || !ix->tab_off)
         return FILL_MEMORY;
     if (ix->k_code) {
-        if (!(ix->k_of_code = malloc((size_t)(nq + 1) * sizeof(int64_t))))
+        if (!(ix->k_of_code = mem_alloc((size_t)(nq + 1) * sizeof(int64_t))))
             return FILL_MEMORY;
         for (int64_t k = 0; k < nq; k++)
             ix->k_of_code[ix->k_code[k]] = k;
@@ -121,11 +128,11 @@ static int fill_index(Index *ix) {
         int64_t rows = ix->k_rows[k + 1] - ix->k_rows[k];
         ix->tab_off[k + 1] = ix->tab_off[k] + (rows > SMALL_QUERY ? pow2_at_least(2 * rows) : 0);
     }
-    if (!(ix->tab = malloc((size_t)(ix->tab_off[nq] + 1) * sizeof(int32_t))))
+    if (!(ix->tab = mem_alloc((size_t)(ix->tab_off[nq] + 1) * sizeof(int32_t))))
         return FILL_MEMORY;
     memset(ix->tab, 0xff, (size_t)(ix->tab_off[nq] + 1) * sizeof(int32_t));
     for (int64_t k = 0; k < nq; k++)
-        if ((rc = fill_rows(ix, k)) != FILL_OK)
+        if ((rc = fill_rows(ix, k, given)) != FILL_OK)
             return rc;
     return FILL_OK;
 }
@@ -183,17 +190,21 @@ static int take_views(Index *ix, PyObject *const objs[5], int narrow_docs) {
 
 /* A capsule holding an index of the five arrays (NULL with an exception).
  * `order`: NULL (the index order is the collection's), or the index order
- * (k_off, k_data, k_code, k_rows, k_base; documents by index row), whose
- * arrays the index takes over (freed with it, also on failure). */
-static PyObject *make_index(PyObject *const objs[5], int narrow_docs, void *order[5]) {
-    Index *ix = calloc(1, sizeof(Index));
+ * (k_off, k_data, k_code, k_rows, k_base), whose arrays the index takes over
+ * (freed with it, also on failure), as it takes `frag` (NULL: computed here),
+ * the hash fragments of rows known distinct. */
+static PyObject *make_index(PyObject *const objs[5], int narrow_docs, void *order[5],
+                            uint32_t *frag) {
+    Index *ix = mem_calloc(1, sizeof(Index));
     if (!ix) {
         for (int i = 0; order && i < 5; i++)
-            free(order[i]);
+            mem_free(order[i]);
+        mem_free(frag);
         return PyErr_NoMemory();
     }
     for (int i = 0; order && i < 5; i++)
         ix->owned[i] = order[i];
+    ix->frag = frag;
     if (take_views(ix, objs, narrow_docs) < 0) {
         free_index(ix);
         return NULL;
@@ -207,7 +218,7 @@ static PyObject *make_index(PyObject *const objs[5], int narrow_docs, void *orde
     }
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = fill_index(ix);
+    rc = fill_index(ix, frag != NULL);
     Py_END_ALLOW_THREADS
     if (rc != FILL_OK) {
         free_index(ix);
@@ -228,14 +239,16 @@ PyObject *scan_index(PyObject *self, PyObject *args) {
     PyObject *objs[5];
     if (!PyArg_ParseTuple(args, "OOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4]))
         return NULL;
-    return make_index(objs, 0, NULL);
+    return make_index(objs, 0, NULL, NULL);
 }
 
 /* ---- reading a qrels file -------------------------------------------------- */
 
 typedef struct {
     const unsigned char *base;
-    int64_t len, line, released;
+    int64_t len, line, released, page;
+    int64_t n_rows; /* rows parsed (rq's memory becomes frag once they are grouped) */
+    uint32_t *frag; /* per index row: the high 32 bits of its document's hash */
     int release, code;
     Vec qbuf, qstart, qhash; /* distinct query ids (bytes, int64 start, uint64 hash) */
     int64_t *slots, mask;    /* their hash table: code or -1 */
@@ -253,15 +266,17 @@ static int qfail(Qrels *j, int code) {
 static void free_qrels(Qrels *j) {
     Vec *vecs[] = {&j->qbuf, &j->qstart, &j->qhash, &j->dbuf, &j->dstart, &j->rq, &j->grade};
     for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++) {
-        free(vecs[i]->data);
+        mem_free(vecs[i]->data);
         vecs[i]->data = NULL;
         vecs[i]->n = vecs[i]->cap = 0;
     }
-    free(j->slots);
-    free(j->rank);
-    free(j->k_rows);
-    free(j->k_base);
+    mem_free(j->slots);
+    mem_free(j->frag);
+    mem_free(j->rank);
+    mem_free(j->k_rows);
+    mem_free(j->k_base);
     j->slots = NULL;
+    j->frag = NULL;
     j->rank = j->k_rows = j->k_base = NULL;
 }
 
@@ -287,7 +302,7 @@ static int push_bytes(Vec *v, const unsigned char *p, int64_t n) {
 }
 
 static int rehash_queries(Qrels *j, int64_t size) {
-    int64_t *slots = malloc((size_t)size * sizeof(int64_t));
+    int64_t *slots = mem_alloc((size_t)size * sizeof(int64_t));
     if (!slots)
         return -1;
     memset(slots, 0xff, (size_t)size * sizeof(int64_t));
@@ -298,7 +313,7 @@ static int rehash_queries(Qrels *j, int64_t size) {
             s = (s + 1) & (size - 1);
         slots[s] = k;
     }
-    free(j->slots);
+    mem_free(j->slots);
     j->slots = slots;
     j->mask = size - 1;
     return 0;
@@ -349,8 +364,7 @@ static int parse_grade(const unsigned char *p, int64_t n, int32_t *out) {
 
 /* Hand the parsed pages of a file map back to the kernel (every 16 MB). */
 static void release_pages(Qrels *j, const unsigned char *upto) {
-    int64_t page = (int64_t)sysconf(_SC_PAGESIZE);
-    int64_t end = ((upto - j->base) / page - 1) * page;
+    int64_t end = ((upto - j->base) / j->page - 1) * j->page;
     if (!j->release || end - j->released < (16 << 20))
         return;
     madvise((void *)(j->base + j->released), (size_t)(end - j->released), MADV_DONTNEED);
@@ -404,6 +418,9 @@ static int parse_qrels(Qrels *j) {
             return qfail(j, SCAN_MEMORY);
         release_pages(j, p);
     }
+    if (j->release && j->len > j->released) /* the rest of the file is read too */
+        madvise((void *)(j->base + j->released), (size_t)(j->len - j->released),
+                MADV_DONTNEED);
     if (j->rq.n == 0)
         return qfail(j, SCAN_EMPTY);
     uint32_t *last = vec_push(&j->dstart);
@@ -448,21 +465,48 @@ static void sort_rows(int32_t *idx, int32_t *tmp, int64_t n, const Docs *d) {
         idx[o++] = tmp[i++];
 }
 
+/* What the pass hands to Python, in the collection's order (queries by id,
+ * rows by query then document): Blocks and their data. */
+enum { OUT_Q_OFF, OUT_Q_DATA, OUT_ROW_OFF, OUT_D_OFF, OUT_D_DATA, OUT_GRADE, N_OUT };
+
 typedef struct {
-    int64_t *q_off, *row_off;        /* the collection: queries, rows of each */
-    unsigned char *q_data, *d_data;  /* d_data, d_off: documents by index row */
-    int32_t *d_off, *grade, *coll_row; /* grade by collection row; per index row its */
-} Sorted;                            /* collection row */
+    void *data[N_OUT]; /* from mem_alloc (no GIL needed), until made Blocks */
+    int64_t bytes[N_OUT];
+    PyObject *obj[N_OUT];
+} Sorted;
+
+static int new_output(Sorted *out, int i, int64_t bytes) {
+    out->bytes[i] = bytes;
+    return (out->data[i] = mem_alloc((size_t)(bytes > 8 ? bytes : 8))) ? 0 : -1;
+}
+
+/* The outputs as Blocks (with the GIL): 0, or -1 with an exception. */
+static int make_blocks(Sorted *out) {
+    for (int i = 0; i < N_OUT; i++) {
+        out->obj[i] = block_of(out->data[i], out->bytes[i]);
+        out->data[i] = NULL; /* the Block owns it, or freed it */
+        if (!out->obj[i])
+            return -1;
+    }
+    return 0;
+}
+
+static void free_sorted(Sorted *out) {
+    for (int i = 0; i < N_OUT; i++) {
+        Py_XDECREF(out->obj[i]);
+        mem_free(out->data[i]);
+    }
+}
 
 /* The queries in byte order: j->rank (code of each query in order of first
- * appearance), out->q_off and out->q_data. */
-static int order_queries(Qrels *j, const Sorted *out) {
+ * appearance) and the query ids (q_off, q_data). */
+static int order_queries(Qrels *j, Sorted *out) {
     int64_t nq = j->qhash.n;
     const int64_t *qs = j->qstart.data;
     const unsigned char *qb = j->qbuf.data;
-    Str *items = malloc((size_t)(nq + 1) * sizeof(Str));
-    if (!items || !(j->rank = malloc((size_t)(nq + 1) * sizeof(int64_t)))) {
-        free(items);
+    Str *items = mem_alloc((size_t)(nq + 1) * sizeof(Str));
+    if (!items || !(j->rank = mem_alloc((size_t)(nq + 1) * sizeof(int64_t)))) {
+        mem_free(items);
         return qfail(j, SCAN_MEMORY);
     }
     for (int64_t k = 0; k < nq; k++) {
@@ -471,100 +515,137 @@ static int order_queries(Qrels *j, const Sorted *out) {
         items[k].index = k;
     }
     sort_strs(items, nq, memchr(qb, 0, (size_t)j->qbuf.n) != NULL);
-    out->q_off[0] = 0;
+    int64_t *q_off = out->data[OUT_Q_OFF];
+    unsigned char *q_data = out->data[OUT_Q_DATA];
+    q_off[0] = 0;
     for (int64_t r = 0; r < nq; r++) { /* r: the query's code, in byte order */
         const Str *s = &items[r];
         j->rank[s->index] = r;
-        memcpy(out->q_data + out->q_off[r], s->ptr, (size_t)s->len);
-        out->q_off[r + 1] = out->q_off[r] + s->len;
+        memcpy(q_data + q_off[r], s->ptr, (size_t)s->len);
+        q_off[r + 1] = q_off[r] + s->len;
     }
-    free(items);
+    mem_free(items);
     return 0;
 }
 
 /* The index order of the rows: j->k_rows (the rows of the k-th query to
  * appear), perm (the rows grouped so, file order within a query), and the
- * collection's out->row_off and j->k_base. */
-static int group_rows(Qrels *j, const Sorted *out, int32_t *perm) {
+ * collection's row_off and j->k_base. */
+static int group_rows(Qrels *j, Sorted *out, int32_t *perm) {
     int64_t nq = j->qhash.n, n = j->rq.n;
     const int32_t *rq = j->rq.data;
-    int64_t *fill = malloc((size_t)(nq + 1) * sizeof(int64_t));
-    j->k_rows = calloc((size_t)(nq + 1), sizeof(int64_t));
-    j->k_base = malloc((size_t)(nq + 1) * sizeof(int64_t));
+    int64_t *row_off = out->data[OUT_ROW_OFF];
+    int64_t *fill = mem_alloc((size_t)(nq + 1) * sizeof(int64_t));
+    j->k_rows = mem_calloc((size_t)(nq + 1), sizeof(int64_t));
+    j->k_base = mem_alloc((size_t)(nq + 1) * sizeof(int64_t));
     if (!fill || !j->k_rows || !j->k_base) {
-        free(fill);
+        mem_free(fill);
         return qfail(j, SCAN_MEMORY);
     }
     for (int64_t i = 0; i < n; i++)
         j->k_rows[rq[i] + 1]++;
-    memset(out->row_off, 0, (size_t)(nq + 1) * sizeof(int64_t));
+    memset(row_off, 0, (size_t)(nq + 1) * sizeof(int64_t));
     for (int64_t k = 0; k < nq; k++) {
-        out->row_off[j->rank[k] + 1] = j->k_rows[k + 1];
+        row_off[j->rank[k] + 1] = j->k_rows[k + 1];
         j->k_rows[k + 1] += j->k_rows[k];
     }
     for (int64_t q = 0; q < nq; q++)
-        out->row_off[q + 1] += out->row_off[q];
+        row_off[q + 1] += row_off[q];
     for (int64_t k = 0; k < nq; k++)
-        j->k_base[k] = out->row_off[j->rank[k]];
+        j->k_base[k] = row_off[j->rank[k]];
     memcpy(fill, j->k_rows, (size_t)nq * sizeof(int64_t));
     for (int64_t i = 0; i < n; i++)
         perm[fill[rq[i]]++] = (int32_t)i;
-    free(fill);
+    mem_free(fill);
     return 0;
 }
 
-/* Every query's rows by document id (a document twice in one query is
- * refused): the documents by index row (out->d_off, out->d_data), the
- * collection row of each (out->coll_row) and the grades by collection row. */
-static int order_rows(Qrels *j, const Sorted *out, int32_t *perm) {
-    int64_t nq = j->qhash.n;
-    int32_t *tmp = malloc((size_t)(j->rq.n + 1) * sizeof(int32_t));
+/* Every query's rows (perm, index order) by document id, a document twice
+ * in one query refused; `bytes[code]`: the bytes of each query's ids. */
+static int sort_by_document(Qrels *j, int32_t *perm, int64_t *bytes) {
+    int64_t nq = j->qhash.n, widest = 0;
+    for (int64_t k = 0; k < nq; k++)
+        if (j->k_rows[k + 1] - j->k_rows[k] > widest)
+            widest = j->k_rows[k + 1] - j->k_rows[k];
+    int32_t *tmp = mem_alloc((size_t)(widest + 1) * sizeof(int32_t));
     if (!tmp)
         return qfail(j, SCAN_MEMORY);
-    const int32_t *grade = j->grade.data;
     Docs docs = {j->dbuf.data, j->dstart.data};
-    out->d_off[0] = 0;
     for (int64_t k = 0; k < nq; k++) {
-        int64_t lo = j->k_rows[k], hi = j->k_rows[k + 1], base = j->k_base[k] - lo;
+        int64_t lo = j->k_rows[k], hi = j->k_rows[k + 1], total = 0;
         sort_rows(perm + lo, tmp, hi - lo, &docs);
         for (int64_t i = lo; i < hi; i++) {
-            int32_t row = perm[i];
-            if (i > lo && doc_cmp(&docs, perm[i - 1], row) == 0) {
-                free(tmp);
+            if (i > lo && doc_cmp(&docs, perm[i - 1], perm[i]) == 0) {
+                mem_free(tmp);
                 return qfail(j, SCAN_REPEAT);
             }
-            uint32_t a = docs.start[row], b = docs.start[row + 1];
-            memcpy(out->d_data + out->d_off[i], docs.data + a, b - a);
-            out->d_off[i + 1] = out->d_off[i] + (int32_t)(b - a);
-            out->coll_row[i] = (int32_t)(base + i);
-            out->grade[base + i] = grade[row];
+            total += docs.start[perm[i] + 1] - docs.start[perm[i]];
+        }
+        bytes[j->rank[k]] = total;
+    }
+    mem_free(tmp);
+    return 0;
+}
+
+/* The grades and the document ids in the collection's order (the file-order
+ * copies are freed as soon as they are read). */
+static int place_rows(Qrels *j, Sorted *out, const int32_t *perm, int64_t *bytes) {
+    int64_t nq = j->qhash.n, n = j->n_rows;
+    if (new_output(out, OUT_GRADE, 4 * n) < 0)
+        return qfail(j, SCAN_MEMORY);
+    int32_t *grade = out->data[OUT_GRADE];
+    const int32_t *file_grade = j->grade.data;
+    for (int64_t k = 0; k < nq; k++)
+        for (int64_t i = j->k_rows[k], base = j->k_base[k] - i; i < j->k_rows[k + 1]; i++)
+            grade[base + i] = file_grade[perm[i]];
+    vec_free(&j->grade);
+    int64_t total = 0;
+    for (int64_t q = 0; q < nq; q++) { /* bytes[q] becomes the start of query q's ids */
+        int64_t b = bytes[q];
+        bytes[q] = total;
+        total += b;
+    }
+    if (new_output(out, OUT_D_OFF, 4 * (n + 1)) < 0 || new_output(out, OUT_D_DATA, total) < 0)
+        return qfail(j, SCAN_MEMORY);
+    int32_t *d_off = out->data[OUT_D_OFF];
+    unsigned char *d_data = out->data[OUT_D_DATA];
+    const uint32_t *start = j->dstart.data;
+    const unsigned char *dbuf = j->dbuf.data;
+    for (int64_t k = 0; k < nq; k++) {
+        int64_t pos = bytes[j->rank[k]];
+        for (int64_t i = j->k_rows[k], base = j->k_base[k] - i; i < j->k_rows[k + 1]; i++) {
+            uint32_t a = start[perm[i]], b = start[perm[i] + 1];
+            d_off[base + i] = (int32_t)pos;
+            memcpy(d_data + pos, dbuf + a, b - a);
+            j->frag[i] = (uint32_t)(hash_id(dbuf + a, b - a, NULL) >> 32);
+            pos += b - a;
         }
     }
-    free(tmp);
+    d_off[n] = (int32_t)total;
     return 0;
 }
 
-/* Queries by id, rows by query then document; fills `out` (sized by the
- * caller). Returns 0, or -1 (j->code: SCAN_REPEAT or SCAN_MEMORY). */
-static int sort_qrels(Qrels *j, const Sorted *out) {
-    int32_t *perm = malloc((size_t)(j->rq.n + 1) * sizeof(int32_t));
-    if (!perm)
-        return qfail(j, SCAN_MEMORY);
-    int rc = order_queries(j, out);
+/* Queries by id, rows by query then document; fills `out`. Returns 0, or -1
+ * (j->code: SCAN_REPEAT or SCAN_MEMORY). */
+static int sort_qrels(Qrels *j, Sorted *out) {
+    int64_t nq = j->qhash.n, n = j->n_rows = j->rq.n;
+    int32_t *perm = mem_alloc((size_t)(n + 1) * sizeof(int32_t));
+    int64_t *bytes = mem_alloc((size_t)(nq + 1) * sizeof(int64_t));
+    int rc = perm && bytes ? order_queries(j, out) : qfail(j, SCAN_MEMORY);
     if (rc == 0)
         rc = group_rows(j, out, perm);
+    if (rc == 0 && vec_reserve(&j->rq, 1) < 0) /* rq's memory holds frag (n + 1 items) */
+        rc = qfail(j, SCAN_MEMORY);
+    j->frag = j->rq.data;
+    j->rq.data = NULL;
+    vec_free(&j->rq);
     if (rc == 0)
-        rc = order_rows(j, out, perm);
-    free(perm);
+        rc = sort_by_document(j, perm, bytes);
+    if (rc == 0)
+        rc = place_rows(j, out, perm, bytes);
+    mem_free(perm);
+    mem_free(bytes);
     return rc;
-}
-
-/* New bytes objects: objs[i] of sizes[i] > 0 bytes (0, or -1 with an exception). */
-static int new_bytes(PyObject **objs, const int64_t *sizes, int k) {
-    for (int i = 0; i < k; i++)
-        if (!(objs[i] = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizes[i])))
-            return -1;
-    return 0;
 }
 
 PyObject *scan_qrels(PyObject *self, PyObject *args) {
@@ -580,6 +661,7 @@ PyObject *scan_qrels(PyObject *self, PyObject *args) {
     j.base = data.buf;
     j.len = data.len;
     j.release = release;
+    j.page = (int64_t)sysconf(_SC_PAGESIZE);
     j.qbuf.item = j.dbuf.item = 1;
     j.qstart.item = j.qhash.item = 8;
     j.dstart.item = j.rq.item = j.grade.item = 4;
@@ -588,36 +670,40 @@ PyObject *scan_qrels(PyObject *self, PyObject *args) {
     rc = parse_qrels(&j);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&data);
-    PyObject *result = NULL, *objs[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    PyObject *result = NULL;
+    Sorted out;
+    memset(&out, 0, sizeof(out));
     if (rc == 0) {
-        int64_t nq = j.qhash.n, n = j.rq.n;
-        int64_t sizes[7] = {8 * (nq + 1), j.qbuf.n, 8 * (nq + 1), 4 * (n + 1), j.dbuf.n, 4 * n,
-                            4 * n};
-        if (new_bytes(objs, sizes, 7) < 0)
-            goto done;
-        Sorted out = {(int64_t *)PyBytes_AS_STRING(objs[0]), (int64_t *)PyBytes_AS_STRING(objs[2]),
-                      (unsigned char *)PyBytes_AS_STRING(objs[1]),
-                      (unsigned char *)PyBytes_AS_STRING(objs[4]),
-                      (int32_t *)PyBytes_AS_STRING(objs[3]), (int32_t *)PyBytes_AS_STRING(objs[5]),
-                      (int32_t *)PyBytes_AS_STRING(objs[6])};
+        int64_t nq = j.qhash.n;
         Py_BEGIN_ALLOW_THREADS
-        rc = sort_qrels(&j, &out);
+        if (new_output(&out, OUT_Q_OFF, 8 * (nq + 1)) < 0 ||
+            new_output(&out, OUT_Q_DATA, j.qbuf.n) < 0 ||
+            new_output(&out, OUT_ROW_OFF, 8 * (nq + 1)) < 0)
+            rc = qfail(&j, SCAN_MEMORY);
+        else
+            rc = sort_qrels(&j, &out);
         Py_END_ALLOW_THREADS
     }
     if (rc != 0) {
         result = Py_BuildValue("(iL)", j.code, (long long)j.line);
         goto done;
     }
+    if (make_blocks(&out) < 0)
+        goto done;
     void *order[5];
     hand_over(&j, order);
+    uint32_t *frag = j.frag;
+    j.frag = NULL;
     free_qrels(&j); /* before the index: the file-order copies are no longer needed */
-    PyObject *capsule = make_index(objs, 1, order);
+    PyObject *objs[5] = {out.obj[OUT_Q_OFF], out.obj[OUT_Q_DATA], out.obj[OUT_ROW_OFF],
+                         out.obj[OUT_D_OFF], out.obj[OUT_D_DATA]};
+    PyObject *capsule = make_index(objs, 1, order, frag);
     if (capsule)
-        result = Py_BuildValue("(iNOOOOOOO)", SCAN_OK, capsule, objs[0], objs[1], objs[2],
-                               objs[3], objs[4], objs[5], objs[6]);
+        result = Py_BuildValue("(iNOOOOOO)", SCAN_OK, capsule, out.obj[OUT_Q_OFF],
+                               out.obj[OUT_Q_DATA], out.obj[OUT_ROW_OFF], out.obj[OUT_D_OFF],
+                               out.obj[OUT_D_DATA], out.obj[OUT_GRADE]);
 done:
-    for (int i = 0; i < 7; i++)
-        Py_XDECREF(objs[i]);
+    free_sorted(&out);
     free_qrels(&j);
     return result;
 }

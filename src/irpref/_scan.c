@@ -31,6 +31,46 @@
 #include <unistd.h>
 
 
+/* ---- blocks: arrays handed to Python -------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    void *data; /* from mem_alloc */
+    Py_ssize_t bytes;
+} Block;
+
+static int block_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    Block *b = (Block *)self;
+    return PyBuffer_FillInfo(view, self, b->data, b->bytes, 0, flags);
+}
+
+static void block_dealloc(PyObject *self) {
+    mem_free(((Block *)self)->data);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyBufferProcs block_as_buffer = {block_getbuffer, NULL};
+
+static PyTypeObject BlockType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "irpref._scan.Block",
+    .tp_basicsize = sizeof(Block),
+    .tp_dealloc = block_dealloc,
+    .tp_as_buffer = &block_as_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An array of a pass (its bytes, exported as a writable buffer).",
+};
+
+PyObject *block_of(void *data, int64_t bytes) {
+    Block *b = PyObject_New(Block, &BlockType);
+    if (!b) {
+        mem_free(data);
+        return NULL;
+    }
+    b->data = data;
+    b->bytes = (Py_ssize_t)bytes;
+    return (PyObject *)b;
+}
+
 /* ---- lines of a run ------------------------------------------------------ */
 
 typedef struct {
@@ -72,10 +112,10 @@ static int64_t unknown_code(Unknown *u, const unsigned char *base, const unsigne
     *hs = h;
     if (!u->slots || 2 * (k + 1) > u->mask + 1) { /* grow and rehash */
         int64_t size = pow2_at_least(4 * (k + 1));
-        int64_t *slots = malloc((size_t)size * sizeof(int64_t));
+        int64_t *slots = mem_alloc((size_t)size * sizeof(int64_t));
         if (!slots)
             return -1;
-        free(u->slots);
+        mem_free(u->slots);
         u->slots = slots;
         u->mask = size - 1;
         for (int64_t s = 0; s < size; s++)
@@ -167,7 +207,9 @@ typedef struct {
     Vec lines; /* Line: every line, or (stream) those of the current query */
     Unknown unknown;
     Vec seen;  /* uint8 per query code: its lines were judged (stream) */
-    Vec kept;  /* Kept: query after query, in the order judged, by rank */
+    Vec kept;  /* Kept: the judged lines of the query being judged, by rank */
+    Vec col[4]; /* int32 rank, row, first, size of every kept line, query after
+                   query in the order judged (first, size: ties = 2 only) */
     int64_t *counts, *kept_start, *n_kept; /* per query code */
     /* scratch: a query's line order, sort space, tie-group marks (-1), repeat table */
     int32_t *order, *tmp, *mark, *table;
@@ -188,13 +230,13 @@ static int ensure_scratch(Job *job, int64_t m) {
     if (m <= job->cap)
         return 0;
     int64_t cap = m > 2 * job->cap ? m : 2 * job->cap;
-    int32_t *order = realloc(job->order, (size_t)cap * sizeof(int32_t));
+    int32_t *order = mem_realloc(job->order, (size_t)cap * sizeof(int32_t));
     if (order)
         job->order = order;
-    int32_t *tmp = realloc(job->tmp, (size_t)(3 * cap + 1) * sizeof(int32_t));
+    int32_t *tmp = mem_realloc(job->tmp, (size_t)(3 * cap + 1) * sizeof(int32_t));
     if (tmp)
         job->tmp = tmp;
-    int32_t *mark = realloc(job->mark, (size_t)cap * sizeof(int32_t));
+    int32_t *mark = mem_realloc(job->mark, (size_t)cap * sizeof(int32_t));
     if (mark)
         job->mark = mark;
     if (!order || !tmp || !mark)
@@ -210,8 +252,8 @@ static int distinct_docs(Job *job, const int32_t *idx, int64_t n) {
         return 0;
     int64_t size = pow2_at_least(2 * n);
     if (size > job->table_size) {
-        free(job->table);
-        job->table = malloc((size_t)size * sizeof(int32_t));
+        mem_free(job->table);
+        job->table = mem_alloc((size_t)size * sizeof(int32_t));
         if (!job->table) {
             job->table_size = 0;
             return fail(job, SCAN_MEMORY, 0);
@@ -236,13 +278,28 @@ static int distinct_docs(Job *job, const int32_t *idx, int64_t n) {
     return 0;
 }
 
+/* Append the kept lines of the query just judged to the columns. */
+static int flush_kept(Job *job) {
+    int n_cols = job->ties == 2 ? 4 : 2;
+    const Kept *kept = job->kept.data;
+    for (int c = 0; c < n_cols; c++) {
+        if (vec_reserve(&job->col[c], job->kept.n) < 0)
+            return fail(job, SCAN_MEMORY, 0);
+        int32_t *out = (int32_t *)job->col[c].data + job->col[c].n;
+        for (int64_t j = 0; j < job->kept.n; j++)
+            out[j] = (&kept[j].rank)[c];
+        job->col[c].n += job->kept.n;
+    }
+    return 0;
+}
+
 /* Rank, depth cut and tie groups of the judged lines of query q, whose lines
  * are idx[0:n) in score order (file order among equal scores). */
 static int judge_query(Job *job, int64_t q, const int32_t *idx, int64_t n) {
     const Line *lines = job->lines.data;
     const unsigned char *base = job->base;
     int64_t depth = job->depth > 0 ? job->depth : INT64_MAX;
-    int64_t begin = job->kept.n;
+    job->kept.n = 0;
     int64_t a = 0; /* start of the current tie group */
     for (int64_t i = 0; i <= n; i++) {
         if (i < n && i > 0 && lines[idx[i]].score == lines[idx[i - 1]].score)
@@ -329,8 +386,8 @@ static int judge_query(Job *job, int64_t q, const int32_t *idx, int64_t n) {
         if (a >= depth)
             break;
     }
-    job->n_kept[q] = job->kept.n - begin;
-    return 0;
+    job->n_kept[q] = job->kept.n;
+    return flush_kept(job);
 }
 
 /* Judge the lines idx[0:m) of query code g (all of them): refuse repeats;
@@ -347,7 +404,7 @@ static int judge_group(Job *job, int64_t g, int32_t *idx, int64_t m) {
     if (!sorted)
         merge_sort(idx, job->tmp, m, score_before, lines, job->base);
     job->counts[g] = m;
-    job->kept_start[g] = job->kept.n;
+    job->kept_start[g] = job->col[0].n;
     return judge_query(job, g, idx, m);
 }
 
@@ -479,9 +536,9 @@ static int parse_lines(Job *job) {
 static int judge_lines(Job *job) {
     int64_t n = job->lines.n, n_groups = job->ix->n_queries + job->unknown.start.n;
     const Line *lines = job->lines.data;
-    int64_t *start = calloc((size_t)n_groups + 2, sizeof(int64_t));
-    int64_t *fill = malloc((size_t)(n_groups + 2) * sizeof(int64_t));
-    int32_t *order = malloc((size_t)n * sizeof(int32_t) + 1);
+    int64_t *start = mem_calloc((size_t)n_groups + 2, sizeof(int64_t));
+    int64_t *fill = mem_alloc((size_t)(n_groups + 2) * sizeof(int64_t));
+    int32_t *order = mem_alloc((size_t)n * sizeof(int32_t) + 1);
     int rc = -1;
     if (!start || !fill || !order)
         fail(job, SCAN_MEMORY, 0);
@@ -497,9 +554,9 @@ static int judge_lines(Job *job) {
         for (int64_t g = 0; g < n_groups && rc == 0; g++)
             rc = judge_group(job, g, order + start[g], start[g + 1] - start[g]);
     }
-    free(start);
-    free(fill);
-    free(order);
+    mem_free(start);
+    mem_free(fill);
+    mem_free(order);
     return rc;
 }
 
@@ -509,6 +566,8 @@ static void restart(Job *job) {
     job->code = SCAN_OK;
     job->line = job->n_data = 0;
     job->lines.n = job->kept.n = 0;
+    for (int c = 0; c < 4; c++)
+        job->col[c].n = 0;
     memset(job->counts, 0, (size_t)n_q * sizeof(int64_t));
     memset(job->n_kept, 0, (size_t)n_q * sizeof(int64_t));
     job->tag_start = -1;
@@ -516,12 +575,15 @@ static void restart(Job *job) {
 }
 
 static void free_job(Job *job) {
-    void *owned[] = {job->lines.data, job->kept.data, job->unknown.start.data,
-                     job->unknown.len.data, job->unknown.hash.data, job->unknown.slots,
-                     job->seen.data, job->counts, job->kept_start, job->n_kept, job->order,
+    Vec *vecs[] = {&job->lines, &job->kept, &job->unknown.start, &job->unknown.len,
+                   &job->unknown.hash, &job->seen, &job->col[0], &job->col[1], &job->col[2],
+                   &job->col[3]};
+    for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
+        vec_free(vecs[i]);
+    void *owned[] = {job->unknown.slots, job->counts, job->kept_start, job->n_kept, job->order,
                      job->tmp, job->mark, job->table};
     for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
-        free(owned[i]);
+        mem_free(owned[i]);
 }
 
 /* The index place of query code q. */
@@ -529,38 +591,39 @@ static inline int64_t k_of(const Index *ix, int64_t q) {
     return ix->k_of_code ? ix->k_of_code[q] : q;
 }
 
-/* Field f (0 rank, 1 row, 2 first, 3 size) of the kept items, query by
- * query in code order, as int64 bytes. */
-static PyObject *kept_column(const Job *job, int f) {
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(job->kept.n * 8));
-    if (!out)
-        return NULL;
-    int64_t *col = (int64_t *)PyBytes_AS_STRING(out), i = 0;
-    const Kept *kept = job->kept.data;
-    for (int64_t q = 0; q < job->ix->n_queries; q++) {
-        int64_t k = k_of(job->ix, q);
-        for (int64_t j = job->kept_start[k]; j < job->kept_start[k] + job->n_kept[k]; j++) {
-            const int32_t *item = &kept[j].rank;
-            col[i++] = item[f];
+/* Column c (0 rank, 1 row, 2 first, 3 size) of the kept items, query by
+ * query in code order, as an int32 Block; the column itself is freed. */
+static PyObject *kept_column(Job *job, int c) {
+    void *data;
+    PyObject *out = new_block(job->col[c].n * 4, &data);
+    if (out) {
+        int32_t *dst = data;
+        const int32_t *src = job->col[c].data;
+        for (int64_t q = 0; q < job->ix->n_queries; q++) {
+            int64_t k = k_of(job->ix, q);
+            memcpy(dst, src + job->kept_start[k], (size_t)job->n_kept[k] * 4);
+            dst += job->n_kept[k];
         }
     }
+    vec_free(&job->col[c]);
     return out;
 }
 
-/* A per-query count (by index place) as int64 bytes in code order. */
+/* A per-query count (by index place) as an int64 Block in code order. */
 static PyObject *by_code(const Job *job, const int64_t *values) {
     int64_t n = job->ix->n_queries;
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8));
+    void *data;
+    PyObject *out = new_block(n * 8, &data);
     if (!out)
         return NULL;
-    int64_t *col = (int64_t *)PyBytes_AS_STRING(out);
+    int64_t *col = data;
     for (int64_t q = 0; q < n; q++)
         col[q] = values[k_of(job->ix, q)];
     return out;
 }
 
 /* The success tuple of judge(). */
-static PyObject *job_result(const Job *job) {
+static PyObject *job_result(Job *job) {
     PyObject *unknown = PyList_New(job->unknown.start.n);
     if (!unknown)
         return NULL;
@@ -613,12 +676,14 @@ static PyObject *judge(PyObject *self, PyObject *args) {
     job.tag_start = -1;
     job.lines.item = sizeof(Line);
     job.kept.item = sizeof(Kept);
+    for (int c = 0; c < 4; c++)
+        job.col[c].item = 4;
     job.unknown.start.item = job.unknown.len.item = job.unknown.hash.item = 8;
     job.seen.item = 1;
     job.stream = 1;
-    job.counts = calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
-    job.kept_start = calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
-    job.n_kept = calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
+    job.counts = mem_calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
+    job.kept_start = mem_calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
+    job.n_kept = mem_calloc((size_t)ix->n_queries + 1, sizeof(int64_t));
     if (!job.counts || !job.kept_start || !job.n_kept)
         job.code = SCAN_MEMORY;
     else {
@@ -671,4 +736,8 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_scan", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__scan(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__scan(void) {
+    if (PyType_Ready(&BlockType) < 0)
+        return NULL;
+    return PyModule_Create(&module);
+}

@@ -34,6 +34,93 @@ enum {
     SCAN_GRADE = 9,    /* a grade that is not a decimal integer in range */
 };
 
+/* ---- memory ---------------------------------------------------------------
+ * Every array of the passes comes from mem_alloc: blocks of MAP_BYTES or more
+ * are mapped from the kernel (mmap), grown in place or moved without a copy
+ * (mremap) and unmapped when freed, so a pass's resident memory is what it
+ * holds, whatever malloc keeps (the irpref command never hands freed heap
+ * memory back: irpref.memory); smaller ones come from malloc. A header in
+ * front of each block records its size and kind. Arrays handed to Python
+ * are Block objects (block_of, in _scan.c) that free theirs when collected. */
+
+#include <sys/mman.h>
+
+#define MAP_BYTES ((size_t)1 << 20)
+#define MEM_HEAD ((size_t)64) /* keeps the data 64-byte aligned */
+
+typedef struct {
+    size_t bytes; /* usable bytes after the header */
+    int mapped;
+} MemHead;
+
+static inline void *mem_data(MemHead *h) { return (char *)h + MEM_HEAD; }
+static inline MemHead *mem_head(void *p) { return (MemHead *)((char *)p - MEM_HEAD); }
+
+static inline void *mem_alloc(size_t bytes) {
+    size_t total = bytes + MEM_HEAD;
+    MemHead *h;
+    if (total >= MAP_BYTES) {
+        void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        h = m;
+        h->mapped = 1;
+    } else {
+        if (!(h = malloc(total)))
+            return NULL;
+        h->mapped = 0;
+    }
+    h->bytes = bytes;
+    return mem_data(h);
+}
+
+/* Zeroed (mapped pages are zero already). */
+static inline void *mem_calloc(size_t n, size_t size) {
+    size_t bytes = n * size;
+    void *p = mem_alloc(bytes);
+    if (p && !mem_head(p)->mapped)
+        memset(p, 0, bytes);
+    return p;
+}
+
+static inline void mem_free(void *p) {
+    if (!p)
+        return;
+    MemHead *h = mem_head(p);
+    if (h->mapped)
+        munmap(h, h->bytes + MEM_HEAD);
+    else
+        free(h);
+}
+
+static inline void *mem_realloc(void *p, size_t bytes) {
+    if (!p)
+        return mem_alloc(bytes);
+    MemHead *h = mem_head(p);
+    size_t total = bytes + MEM_HEAD;
+    if (h->mapped && total >= MAP_BYTES) {
+#ifdef MREMAP_MAYMOVE
+        void *m = mremap(h, h->bytes + MEM_HEAD, total, MREMAP_MAYMOVE);
+        if (m == MAP_FAILED)
+            return NULL;
+        h = m;
+        h->bytes = bytes;
+        return mem_data(h);
+#endif
+    } else if (!h->mapped && total < MAP_BYTES) {
+        if (!(h = realloc(h, total)))
+            return NULL;
+        h->bytes = bytes;
+        return mem_data(h);
+    }
+    void *q = mem_alloc(bytes); /* between the kinds: copy */
+    if (!q)
+        return NULL;
+    memcpy(q, p, h->bytes < bytes ? h->bytes : bytes);
+    mem_free(p);
+    return q;
+}
+
 /* ---- growable arrays ------------------------------------------------------ */
 
 typedef struct {
@@ -45,7 +132,7 @@ typedef struct {
 static inline void *vec_push(Vec *v) {
     if (v->n == v->cap) {
         int64_t cap = v->cap ? 2 * v->cap : 1024;
-        void *data = realloc(v->data, (size_t)cap * v->item);
+        void *data = mem_realloc(v->data, (size_t)cap * v->item);
         if (!data)
             return NULL;
         v->data = data;
@@ -61,12 +148,38 @@ static inline int vec_reserve(Vec *v, int64_t more) {
     int64_t cap = v->cap ? 2 * v->cap : 1024;
     while (cap < v->n + more)
         cap *= 2;
-    void *data = realloc(v->data, (size_t)cap * v->item);
+    void *data = mem_realloc(v->data, (size_t)cap * v->item);
     if (!data)
         return -1;
     v->data = data;
     v->cap = cap;
     return 0;
+}
+
+static inline void vec_free(Vec *v) {
+    mem_free(v->data);
+    v->data = NULL;
+    v->n = v->cap = 0;
+}
+
+/* A Python object exporting the `bytes` bytes at `data` (from mem_alloc) as a
+ * writable buffer, which it frees when collected; on failure `data` is freed
+ * and NULL returned with an exception (defined in _scan.c). */
+PyObject *block_of(void *data, int64_t bytes);
+
+/* The n items of a Vec as a Block (the Vec is left empty). */
+static inline PyObject *vec_block(Vec *v) {
+    void *data = v->data ? v->data : mem_alloc(8);
+    int64_t bytes = v->n * (int64_t)v->item;
+    v->data = NULL;
+    v->n = v->cap = 0;
+    return data ? block_of(data, bytes) : PyErr_NoMemory();
+}
+
+/* A new Block of `bytes` bytes (uninitialized) and its data, or NULL. */
+static inline PyObject *new_block(int64_t bytes, void **data) {
+    *data = mem_alloc((size_t)(bytes > 8 ? bytes : 8));
+    return *data ? block_of(*data, bytes) : PyErr_NoMemory();
 }
 
 static inline int64_t pow2_at_least(int64_t n) {
@@ -105,11 +218,11 @@ typedef struct {
     int64_t *k_of_code;       /* the inverse (NULL: the identity) */
     const int64_t *k_rows;    /* its index rows [k_rows[k], k_rows[k+1]) */
     const int64_t *k_base;    /* the collection row of its first row */
-    /* per index row */
-    const void *d_off;        /* document ids: int32 or int64 offsets into d_data */
+    /* per collection row: its document id (int32 or int64 offsets into d_data) */
+    const void *d_off;
     int d_wide;               /* d_off is int64 */
     const unsigned char *d_data;
-    uint32_t *frag;           /* the high 32 bits of the document's hash */
+    uint32_t *frag;           /* per index row: the high 32 bits of the document's hash */
     /* lookups */
     int64_t q_mask;
     QSlot *q_slots;
@@ -153,13 +266,13 @@ static inline int64_t find_query(const Index *ix, const unsigned char *id, int64
 /* The collection row of document (id, n, hash h) in query k, or -1. */
 static inline int64_t find_row(const Index *ix, int64_t k, const unsigned char *id, int64_t n,
                                uint64_t h) {
-    int64_t lo = ix->k_rows[k], rows = ix->k_rows[k + 1] - lo;
+    int64_t lo = ix->k_rows[k], rows = ix->k_rows[k + 1] - lo, base = ix->k_base[k];
     const uint32_t *frag = ix->frag + lo;
     uint32_t f = (uint32_t)(h >> 32);
     if (rows <= SMALL_QUERY) {
         for (int64_t j = 0; j < rows; j++)
-            if (frag[j] == f && same_doc(ix, lo + j, id, n))
-                return ix->k_base[k] + j;
+            if (frag[j] == f && same_doc(ix, base + j, id, n))
+                return base + j;
         return -1;
     }
     const int32_t *tab = ix->tab + ix->tab_off[k];
@@ -168,8 +281,8 @@ static inline int64_t find_row(const Index *ix, int64_t k, const unsigned char *
         int32_t j = tab[s];
         if (j < 0)
             return -1;
-        if (frag[j] == f && same_doc(ix, lo + j, id, n))
-            return ix->k_base[k] + j;
+        if (frag[j] == f && same_doc(ix, base + j, id, n))
+            return base + j;
     }
 }
 

@@ -8,6 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The allocator of the sort's scratch space (a source may name its own). */
+#ifndef SORT_ALLOC
+#define SORT_ALLOC malloc
+#define SORT_FREE free
+#endif
+
 /* Strings in byte order (memcmp, then length), by index among equals.
  *
  * Most-significant-digit radix order with 8-byte digits: the strings are
@@ -44,11 +50,11 @@ static int compare_str(const void *a, const void *b) {
 
 /* stable LSD radix sort of items by word, 16 bits a pass (large groups) */
 static int radix_by_word(Str *items, int64_t n) {
-    Str *tmp = (Str *)malloc((size_t)n * sizeof(Str));
-    size_t *count = (size_t *)malloc(65536 * sizeof(size_t));
+    Str *tmp = (Str *)SORT_ALLOC((size_t)n * sizeof(Str));
+    size_t *count = (size_t *)SORT_ALLOC(65536 * sizeof(size_t));
     if (!tmp || !count) {
-        free(tmp);
-        free(count);
+        SORT_FREE(tmp);
+        SORT_FREE(count);
         return -1;
     }
     Str *src = items, *dst = tmp;
@@ -72,8 +78,8 @@ static int radix_by_word(Str *items, int64_t n) {
     }
     if (src != items)
         memcpy(items, src, (size_t)n * sizeof(Str));
-    free(tmp);
-    free(count);
+    SORT_FREE(tmp);
+    SORT_FREE(count);
     return 0;
 }
 

@@ -10,10 +10,12 @@ injective and ordered as the strings (so comparing keys compares ids as
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +31,7 @@ from irpref.io.tables import row_line
 
 __all__ = [
     "Collection",
+    "Deferred",
     "Documents",
     "DocumentIds",
     "intern",
@@ -36,6 +39,66 @@ __all__ = [
     "qrels_collection",
     "refuse_repeated_names",
 ]
+
+
+class Deferred:
+    """A frozen dataclass some of whose fields are computed when first read.
+
+    A subclass declares those fields as ``deferred_field(name)`` (cached
+    properties); :meth:`deferred` makes an instance from the other fields'
+    values and a function per deferred field. Read, a deferred field is
+    computed once and kept; :func:`dataclasses.replace` and pickling read
+    every field, so a copy holds them all. Used where a field is costly and
+    most callers never read it: the query strings and document keys of qrels
+    read from a file by the C pass (:func:`qrels_collection`), and of the
+    compact rankings judged against them (:mod:`irpref.ranking`).
+    """
+
+    @classmethod
+    def deferred(cls, values: dict[str, Any], compute: dict[str, Callable[[], Any]]):
+        """An instance with the fields ``values`` set and ``compute[name]()`` the
+        value of each deferred field ``name``; a field in neither takes its default."""
+        values = dict(values)
+        for f in dataclasses.fields(cls):
+            if f.name in values or f.name in compute:
+                continue
+            if f.default is not dataclasses.MISSING:
+                values[f.name] = f.default
+            elif f.default_factory is not dataclasses.MISSING:
+                values[f.name] = f.default_factory()
+            else:
+                raise TypeError(f"{cls.__name__}: no value for the field {f.name}")
+        obj = object.__new__(cls)
+        vars(obj).update(values, _compute=compute)
+        return obj
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+def deferred_field(name: str, fallback: Callable[[Any], Any] | None = None) -> cached_property:
+    """The deferred field ``name`` of a :class:`Deferred` subclass (``fallback``:
+    how to compute it for an instance made without a function for it, e.g. a
+    copy by :func:`dataclasses.replace`, for a value that is not a field)."""
+
+    def compute(self) -> Any:
+        function = vars(self).get("_compute", {}).get(name)
+        return function() if function is not None else fallback(self)
+
+    compute.__name__ = name
+    return cached_property(compute)
+
+
+def once(function: Callable[[], Any]) -> Callable[[], Any]:
+    """``function`` called at most once (its result kept for later calls)."""
+    kept: list = []
+
+    def call() -> Any:
+        if not kept:
+            kept.append(function())
+        return kept[0]
+
+    return call
 
 
 class Documents:
@@ -90,13 +153,27 @@ class Collection(Documents):
         """Dense document code of each run row (int32)."""
         return self.doc_ids.codes(self.run_doc_key)
 
+    @cached_property
+    def query_ids(self) -> pa.Array:
+        """The queries as an Arrow string array."""
+        return pa.array(list(self.queries), pa.string())
+
     def as_qrels(self, source: str = "<qrels>") -> Qrels:
         """The qrels of this collection as :class:`Qrels` (rows in its order)."""
         rows = np.diff(self.qrels_offsets)
-        query = pa.array(self.queries.tolist(), pa.string())
-        query = query.take(pa.array(np.repeat(np.arange(len(rows)), rows)))
+        query = self.query_ids.take(pa.array(np.repeat(np.arange(len(rows)), rows)))
         doc = self.doc_ids.strings.take(pa.array(self.qrels_doc))
         return Qrels(query, doc, self.qrels_grade.astype(np.int64), source)
+
+
+class _DeferredCollection(Deferred, Collection):
+    """A :class:`Collection` whose query strings and document keys wait until
+    read (:func:`qrels_collection`)."""
+
+    queries = deferred_field("queries")
+    query_ids = deferred_field("query_ids", Collection.query_ids.func)
+    qrels_doc_key = deferred_field("qrels_doc_key")
+    doc_ids = deferred_field("doc_ids")
 
 
 _BLOCK_QUERIES = 16  # queries per block of the interning order
@@ -144,33 +221,36 @@ def _query_blocks(
 
 
 def qrels_collection(
-    queries: pa.Array, qrels_offsets: np.ndarray, docs: pa.Array, grade: np.ndarray,
-    rows: np.ndarray | None = None,
+    queries: pa.Array, qrels_offsets: np.ndarray, docs: pa.Array | Callable[[], pa.Array],
+    grade: np.ndarray,
 ) -> Collection:
     """The collection :func:`intern` makes of qrels with no runs, from qrels
     already in its order: ``queries`` distinct and in byte order, the rows of
     query ``q`` at ``[qrels_offsets[q], qrels_offsets[q + 1])``, ordered by
-    document id (byte order) within a query (as :func:`irpref.scan.qrels_index`
-    reads a file). ``docs[i]`` is the document of row ``rows[i]`` (default:
-    of row ``i``)."""
-    doc_ids = document_ids([docs])
-    if rows is not None:
-        keys = np.empty_like(doc_ids.keys)
-        keys[rows] = doc_ids.keys
-        doc_ids = DocumentIds(keys, doc_ids.decode, doc_ids.blocks, doc_ids.dense)
+    document id (byte order) within a query, ``docs[i]`` the document of row
+    ``i`` (``docs`` may be the function giving them when first needed), as
+    :func:`irpref.scan.qrels_index` reads a file.
+
+    The query strings (``queries``, a NumPy array of Python strings) and the
+    document keys (``qrels_doc_key``, ``doc_ids``) are made when first read
+    (:class:`Deferred`): runs judged by the C pass read neither, so 500,000
+    users cost no Python string and no key until something asks for them."""
     empty = np.zeros(0, np.int64)
-    return Collection(
-        queries=queries.to_numpy(zero_copy_only=False),
+    keys = once(lambda: document_ids([docs() if callable(docs) else docs]))
+    values = dict(
         qrels_offsets=np.asarray(qrels_offsets, np.int64),
-        qrels_doc_key=doc_ids.keys,
         qrels_grade=np.asarray(grade, np.int32),
         run_names=[],
         run_offsets=np.zeros(1, np.int64),
         run_query=empty.astype(np.int32),
         run_doc_key=empty.astype(np.uint64),
         run_score=empty.astype(np.float64),
-        doc_ids=doc_ids,
     )
+    compute = {"queries": lambda: queries.to_numpy(zero_copy_only=False),
+               "query_ids": lambda: queries,
+               "qrels_doc_key": lambda: keys().keys,
+               "doc_ids": keys}
+    return _DeferredCollection.deferred(values, compute)
 
 
 def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:

@@ -40,9 +40,10 @@ import numpy as np
 import pyarrow as pa
 
 from irpref.doc_keys import DocumentIds
-from irpref.interning import Documents
+from irpref.interning import Deferred, Documents, deferred_field
 from irpref.io.prefs import Preferences
 from irpref.io.subtopics import SubtopicQrels
+from irpref.kernels import c_kernels
 from irpref.params import Settings, check_missing
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "Items",
     "JudgedRankings",
     "LayoutError",
+    "deferred_rankings",
     "matching_rows",
 ]
 
@@ -188,7 +190,13 @@ class JudgedRankings(Documents):
 
     @property
     def n_queries(self) -> int:
-        return len(self.queries)
+        return len(self.qrels_offsets) - 1
+
+    @cached_property
+    def query_ids(self) -> pa.Array:
+        """The queries as an Arrow string array (no Python string per query for
+        rankings judged from files: :func:`deferred_rankings`)."""
+        return pa.array(list(self.queries), pa.string())
 
     @property
     def n_segments(self) -> int:
@@ -352,6 +360,13 @@ class JudgedRankings(Documents):
     def num_rel(self, rel: int | None = None) -> np.ndarray:
         """(Q,) number of judged documents with ``grade >= rel``."""
         rel = self.rel if rel is None else rel
+        kernels = c_kernels()
+        if kernels is not None:  # one pass over the qrels rows, no per-row array
+            out = np.empty(self.n_queries, np.int64)
+            kernels.segment_scan(np.ascontiguousarray(self.qrels_offsets, np.int64), None,
+                                 np.ascontiguousarray(self.qrels_grade, np.int32), int(rel),
+                                 -1, 3, np.zeros(0), out)
+            return out
         q = np.repeat(np.arange(self.n_queries), np.diff(self.qrels_offsets))
         return np.bincount(q[self.qrels_grade >= rel], minlength=self.n_queries)
 
@@ -402,6 +417,26 @@ class JudgedRankings(Documents):
         return {self.run_names[r]: list(self.queries[absent[r]])
                 for r in np.flatnonzero(absent.any(axis=1))}
 
+
+
+class _DeferredRankings(Deferred, JudgedRankings):
+    """Judged rankings whose query strings and document keys wait until read."""
+
+    queries = deferred_field("queries")
+    query_ids = deferred_field("query_ids", JudgedRankings.query_ids.func)
+    doc_key = deferred_field("doc_key")
+    qrels_doc_key = deferred_field("qrels_doc_key")
+    doc_ids = deferred_field("doc_ids")
+
+
+def deferred_rankings(values: dict[str, Any], compute: dict[str, Callable[[], Any]]
+                      ) -> JudgedRankings:
+    """Judged rankings with the fields ``values`` and, computed when first read
+    (:class:`~irpref.interning.Deferred`), any of ``queries``, ``query_ids``,
+    ``doc_key``, ``qrels_doc_key`` and ``doc_ids`` by the functions ``compute``
+    (the compact layout of files read by the C passes, :mod:`irpref.scan`:
+    most evaluations read none of them). Fields in neither take their defaults."""
+    return _DeferredRankings.deferred(values, compute)
 
 
 def matching_rows(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

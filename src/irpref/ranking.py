@@ -26,7 +26,7 @@ import irpref.threads as threads
 from irpref.hashing import PairIndex
 from irpref.interning import Collection, intern, refuse_repeated_names
 from irpref.io.records import Qrels
-from irpref.judged import NONPOOL, JudgedRankings
+from irpref.judged import NONPOOL, JudgedRankings, deferred_rankings
 from irpref.params import DEFAULT_MISSING, Settings, check_depth, check_ties
 
 __all__ = ["CompactBlock", "concat_blocks", "judge", "judge_block"]
@@ -329,18 +329,19 @@ def _ranked(
 
 class CompactBlock(NamedTuple):
     """Some runs judged and reduced to what the compact layout keeps (see
-    :func:`judge_compact`): per segment the number retrieved; per item the
-    qrels mention, its rank, grade, qrels row and (``ties="expected"``) tie group."""
+    :func:`judge_block`): per segment the number retrieved; per item the
+    qrels mention, its rank, qrels row and (``ties="expected"``) tie group,
+    int32 each (ranks and rows below 2**31; the grades are the rows' grades,
+    taken by :func:`concat_blocks`)."""
 
     run_names: list[str]
     present: np.ndarray  # (R_b, Q) bool
     num_ret: np.ndarray  # (R_b * Q,) int64
     counts: np.ndarray  # (R_b * Q,) int64 kept items per segment
-    rank: np.ndarray  # int64 per kept item
-    grade: np.ndarray  # int32
-    row: np.ndarray  # int32/int64: row of the (query, document) in the sorted qrels
-    tie_first: np.ndarray | None  # int64 rank of the first item of the item's tie group
-    tie_size: np.ndarray | None  # int64 size of that group (unjudged members counted)
+    rank: np.ndarray  # int32 per kept item
+    row: np.ndarray  # int32: row of the (query, document) in the sorted qrels
+    tie_first: np.ndarray | None  # int32 rank of the first item of the item's tie group
+    tie_size: np.ndarray | None  # int32 size of that group (unjudged members counted)
     docs: pa.Array | None  # distinct document ids of the qrels and runs (count_docs)
 
 
@@ -348,12 +349,12 @@ def judge_block(
     coll: Collection, *, ties: str = "docid", depth: int | None = None, count_docs: bool = False
 ) -> CompactBlock:
     """:func:`judge` ``coll`` and keep only what the compact layout needs:
-    the items the qrels mention (any grade), with their rank, grade, qrels
-    row and tie group, and per segment the number retrieved. The ranking is
-    the one :func:`judge` computes (same tie-break, same depth cut), so every
-    kept item has the rank it has in the full layout."""
+    the items the qrels mention (any grade), with their rank, qrels row and
+    tie group, and per segment the number retrieved. The ranking is the one
+    :func:`judge` computes (same tie-break, same depth cut), so every kept
+    item has the rank it has in the full layout."""
     offsets, doc, score, query, present = _ranked(coll, ties, depth, in_place=True)
-    grade, row = _join_grades(coll, query, doc, rows=True)
+    _, row = _join_grades(coll, query, doc, rows=True)
     keep = np.flatnonzero(row >= 0)
     num_ret = np.diff(offsets)
     counts = np.diff(np.searchsorted(keep, offsets))
@@ -367,14 +368,22 @@ def judge_block(
             starts[offsets[:-1][num_ret > 0]] = True
         bounds = np.flatnonzero(starts)
         g = np.searchsorted(bounds, keep, side="right") - 1
-        tie_first = bounds[g] - offsets[:-1][seg]
-        tie_size = bounds[g + 1] - bounds[g]
+        tie_first = _int32(bounds[g] - offsets[:-1][seg])
+        tie_size = _int32(bounds[g + 1] - bounds[g])
     docs = coll.doc_ids.strings if count_docs else None
     return CompactBlock(
         run_names=list(coll.run_names), present=present, num_ret=num_ret, counts=counts,
-        rank=rank, grade=grade[keep], row=row[keep], tie_first=tie_first, tie_size=tie_size,
+        rank=_int32(rank), row=_int32(row[keep]), tie_first=tie_first, tie_size=tie_size,
         docs=docs,
     )
+
+
+def _int32(values: np.ndarray) -> np.ndarray:
+    """``values`` as int32 (ranks, rows and tie groups: a segment or the qrels
+    of 2**31 items or more is refused rather than wrapped)."""
+    if len(values) and (values.max() > np.iinfo(np.int32).max or values.min() < 0):
+        raise OverflowError("a ranking or the qrels hold 2**31 items or more")
+    return values.astype(np.int32)
 
 
 def concat_blocks(
@@ -385,40 +394,89 @@ def concat_blocks(
     distinct_docs: int | None = None,
 ) -> JudgedRankings:
     """The compact :class:`JudgedRankings` of all ``blocks`` (in order), judged
-    with ``settings``; ``qrels`` may be given already interned (``intern(qrels, [])``)."""
-    qrels_coll = qrels if isinstance(qrels, Collection) else intern(qrels, [])
+    with ``settings``; ``qrels`` may be given already interned (``intern(qrels, [])``).
+
+    Each item's grade is its qrels row's. The query strings and the document
+    keys (of the qrels, and of every item: its row is kept as its place among
+    its query's qrels rows, in the narrowest integer type) are taken from the
+    qrels when first read (:func:`~irpref.judged.deferred_rankings`): the
+    kernels read ranks, grades and counts only."""
+    coll = qrels if isinstance(qrels, Collection) else intern(qrels, [])
     names = [n for b in blocks for n in b.run_names]
     refuse_repeated_names(names)
-    n_q = qrels_coll.n_queries
+    n_q = coll.n_queries
     counts = np.concatenate([b.counts for b in blocks]) if blocks else np.zeros(0, np.int64)
     offsets = np.zeros(len(counts) + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
-
-    def cat(field: str, dtype) -> np.ndarray:
-        parts = [getattr(b, field) for b in blocks]
-        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
-
-    row = cat("row", np.int64)
+    del counts
     expected = settings.ties == "expected"
-    return JudgedRankings(
+    rank, grade, place = _item_columns(blocks, coll)
+    values = dict(
         run_names=names,
-        queries=qrels_coll.queries,
         offsets=offsets,
-        doc_key=qrels_coll.qrels_doc_key[row],
         score=np.zeros(0, np.float64),
-        grade=cat("grade", np.int32),
+        grade=grade,
         present=np.concatenate([b.present for b in blocks]) if blocks
         else np.zeros((0, n_q), bool),
-        qrels_offsets=qrels_coll.qrels_offsets,
-        qrels_doc_key=qrels_coll.qrels_doc_key,
-        qrels_grade=qrels_coll.qrels_grade,
-        doc_ids=qrels_coll.doc_ids,
+        qrels_offsets=coll.qrels_offsets,
+        qrels_grade=coll.qrels_grade,
         settings=settings,
         layout="compact",
-        item_rank=cat("rank", np.int64),
-        seg_num_ret=cat("num_ret", np.int64),
-        tie_first=cat("tie_first", np.int64) if expected else None,
-        tie_size=cat("tie_size", np.int64) if expected else None,
+        item_rank=rank,
+        seg_num_ret=np.concatenate([b.num_ret for b in blocks]).astype(np.int64, copy=False)
+        if blocks else np.zeros(0, np.int64),
+        tie_first=_joined([b.tie_first for b in blocks]) if expected else None,
+        tie_size=_joined([b.tie_size for b in blocks]) if expected else None,
         distinct_docs=distinct_docs,
     )
 
+    def doc_key() -> np.ndarray:
+        first_row = np.tile(coll.qrels_offsets[:-1], len(names))  # of each segment's query
+        return coll.qrels_doc_key[np.repeat(first_row, np.diff(offsets)) + place]
+
+    compute = {"queries": lambda: coll.queries, "query_ids": lambda: coll.query_ids,
+               "qrels_doc_key": lambda: coll.qrels_doc_key, "doc_ids": lambda: coll.doc_ids,
+               "doc_key": doc_key}
+    return deferred_rankings(values, compute)
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """The int32 arrays ``parts`` one after the other (the one part itself)."""
+    if len(parts) == 1 and parts[0].dtype == np.int32:
+        return parts[0]
+    return np.concatenate(parts, dtype=np.int32) if parts else np.zeros(0, np.int32)
+
+
+def _item_columns(blocks: Sequence[CompactBlock], coll: Collection
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The items' ranks, grades and places among their query's qrels rows, filled
+    block by block (no array of every item's row)."""
+    rank = _joined([b.rank for b in blocks])
+    widest = int(np.diff(coll.qrels_offsets).max(initial=0))
+    place_type = np.uint8 if widest <= 1 << 8 else np.uint16 if widest <= 1 << 16 else np.int32
+    grade = np.empty(len(rank), np.int32)
+    place = np.empty(len(rank), place_type)
+    at = 0
+    for b in blocks:
+        n = len(b.row)
+        # rows are the qrels' own (mode="clip" writes to out directly, unbuffered)
+        np.take(coll.qrels_grade, b.row, out=grade[at : at + n], mode="clip")
+        _places(b.row, b.counts, coll.qrels_offsets, place[at : at + n])
+        at += n
+    return rank, grade, place
+
+
+_PLACE_SEGMENTS = 1 << 16  # segments per step of _places (temporaries stay small)
+
+
+def _places(row: np.ndarray, counts: np.ndarray, qrels_offsets: np.ndarray,
+            out: np.ndarray) -> None:
+    """``out[i] = row[i] - qrels_offsets[q]``, q the query of item i's segment
+    (segments ``counts`` items each, run after run), a few segments at a time."""
+    n_q = len(qrels_offsets) - 1
+    ends = np.cumsum(counts)
+    for lo in range(0, len(counts), _PLACE_SEGMENTS):
+        hi = min(lo + _PLACE_SEGMENTS, len(counts))
+        a, b = int(ends[lo - 1]) if lo else 0, int(ends[hi - 1])
+        first = np.repeat(qrels_offsets[np.arange(lo, hi) % n_q], counts[lo:hi])
+        np.subtract(row[a:b], first, out=out[a:b], casting="unsafe")

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import mmap
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -161,13 +161,34 @@ def _read_qrels_file(path: str) -> QrelsIndex | None:
             data.close()
     if out[0] != 0:
         return None
-    _, capsule, q_off, q_data, row_off, d_off, d_data, grade, rows = out
-    n_q, n = len(q_off) // 8 - 1, len(grade) // 4
+    _, capsule, q_off, q_data, row_off, d_off, d_data, grade = out
+    n_q = len(memoryview(q_off)) // 8 - 1
     queries = pa.LargeStringArray.from_buffers(n_q, pa.py_buffer(q_off), pa.py_buffer(q_data))
-    docs = pa.StringArray.from_buffers(n, pa.py_buffer(d_off), pa.py_buffer(d_data))
-    coll = qrels_collection(queries, np.frombuffer(row_off, np.int64), docs,
-                            np.frombuffer(grade, np.int32), np.frombuffer(rows, np.int32))
+    coll = qrels_collection(queries.cast(pa.string()), np.frombuffer(row_off, np.int64),
+                            _documents(np.frombuffer(d_off, np.int32), d_data),
+                            np.frombuffer(grade, np.int32))
     return QrelsIndex(None, collection=coll, capsule=capsule, source=path)
+
+
+def _documents(offsets: np.ndarray, data) -> Callable[[], pa.Array]:
+    """The function giving the documents of the qrels rows as a string array,
+    holding meanwhile their bytes and lengths in the narrowest unsigned type (a
+    quarter of the offsets for ids under 256 bytes: the offsets the index reads
+    go with it)."""
+    n = len(offsets) - 1
+    step = 1 << 20
+    longest = max((int(np.diff(offsets[i : i + step + 1]).max(initial=0))
+                   for i in range(0, n, step)), default=0)
+    lengths = np.empty(n, np.min_scalar_type(longest))
+    np.subtract(offsets[1:], offsets[:-1], out=lengths, casting="unsafe")
+    del offsets
+
+    def documents() -> pa.Array:
+        offsets = np.zeros(n + 1, np.int32)
+        np.cumsum(lengths, out=offsets[1:])
+        return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
+
+    return documents
 
 
 def judge_file(
@@ -187,7 +208,6 @@ def judge_file(
         return _judge_in_python(index, path, ties=ties, depth=depth, use_tag=use_tag)
     _, counts, kept, rank, row, first, size, unknown, tag = out
     counts = np.frombuffer(counts, np.int64)
-    row = np.frombuffer(row, np.int64)
     name = tag.decode() if tag is not None else run_name_from_path(path)
     expected = ties == "expected"
     block = CompactBlock(
@@ -195,11 +215,10 @@ def judge_file(
         present=(counts > 0)[None, :],
         num_ret=counts if depth is None else np.minimum(counts, depth),
         counts=np.frombuffer(kept, np.int64),
-        rank=np.frombuffer(rank, np.int64),
-        grade=index.collection.qrels_grade[row],
-        row=row,
-        tie_first=np.frombuffer(first, np.int64) if expected else None,
-        tie_size=np.frombuffer(size, np.int64) if expected else None,
+        rank=np.frombuffer(rank, np.int32),
+        row=np.frombuffer(row, np.int32),
+        tie_first=np.frombuffer(first, np.int32) if expected else None,
+        tie_size=np.frombuffer(size, np.int32) if expected else None,
         docs=None,
     )
     return block, sorted(q.decode() for q in unknown)

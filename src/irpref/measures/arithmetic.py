@@ -8,6 +8,9 @@ sum within those segments:
   positive (a query without relevant documents scores 0, as in trec_eval);
 - :func:`within_cutoff`, :func:`within_segment_cumsum`, :func:`segment_last`,
   :func:`for_every_run`;
+- :func:`segment_scan` and :func:`log2_table`: AP's sums, DCG, RR and counts of
+  relevant items in one C pass over the items (``irpref._kernels``; None when
+  the C kernels are off, and the caller's NumPy code gives the same values);
 - trec_eval's arithmetic, reproduced exactly: :func:`exact_cumsum` (sums in C
   loop order), :func:`power_table` (p^i multiplied out rank by rank), C
   :func:`lround`, its :func:`geometric_mean` with a floor, an exact
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irpref.judged import JudgedRankings
+from irpref.kernels import c_kernels
 
 if TYPE_CHECKING:
     from irpref.measures.base import Measure
@@ -33,9 +37,11 @@ __all__ = [
     "exact_cumsum",
     "for_every_run",
     "geometric_mean",
+    "log2_table",
     "lround",
     "power_table",
     "segment_last",
+    "segment_scan",
     "suffix_max",
     "trec_relevant",
     "within_cutoff",
@@ -49,6 +55,49 @@ def divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(shape)
     np.divide(num, den, out=out, where=np.broadcast_to(den, shape) > 0)
     return out
+
+
+SCANS = {"ap": 0, "dcg": 1, "rr": 2, "count": 3}
+"""What :func:`segment_scan` computes per segment (``irpref._kernels.segment_scan``'s kinds)."""
+
+
+def segment_scan(judged: JudgedRankings, kind: str, rel: int = 1,
+                 cutoff: int | None = None) -> np.ndarray | None:
+    """(R, Q) per run and query, from one C pass over the items in rank order,
+    or None when the C kernels are off:
+
+    - ``ap``: sum of ``h / (rank + 1)`` over the relevant items (grade >= ``rel``)
+      within the cut-off, ``h`` the relevant items up to this one;
+    - ``dcg``: sum of ``grade / log2(rank + 2)`` over the items of grade >= 1 within
+      the cut-off (linear gain);
+    - ``rr``: ``1 / (rank + 1)`` of the first relevant item, 0 if beyond the cut-off;
+    - ``count``: the relevant items within the cut-off (int64).
+
+    Each sum is added left to right from 0, as the NumPy kernels' ``np.bincount``
+    adds, so the values are theirs bit for bit; no per-item array is made.
+    """
+    kernels = c_kernels()
+    if kernels is None:
+        return None
+    table = np.zeros(0)
+    if kind == "dcg":
+        deepest = int(judged.n_retrieved.max(initial=0))
+        table = log2_table(deepest if cutoff is None else min(cutoff, deepest))
+    out = np.empty(judged.n_segments, np.int64 if kind == "count" else np.float64)
+    rank = judged.item_rank
+    if rank is not None and rank.dtype not in (np.int32, np.int64):
+        rank = rank.astype(np.int64)
+    kernels.segment_scan(np.ascontiguousarray(judged.offsets, np.int64),
+                         None if rank is None else np.ascontiguousarray(rank),
+                         np.ascontiguousarray(judged.grade, np.int32), int(rel),
+                         -1 if cutoff is None else int(cutoff), SCANS[kind], table, out)
+    return out.reshape(judged.n_runs, judged.n_queries)
+
+
+def log2_table(n: int) -> np.ndarray:
+    """``log2(r + 2.0)`` for r = 0 .. n - 1: the discounts NumPy's ``log2`` gives
+    each rank (the same function, so the C sums match the NumPy kernels')."""
+    return np.log2(np.arange(max(int(n), 0), dtype=np.float64) + 2.0)
 
 
 def within_cutoff(judged: JudgedRankings, measure: Measure) -> np.ndarray:

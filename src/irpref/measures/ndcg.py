@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures.arithmetic import divide
+from irpref.measures.arithmetic import divide, segment_scan
 from irpref.measures.base import (
     TREC_CUTS,
     Alias,
@@ -72,6 +72,10 @@ def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
                           minlength=judged.n_segments).reshape(judged.n_runs, judged.n_queries)
         ideal = custom_ideal_dcg(judged, m.cutoff, custom, m.get("gain"))
         return divide(dcg, ideal[None, :])
+    ideal = ideal_dcg(judged, m.cutoff, m.get("gain"))
+    dcg = segment_scan(judged, "dcg", 1, m.cutoff) if m.get("gain") == "linear" else None
+    if dcg is not None:  # one C pass over the items
+        return divide(dcg, ideal[None, :])
     # items with grade > 0 only (the others add 0.0), summed in item order
     items = judged.items_with_grade(1)
     rank, seg = items.rank, items.segment
@@ -81,7 +85,7 @@ def ndcg(judged: JudgedRankings, m: Measure) -> np.ndarray:
         rank, seg, gain = rank[keep], seg[keep], gain[keep]
     dcg = np.bincount(seg, weights=gain / np.log2(rank + 2.0), minlength=judged.n_segments)
     dcg = dcg.reshape(judged.n_runs, judged.n_queries)
-    return divide(dcg, ideal_dcg(judged, m.cutoff, m.get("gain"))[None, :])
+    return divide(dcg, ideal[None, :])
 
 
 def expected_dcg(judged: JudgedRankings, m: Measure) -> np.ndarray:

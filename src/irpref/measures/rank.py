@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.judged import JudgedRankings
-from irpref.measures.arithmetic import divide, power_table
+from irpref.measures.arithmetic import divide, power_table, segment_scan
 from irpref.measures.base import (
     REL,
     TREC_CUTS,
@@ -109,6 +109,9 @@ def num_rel(judged: JudgedRankings, m: Measure) -> np.ndarray:
     aggregate=np.sum,
 )
 def num_rel_ret(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    counts = segment_scan(judged, "count", m.rel(judged), m.cutoff)
+    if counts is not None:  # one C pass over the items
+        return counts
     items = judged.items_with_grade(m.rel(judged))
     if m.cutoff is None:
         counts = np.diff(items.offsets)
@@ -196,6 +199,9 @@ def f1(judged: JudgedRankings, m: Measure) -> np.ndarray:
     params=REL,
 )
 def average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    sums = segment_scan(judged, "ap", m.rel(judged), m.cutoff)  # one C pass, or
+    if sums is not None:
+        return divide(sums, judged.num_rel(m.rel(judged))[None, :])
     # on the relevant items only: hits = 1 + their position among the
     # segment's relevant items; summed in item order, as over all items
     items = judged.items_with_grade(m.rel(judged))
@@ -226,6 +232,9 @@ def average_precision(judged: JudgedRankings, m: Measure) -> np.ndarray:
     params=REL,
 )
 def reciprocal_rank(judged: JudgedRankings, m: Measure) -> np.ndarray:
+    values = segment_scan(judged, "rr", m.rel(judged), m.cutoff)
+    if values is not None:  # one C pass over the items
+        return values
     items = judged.items_with_grade(m.rel(judged))
     has = np.flatnonzero(np.diff(items.offsets) > 0)
     rank = items.rank[items.offsets[has]]  # of the first relevant item
