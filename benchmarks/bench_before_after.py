@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from common import median  # noqa: E402
+from common import median, run_apart, user_env  # noqa: E402
 
 
 def checkout(rev: str) -> Path:
@@ -54,7 +54,8 @@ def collection(data: Path, runs: int) -> tuple[Path, list[Path]]:
     spec = importlib.util.spec_from_file_location("irpref_bench_generate", HERE / "generate.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.generate(data, runs=runs, queries=250, docs=1000)
+    run_apart(module.generate, data, runs=runs, queries=250, docs=1000)  # see common.run_apart
+    return qrels, sorted((data / "runs").glob("run-*.txt"))
 
 
 def commands(example: list[str], big: list[str], tmp: Path) -> dict[str, list[str]]:
@@ -80,7 +81,7 @@ def commands(example: list[str], big: list[str], tmp: Path) -> dict[str, list[st
 def run(args: list[str], src: Path) -> tuple[float, float, float, int]:
     """One ``irpref ARGS`` process with ``src`` first on the path: wall and CPU
     seconds, peak MB, exit code."""
-    env = {**os.environ, "PYTHONPATH": str(src)}
+    env = user_env(PYTHONPATH=str(src))
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(["irpref", "--quiet", *args], stdout=out, stderr=err, env=env)
@@ -101,10 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=HERE / "data" / "before_after")
     parser.add_argument("--only", nargs="*", default=None, help="command labels to run")
     opts = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "src"))
-    from irpref import examples
-
-    example = [str(examples.qrels_path()), *map(str, examples.run_paths())]
+    # the example's files by path: importing irpref here would grow this process, and a
+    # child's peak memory starts at its parent's size (common.run_apart)
+    shipped = ROOT / "src" / "irpref" / "examples" / "dl19"
+    example = [str(shipped / "qrels.txt"), *map(str, sorted(shipped.glob("*.gz")))]
     qrels, runs = collection(opts.data, opts.runs)
     big = [str(qrels), *map(str, runs)]
     before = checkout(opts.before)

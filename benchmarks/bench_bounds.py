@@ -25,7 +25,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -35,7 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import run_process  # noqa: E402
+from common import run_process, user_env  # noqa: E402
 from generate import generate  # noqa: E402
 
 MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000"]
@@ -100,7 +99,7 @@ def _rounds(cmd: list[str], repeats: int, before: Path | None) -> tuple[float, f
         cmd = [sys.executable, "-m", "irpref", *cmd[1:]]
     jobs = [(plain, cmd, None), (bounds, [*cmd, "--bounds"], None)]
     if before is not None:
-        env = {**os.environ, "PYTHONPATH": str(before)}
+        env = user_env(PYTHONPATH=str(before))
         jobs.append((old, [*cmd, "--bounds"], env))
     for _ in range(repeats):
         for times, c, env in jobs:

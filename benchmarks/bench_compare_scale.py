@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from common import median  # noqa: E402
+from common import median, user_env  # noqa: E402
 
 MEASURES = ["AP", "nDCG@10", "RR"]
 PREFERENCES = ["sgnLP", "RPP"]
@@ -79,7 +79,7 @@ def checkout(rev: str) -> Path:
 def run(args: list[str], src: Path) -> tuple[float, float, int, str]:
     """One ``irpref ARGS`` process with ``src`` first on the path: seconds, peak MB,
     exit code, MD5 of its output."""
-    env = {**os.environ, "PYTHONPATH": str(src)}
+    env = user_env(PYTHONPATH=str(src))
     with tempfile.NamedTemporaryFile(prefix="irpref-out-", delete=False) as out:
         path = out.name
     try:

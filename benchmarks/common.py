@@ -23,7 +23,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Measurement", "Timing", "median", "run_apart", "run_process", "time_process"]
+__all__ = ["Measurement", "Timing", "median", "run_apart", "run_process", "time_process",
+           "user_env"]
 
 HERE = Path(__file__).resolve().parent
 
@@ -65,6 +66,14 @@ class Timing:
 
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
+
+
+def user_env(**extra: str) -> dict[str, str]:
+    """The environment of a timed child: this one without ``PYTHONDONTWRITEBYTECODE``
+    (an installed package has its bytecode compiled; a child that compiled every module
+    from source at each start would time the compiler), plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, **extra}
 
 
 def run_apart(function, *args, **kwargs) -> None:
@@ -111,7 +120,8 @@ def run_process(
               "peak memory reads at least that (build data with run_apart)", file=sys.stderr)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err)
+        proc = subprocess.Popen(cmd, cwd=cwd, env=user_env() if env is None else env,
+                                stdout=out, stderr=err)
         timer = threading.Timer(timeout, proc.kill) if timeout else None
         if timer:
             timer.start()

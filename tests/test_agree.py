@@ -164,6 +164,7 @@ def test_kappa_and_alpha_match_brute_force(pairs):
 # --------------------------------------------------------------------------- coverage
 
 
+@pytest.mark.slow
 def test_coverage_leniency_and_negative_grades(tmp_path):
     a = write_qrels(tmp_path / "a.qrels", [("q1", "d1", 2), ("q1", "d2", 0), ("q1", "d3", 1),
                                            ("q2", "d1", 3), ("q2", "d9", 2), ("q2", "d8", -1)])
@@ -198,6 +199,7 @@ def test_one_category_is_undefined_not_a_number(tmp_path):
     assert "undefined" in out.stdout and "nan" not in out.stdout.lower()
 
 
+@pytest.mark.slow
 def test_no_pair_in_common(tmp_path):
     a = write_qrels(tmp_path / "a.qrels", [("q1", "d1", 1)])
     b = write_qrels(tmp_path / "b.qrels", [("q1", "d2", 1)])
@@ -213,6 +215,7 @@ def test_no_pair_in_common(tmp_path):
 # --------------------------------------------------------------------------- the command
 
 
+@pytest.mark.slow
 def test_cli_tsv_interface():
     out = irpref_cli("agree", HUMAN, H2O, "--format", "tsv")
     assert out.returncode == 0, out.stderr
@@ -257,6 +260,7 @@ def test_cli_other_formats_and_views():
     assert {r[1] for r in _tsv(some.stdout)[1:]} == {"", "2"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (["--thresholds", "0"], "--thresholds 0: must be >= 1"),
     (["--thresholds", "x"], "--thresholds"),
@@ -276,6 +280,7 @@ def test_cli_usage_errors(args, message):
     assert out.stdout == ""
 
 
+@pytest.mark.slow
 def test_cli_bad_file_names_file_and_line(tmp_path):
     bad = tmp_path / "bad.qrels"
     bad.write_text("q1 0 d1 1\nq1 0 d2 relevant\n")
@@ -303,6 +308,7 @@ def test_join_is_exact_when_hashes_collide(tmp_path, monkeypatch, docs_b):
     assert len(got.only_a) == len(expected.only_a) and len(got.only_b) == len(expected.only_b)
 
 
+@pytest.mark.slow
 def test_cli_output_file(tmp_path):
     target = tmp_path / "agree.tsv"
     out = irpref_cli("agree", HUMAN, H2O, "--format", "tsv", "-o", target)

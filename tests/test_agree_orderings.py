@@ -124,6 +124,7 @@ def _tsv(text: str) -> list[list[str]]:
     return [line.split("\t") for line in text.splitlines()]
 
 
+@pytest.mark.slow
 def test_cli_orderings_interface_and_values(noisy_qrels):
     measures = ["AP", "ASL", "sgnLP"]
     out = irpref_cli("agree", QRELS, noisy_qrels, *RUNS, "-m", *measures, "--rel", "2",
@@ -152,6 +153,7 @@ def test_cli_orderings_interface_and_values(noisy_qrels):
         assert got[(m, "swaps")] == swaps
 
 
+@pytest.mark.slow
 def test_cli_scores_orient_lower_is_better_ascending(noisy_qrels):
     out = irpref_cli("agree", QRELS, noisy_qrels, *RUNS, "-m", "AP", "ASL", "--scores",
                      "--format", "tsv")
@@ -207,6 +209,7 @@ def test_identical_qrels_agree_perfectly():
     assert result.swaps.empty
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (["-m", "nope"], "nope"),
     (["-m", "num_ret"], "neither higher nor lower is better"),

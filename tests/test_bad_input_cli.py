@@ -124,6 +124,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args,code,phrase", CASES, ids=[" ".join(c[0]) for c in CASES])
 def test_case(files, args, code, phrase):
     out = irpref(*args, cwd=files)
@@ -147,6 +148,7 @@ def test_query_named_all_is_a_query(files):
     assert {r[0]: float(r[2]) for r in rows[1:]} == {"a": AP_A, "b": AP_B}
 
 
+@pytest.mark.slow
 def test_query_named_all_per_query(files):
     out = irpref(EVAL, Q, A, "-m", "AP", "--format", "tsv", "--per-query", cwd=files)
     rows = _tsv(out.stdout)[1:]
@@ -157,6 +159,7 @@ def test_query_named_all_per_query(files):
     assert {r["query"] for r in js} == {"q1", "all", None}
 
 
+@pytest.mark.slow
 def test_query_named_all_in_significance(files):
     out = irpref(SIG, Q, A, B, "-m", "AP", "--format", "json", "--seed", "1", cwd=files)
     assert out.returncode == 0, out.stderr
@@ -185,12 +188,14 @@ def test_api_query_named_all(files):
         api.evaluate(files / Q, files / A, ["AP"], rel=0)
 
 
+@pytest.mark.slow
 def test_tab_in_run_name_is_escaped(files):
     out = irpref(EVAL, Q, "tab\tname.run", "-m", "AP", "--format", "tsv", cwd=files)
     rows = _tsv(out.stdout)
     assert rows[1] == ["tab\\tname", "AP", repr(AP_A)]
 
 
+@pytest.mark.slow
 def test_floats_round_trip_exactly(files):
     out = irpref(COMP, Q, A, B, "-m", "rrLP", "RPP", "--format", "tsv", "--per-query",
                  cwd=files)
@@ -202,6 +207,7 @@ def test_floats_round_trip_exactly(files):
         assert got[str(a), str(b), str(q), str(m)] == v  # bit-exact
 
 
+@pytest.mark.slow
 def test_output_file_via_rename(files):
     out = irpref(EVAL, Q, A, "-m", "AP", "--format", "tsv", "-o", "res.tsv", cwd=files)
     assert out.returncode == 0 and out.stdout == ""
@@ -211,6 +217,7 @@ def test_output_file_via_rename(files):
     assert not [p for p in os.listdir(files) if p.endswith(".tmp")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cmd", [(EVAL, Q, A), ("trec_eval", Q, A), (COMP, Q, A, B)])
 def test_dev_full(files, cmd):
     if not os.path.exists("/dev/full"):
@@ -223,6 +230,7 @@ def test_dev_full(files, cmd):
     assert "Traceback" not in out.stderr and "Exception ignored" not in out.stderr
 
 
+@pytest.mark.slow
 def test_python_dash_m(files):
     out = subprocess.run([sys.executable, "-m", "irpref", EVAL, Q, A, "-m", "AP", "--format",
                           "tsv"], capture_output=True, text=True, cwd=files)
@@ -244,6 +252,7 @@ def test_quiet_silences_warnings(files):
         assert quiet.returncode == 0 and quiet.stderr == ""
 
 
+@pytest.mark.slow
 def test_trec_eval_complete_num_rel_counts_grade_above_zero(tmp_path):
     """trec_eval 10.0, -c: the num_rel summary counts every qrels line with grade > 0
     over all qrels queries, ignoring -l (m_num_rel.c); per-query lines keep -l."""
@@ -261,6 +270,7 @@ def test_trec_eval_complete_num_rel_counts_grade_above_zero(tmp_path):
     assert plain.returncode == 1 and plain.stdout == "" and "(first: q2)" in plain.stderr
 
 
+@pytest.mark.slow
 def test_internal_error_one_line_and_debug(files, monkeypatch):
     env = {**os.environ, "PYTHONPATH": str(files)}
     (files / "sitecustomize.py").write_text(
@@ -330,6 +340,7 @@ def test_ctrl_c_is_130_and_one_line(tmp_path):
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env, args", [
     ("IRPREF_SCAN", ["evaluate", "-m", "AP"]),
     ("IRPREF_KERNELS", ["significance", "-m", "AP", "--test", "hsd", "--permutations", "50"]),

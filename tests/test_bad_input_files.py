@@ -566,6 +566,7 @@ def _run_columns(run):
     return run.query.to_pylist(), run.doc.to_pylist(), run.score.tolist()
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=corrupted(run_files()))
 def test_corrupted_runs_refused_at_the_reference_line_or_read_exactly(tmp_path, data):
@@ -583,6 +584,7 @@ def test_corrupted_runs_refused_at_the_reference_line_or_read_exactly(tmp_path, 
     _agrees_with_reference(got, reference_run, data, _run_columns)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=corrupted(qrels_files()))
 def test_corrupted_qrels_refused_at_the_reference_line_or_read_exactly(tmp_path, data):
@@ -600,6 +602,7 @@ def _irpref(*args):
     return irpref_cli(*args)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "content", "line", "phrase"),
     [

@@ -106,6 +106,7 @@ def distinct(tested: pd.DataFrame) -> pd.DataFrame:
                              ).duplicated()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["measure", "baseline", "all"])
 @pytest.mark.parametrize("correction", ["holm", "by"])
 def test_adjusted_p_equal_statsmodels_per_family(results, family, correction):
@@ -240,6 +241,7 @@ def test_bad_requests(results):
         against_baselines(results, [])
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(st.lists(st.lists(st.floats(0, 1, width=16), min_size=4, max_size=4),
                 min_size=3, max_size=5), st.sampled_from(["holm", "bh", "bonferroni"]))
@@ -343,6 +345,7 @@ def _tsv(proc) -> pd.DataFrame:
                        na_values=[""])
 
 
+@pytest.mark.slow
 def test_cli_several_baselines_tsv_equals_library(results):
     args = ["evaluate", QRELS, *RUNS, "-m", "AP", "ASL", "--rel", "2", "--format", "tsv",
             "--correction", "by", "--family", "all", "--ci", "bootstrap", "--bootstrap", "200",
@@ -357,6 +360,7 @@ def test_cli_several_baselines_tsv_equals_library(results):
     assert list(got.marker.fillna("")) == list(want.marker)
 
 
+@pytest.mark.slow
 def test_cli_table_letters_and_legend():
     proc = irpref_cli("evaluate", QRELS, *RUNS, "-m", "AP", "ASL", "--rel", "2",
                       "--baseline", "bm25base_p", "--baseline", "TUA1-1", "--ci")

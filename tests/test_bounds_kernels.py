@@ -17,6 +17,7 @@ from irpref.measures import parse_measure
 pytestmark = pytest.mark.skipif(c_kernels() is None, reason="the C extension is not built")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections(top=3), depth=st.one_of(st.none(), st.integers(2, 6)),
        k=st.integers(1, 6), rel=st.integers(1, 2), ties=st.sampled_from(["docid", "input"]))

@@ -218,6 +218,7 @@ def test_layout_choice_is_declared():
     assert layout_for(["AP"], subtopics="x") == ("full", False)
 
 
+@pytest.mark.slow
 def test_pipelines_pick_compact_and_agree(data_dir):
     qrels, runs = _real(data_dir, "robust03")
     a = evaluate(qrels, runs, ["AP", "nDCG@10", "Unj@10"])  # full (Unj)

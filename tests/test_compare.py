@@ -262,6 +262,7 @@ def dl19_small(data_dir):
     return d / "qrels.txt", sorted((d / "runs").glob("*.gz"))[:4]
 
 
+@pytest.mark.slow
 def test_cli_tsv(dl19_small):
     qrels, runs = dl19_small
     out = _cli(qrels, *runs, "-m", "sgnLP", "RPP(p=dcg)", "--rel", "2", "--format", "tsv")
@@ -290,6 +291,7 @@ def test_cli_table_and_json(dl19_small):
     assert len(records) == 6 and all("query" not in r for r in records)
 
 
+@pytest.mark.slow
 def test_cli_errors(dl19_small, tmp_path):
     qrels, runs = dl19_small
     bad = _cli(qrels, *runs, "-m", "nDCG", check=False)
@@ -298,6 +300,7 @@ def test_cli_errors(dl19_small, tmp_path):
     assert missing.returncode == 1
 
 
+@pytest.mark.slow
 def test_cli_subtopics(data_dir, tmp_path):
     path = next((data_dir / "web-diversity").glob("*ndeval*"))
     runs = _write_runs(tmp_path, path, n_runs=2, depth=10)

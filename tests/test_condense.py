@@ -181,6 +181,7 @@ def test_custom_gains_kernel_and_ideal():
     assert m.compute(exp)[0, 0] == pytest.approx(m.compute(judged)[0, 0], rel=1e-15)
 
 
+@pytest.mark.slow
 def test_cli_depth_cut_comes_before_judged_only(tmp_path):
     """trec_eval -J -M2: the top 2 are kept first, then the unjudged ones dropped."""
     qrels = write_qrels(tmp_path / "qrels", [("q", "r1", 1), ("q", "r2", 1), ("q", "n", 0)])

@@ -133,6 +133,7 @@ def test_dl19_all_runs_match_pytrec_eval_level_2(dl19):
     assert _compare(qrels, runs, qdict, 2) > 0
 
 
+@pytest.mark.slow
 def test_robust03_all_runs_match_pytrec_eval(robust03):
     qrels, runs, qdict = robust03
     assert len(runs) == len(ROBUST03_RUNS)
@@ -140,6 +141,7 @@ def test_robust03_all_runs_match_pytrec_eval(robust03):
     assert _compare(qrels, runs, qdict, 1) > len(ROBUST03_RUNS) * 90 * len(MEASURES)
 
 
+@pytest.mark.slow
 def test_judged_only_matches_pytrec_eval(dl19, robust03):
     """-J (judged documents only): condense() equals trec_eval's judged_docs_only_flag
     (form_res_rels.c) on every measure pytrec_eval has, on runs full of unjudged
@@ -151,6 +153,7 @@ def test_judged_only_matches_pytrec_eval(dl19, robust03):
     assert _compare(qrels, runs, qdict, 1, judged_only=True) > 0
 
 
+@pytest.mark.slow
 def test_dl19_double_scores_differ_only_where_float32_collapses(dl19):
     """trec_eval reads scores as doubles; pytrec_eval as floats. Where they disagree,
     the query has two scores that differ as doubles and tie as float32."""

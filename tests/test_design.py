@@ -96,6 +96,7 @@ def test_cli_usage_errors():
     assert "Traceback" not in res.stderr
 
 
+@pytest.mark.slow
 def test_std_names_what_each_design_is_standardized_by():
     """--std: D is in sds of the per-topic differences for paired-t and ci, in sds of
     the scores (sqrt V_E) for anova (Sakai's conventions), and the table says so."""

@@ -69,6 +69,7 @@ def test_example_evaluate_and_significance_identical(client):
     pd.testing.assert_frame_equal(a, b)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("ties,missing", [("docid", "skip"), ("expected", "zero")])
 def test_random_collections_identical(client, tmp_path, seed, ties, missing):
@@ -311,6 +312,7 @@ def test_compare_client_refuses_st_rpp(client, tmp_path):
         irpref.compare(qrels, runs, ["ST-RPP"], client=client)
 
 
+@pytest.mark.slow
 def test_a_measure_counting_every_run_documents_is_refused_per_run_tasks():
     """ASL(missing=corpus) without a corpus size counts the documents of all
     runs: one run per task would give each run another corpus size."""

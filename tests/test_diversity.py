@@ -263,6 +263,7 @@ def irpref_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_cli(tmp_path):
     runs = synthetic_runs(WEB)
     path = tmp_path / "s1.txt"

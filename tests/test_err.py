@@ -69,6 +69,7 @@ def trec_order(run: dict[str, float]) -> list[str]:
 DOCS = [f"d{i:02d}" for i in range(14)]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     grades=st.dictionaries(st.sampled_from(DOCS), st.integers(-1, 4), min_size=1, max_size=10),

@@ -26,6 +26,7 @@ def results():
     return irpref.evaluate(QRELS, RUNS, ["AP", "P@10"], rel=2)
 
 
+@pytest.mark.slow
 def test_tsv_equals_library(results):
     proc = run_cli("--baseline", "bm25base_p", "--test", "sign", "--correction", "bonferroni",
                    "--format", "tsv")
@@ -39,6 +40,7 @@ def test_tsv_equals_library(results):
     assert list(got["wins"].fillna(-1).astype(int)) == list(want["wins"].fillna(-1))
 
 
+@pytest.mark.slow
 def test_table_has_markers_and_legend():
     proc = run_cli("--baseline", "bm25base_p")
     assert proc.returncode == 0, proc.stderr
@@ -46,6 +48,7 @@ def test_table_has_markers_and_legend():
     assert "significantly better/worse than bm25base_p" in proc.stdout
 
 
+@pytest.mark.slow
 def test_ci_without_baseline_json(results):
     proc = run_cli("--ci", "bootstrap", "--seed", "7", "--format", "json")
     assert proc.returncode == 0, proc.stderr
@@ -64,6 +67,7 @@ def test_paper_formats(fmt, needle):
     assert needle in proc.stdout and "bm25" in proc.stdout
 
 
+@pytest.mark.slow
 def test_paper_format_without_baseline():
     proc = run_cli("--format", "markdown")
     assert proc.returncode == 0, proc.stderr

@@ -70,6 +70,7 @@ def usage_error(name: str, args: list[str], capsys) -> list[str]:
     return err.splitlines()
 
 
+@pytest.mark.slow
 def test_unknown_collection_is_one_line_exit_2(data):
     r = script("lexiprecision_table1_table2", "--collection", "dl20-passage", data=data)
     assert r.returncode == 2
@@ -81,6 +82,7 @@ def test_unknown_collection_is_one_line_exit_2(data):
     assert str(data) in lines[0] and "qrels.txt" in lines[0] and "runs/*.gz" in lines[0]
 
 
+@pytest.mark.slow
 def test_bad_run_line_is_one_line_exit_2(tmp_path):
     (tmp_path / "broken" / "runs").mkdir(parents=True)
     write_qrels(tmp_path / "broken" / "qrels.txt", QRELS)
@@ -118,6 +120,7 @@ def test_simulation_script_takes_no_collection(capsys):
     assert err[-1].endswith("unrecognized arguments: --collection tiny")
 
 
+@pytest.mark.slow
 def test_paper_reports_no_row_still_prints_irpref(data):
     r = script("lexiprecision_table1_table2", "--collection", "tiny", data=data)
     assert r.returncode == 0, r.stderr

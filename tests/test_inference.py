@@ -135,6 +135,7 @@ def test_real_runs_match_scipy_and_statsmodels(dl19):
                                rtol=1e-10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method,reference", [
     ("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh"), ("by", "fdr_by")])
 def test_corrections_equal_statsmodels(method, reference, dl19):
@@ -217,6 +218,7 @@ def distinct(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[~pd.Series(list(zip(frame["measure"], pair)), index=frame.index).duplicated()]
 
 
+@pytest.mark.slow
 def test_several_baselines_and_families(example):
     bases = ["bm25base_p", "UNH_bm25"]
     frame = S.significance(example, "t", baseline=bases, family="all", ci="none",
@@ -279,6 +281,7 @@ def test_measure_without_orientation_has_no_wins(example):
 # ------------------------------------------------------------------- CLI
 
 
+@pytest.mark.slow
 def test_cli_marks_lower_asl_as_better():
     res = irpref_cli("significance", QRELS, *RUNS, "-m", "AP", "ASL", "--rel", 2,
                      "--baseline", "bm25base_p")
@@ -358,6 +361,7 @@ def test_standardized_difference_interval_inverts_the_noncentral_t(dl19, sakai):
     np.testing.assert_array_equal(excludes, rows.p < 0.1)
 
 
+@pytest.mark.slow
 def test_cli_measure_without_orientation_gets_no_marks():
     res = irpref_cli("significance", QRELS, *RUNS, "-m", "num_ret", "AP", "--baseline",
                      "bm25base_p", "--test", "sign", "--format", "json")

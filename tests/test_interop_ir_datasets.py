@@ -97,6 +97,7 @@ def test_cli_evaluate_with_registered_dataset():
     assert via.stdout == plain.stdout
 
 
+@pytest.mark.slow
 def test_cli_unknown_dataset_is_a_clear_error():
     proc = irpref_cli("evaluate", "irds:no-such/dataset", examples.run_paths()[0], "-m", "AP")
     # an unknown dataset name is a bad request: UsageError, exit 2

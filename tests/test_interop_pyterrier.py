@@ -55,6 +55,7 @@ def test_experiment_with_irpref_measures(frames):
     assert {"ASL p-value", "TSE(e=ap) +"} <= set(res.columns)  # per-query values reach pt's tests
 
 
+@pytest.mark.slow
 def test_irpref_provider_computes_standard_measures_in_experiment(frames):
     qrels, runs, topics = frames
     before = list(im.DefaultPipeline.providers)

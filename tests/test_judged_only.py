@@ -191,6 +191,7 @@ def test_measures_judged_only_equal_runs_without_unjudged(coll, ties, layout, de
     assert checked > 0
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.sampled_from(["docid", "input"]),
        st.sampled_from(["full", "compact"]), st.sampled_from([None, 1, 3]))
@@ -315,6 +316,7 @@ def test_J_covers_every_measure_of_all_trec(data_dir):
     assert set(names("irpref.test.aqcMJ")) == set(names("out.test.aqcM"))
 
 
+@pytest.mark.slow
 def test_cli_trec_eval_J_summary_with_and_without_l(data_dir):
     """Without -q, -J prints the summary lines of the verified -q output, with and
     without -l (the installed command)."""
@@ -330,6 +332,7 @@ def test_cli_trec_eval_J_summary_with_and_without_l(data_dir):
         assert out.stdout == want
 
 
+@pytest.mark.slow
 def test_ap_judged_only_equals_trec_eval_J_map_on_robust03(data_dir):
     """AP(judged_only=true) per query (library) is trec_eval -J's map (installed command)
     on a real run with many unjudged documents."""
@@ -353,6 +356,7 @@ def test_ap_judged_only_equals_trec_eval_J_map_on_robust03(data_dir):
 # ---- the command line ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_judged_only_evaluate_and_compare(tmp_path):
     """--judged-only labels every measure and preference (defaults included) and
     computes the condensed lists: the top unjudged document no longer counts."""
@@ -385,6 +389,7 @@ def test_cli_judged_only_evaluate_and_compare(tmp_path):
     assert plain[0, 1] == 0.5
 
 
+@pytest.mark.slow
 def test_cli_refuses_bad_values_without_traceback(tmp_path):
     qrels = write_qrels(tmp_path / "qrels", [("q", "r", 1)])
     run = write_run(tmp_path / "run", [("q", "r", 1.0)])

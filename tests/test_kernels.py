@@ -121,6 +121,7 @@ def _matrices(seed, q, r, ties):
     return u, real, skew, sign, keys
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(2, 13), st.booleans(),
        st.sampled_from([None, 1, 3, 16]))
@@ -145,6 +146,7 @@ def test_maxima_are_bit_identical(seed, q, r, ties, batch):
         np.testing.assert_array_equal(np.asarray(x, np.float64), y, err_msg=name)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(2, 9), st.booleans())
 def test_tukey_hsd_p_values_are_identical(seed, q, r, ties):

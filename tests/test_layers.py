@@ -90,6 +90,7 @@ def test_every_unit_is_on_a_floor():
     assert units == placed, (units - placed, placed - units)
 
 
+@pytest.mark.slow
 def test_every_import_runs_down_the_floors():
     floor_of = {u: i for i, floor in enumerate(FLOORS) for u in floor}
     checked = 0
@@ -133,6 +134,7 @@ def test_no_module_over_600_lines():
         assert len(path.read_text().splitlines()) <= 600, path.relative_to(SRC)
 
 
+@pytest.mark.slow
 def test_no_function_over_100_lines():
     longest = []
     for path in SRC.rglob("*.py"):

@@ -90,6 +90,7 @@ def test_a_saved_file_with_run_files_or_another_rel_is_refused(saved):
     assert "judged with --rel 1, asked --rel 2" in r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [e.name for e in REAL])
 def test_corpus_size_is_accepted(name):
     """``-m 'TSE(e=ap)'`` says to pass --corpus-size: every subcommand takes it."""
@@ -122,6 +123,7 @@ def test_rel_is_refused_with_evaluates_message(value):
         assert r.stderr.splitlines()[-1] == f"irpref meta {e.name}: error: {want}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", ["--depth", "--corpus-size"])
 def test_depth_and_corpus_size_follow_the_shared_rule(option):
     ev = irpref_cli("evaluate", QRELS, *RUNS, "-m", "AP", option, "0")
@@ -284,6 +286,7 @@ def test_agreement_reads_orientation_from_the_record(dominance):
     assert [float(row["agreement"]) for row in _tsv(c.stdout)] == [1.0, 1.0]
 
 
+@pytest.mark.slow
 def test_degrade_with_a_reference_of_the_other_direction(dominance):
     q, runs = dominance
     r = irpref_cli("meta", "degrade", q, *runs, "-m", "SL1", "--reference", "AP",
@@ -307,6 +310,7 @@ def test_subsample_and_interleaving_with_a_lower_is_better_measure(dominance):
     assert {float(row["sign_agreement"]) for row in _tsv(i.stdout)} == {1.0}
 
 
+@pytest.mark.slow
 def test_asl_reorder_orders_asl_lower_is_better(dominance):
     q, runs = dominance
     r = irpref_cli("meta", "asl-reorder", q, *runs)
@@ -327,6 +331,7 @@ def test_the_readme_lists_the_records():
                                     "python -m irpref.meta.catalog README.md")
 
 
+@pytest.mark.slow
 def test_a_count_without_direction_is_refused():
     """NumRet's record says orientation none: no experiment can say which run it prefers."""
     r = irpref_cli("meta", "agreement", QRELS, *RUNS, "-m", "AP", "NumRet")

@@ -92,6 +92,7 @@ def test_agreement_equals_brute_force():
     assert same.iloc[1].kendall_tau == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_dl19_lexiprecision_table2(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("*.gz"))
@@ -100,6 +101,7 @@ def test_dl19_lexiprecision_table2(data_dir):
     assert got == {"RR": 56.89, "sgnLP": 2.63, "rrLP": 2.63}
 
 
+@pytest.mark.slow
 def test_dl19_lexiprecision_table1_suffix_agreement(data_dir):
     """Table 1, deep-pass (2019): sgnLP 90.45, δRR_2 88.87 (at grade >= 1:
     Table 1 reproduces with every judged-positive grade relevant)."""

@@ -114,6 +114,7 @@ def test_cli_power_columns(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_lexirecall_fig11_anchors_on_dl19():
     """Lexirecall Fig. 11 (experiments/lexirecall_fig11.py) prints no numbers;
     its computation (meta pairwise -> paired test with Holm / randomized HSD)

@@ -59,6 +59,7 @@ def test_bad_parameters():
         worst_case_optimal(["RR"], [0])
 
 
+@pytest.mark.slow
 def test_cli_worst_case():
     r = irpref_cli("meta", "worst-case", "-m", "RR", "nDCG", "--m", "1:4")
     assert r.returncode == 0, r.stderr

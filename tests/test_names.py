@@ -395,6 +395,7 @@ def _evaluate(*measures: str) -> subprocess.CompletedProcess:
                       "--rel", "2", "--format", "tsv", "-m", *measures)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text, message", INVALID[:16] + INVALID[27:31])
 def test_cli_refuses_invalid_parameters(text, message):
     proc = _evaluate(text)
@@ -624,6 +625,7 @@ def test_values_on_the_example_data_are_within_the_declared_range():
                                                               values.max())
 
 
+@pytest.mark.slow
 def test_cli_measures_shows_orientation_and_other_tools_spellings():
     res = irpref_cli("measures", "ASL", "AP", "NumRet", "gRBP")
     assert res.returncode == 0, res.stderr

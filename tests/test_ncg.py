@@ -51,6 +51,7 @@ def test_ncg_by_hand():
     assert got["value"].tolist() == pytest.approx([0.0, 3 / 5, 4 / 6, 1.0], abs=1e-15)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     grades=st.dictionaries(st.sampled_from(DOCS), st.integers(-1, 4), min_size=1, max_size=8),

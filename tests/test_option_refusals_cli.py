@@ -40,6 +40,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "named"), CASES, ids=[" ".join(map(str, a[:1] + a[-2:]))
                                                         for a, _ in CASES])
 def test_bad_value_is_one_line_usage_error(args, named):

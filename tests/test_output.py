@@ -173,6 +173,7 @@ def test_other_column_types_and_missing_columns():
     assert text.getvalue() == "name\textra\tvalue\na\\tb\t\t0.5\n\t\tnan\nc\t\t2\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["tsv", "json"])
 def test_cli_example_matches_the_reference(fmt):
     results = irpref.evaluate(QRELS, RUNS, ["AP", "nDCG@10", "P@10"], rel=2)
@@ -314,6 +315,7 @@ def check_latex(text: str) -> None:
     assert len(widths) == 1, rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["table", "tsv", "json", "markdown", "latex", "html"])
 @pytest.mark.parametrize("command", list(SWEEP))
 def test_hostile_run_names_in_every_format(hostile, command, fmt):

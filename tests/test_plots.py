@@ -56,6 +56,7 @@ def test_abbreviate_is_unique_and_keeps_short_names():
     assert plots.abbreviate(names, width=10) == labels
 
 
+@pytest.mark.slow
 def test_difference_bars_equal_per_query_differences(results):
     base = "bm25base_p"
     fig = plots.differences(results, base, "AP")
@@ -162,6 +163,7 @@ def test_long_names_get_a_key(results):
     _png(fig)
 
 
+@pytest.mark.slow
 def test_save_by_extension(tmp_path, results):
     fig = plots.distributions(results, "AP")
     for ext in ("png", "svg", "pdf"):

@@ -72,6 +72,7 @@ def commands(run, out_dir):
 CASES = [name for name, _ in commands("RUN", Path("."))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("missing", MISSING)
 @pytest.mark.parametrize("name", CASES)
 def test_a_run_lacking_queries_is_announced_once(runs, name, missing):
@@ -87,6 +88,7 @@ def test_a_run_lacking_queries_is_announced_once(runs, name, missing):
         assert "its means are over 38 queries" in lines[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("missing", MISSING)
 @pytest.mark.parametrize("name", CASES)
 def test_a_run_sharing_no_query_is_refused(runs, name, missing):

@@ -94,6 +94,7 @@ def test_the_confusion_matrix_is_the_llmjudge_samples():
     assert (confusion() == CONFUSION).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lam", ["auto", pytest.param("1", marks=pytest.mark.slow),
                                  pytest.param("0.5", marks=pytest.mark.slow)])
 def test_evaluate_equals_ppi_py_on_dl19(dl19, lam):
@@ -231,6 +232,7 @@ def test_human_queries_missing_from_the_machine_qrels_are_refused(dl19, tmp_path
     assert "q-new, q-other" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_fewer_than_two_human_queries_are_refused(dl19, tmp_path):
     machine, human, runs = dl19
     one = read_qrels(human)
@@ -310,6 +312,7 @@ def test_significance_refuses_other_tests(dl19):
 
 # ----------------------------------------------------------------------------- design
 
+@pytest.mark.slow
 def test_design_plans_from_the_pilot(dl19):
     machine, human, runs = dl19
     got = _tsv("design", "--human-qrels", human, machine, *runs[:3], "-m", "nDCG@10 AP",
@@ -338,6 +341,7 @@ def test_design_plans_from_the_pilot(dl19):
     assert got["n_ppi"].notna().any()
 
 
+@pytest.mark.slow
 def test_design_needs_a_half_width(dl19):
     machine, human, runs = dl19
     out = irpref_cli("design", "--human-qrels", human, machine, *runs[:1], "-m", "AP")

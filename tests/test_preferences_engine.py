@@ -162,6 +162,7 @@ def check(comp, expected, measures):
             assert len(qs) == n_expected
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.integers(1, 3), st.sampled_from([None, 1, 3]))
 def test_engine_matches_brute_force(coll, rel, depth):
@@ -180,6 +181,7 @@ class _nowarn:
         return False
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.integers(1, 2), st.data())
 def test_subtopic_rpp_matches_brute_force(coll, rel, data):

@@ -127,6 +127,7 @@ def graded(draw):
     return grades, run
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(data=graded(), rel=st.integers(1, 3), beta=st.sampled_from([0.0, 0.5, 1.0, 3.0]),
        gain=st.sampled_from(["linear", "exp"]), k=st.one_of(st.none(), st.integers(1, 10)))
@@ -198,6 +199,7 @@ def test_bounds_are_exact_when_the_top_grade_is_the_level(data, ties, k):
         np.testing.assert_allclose(hi, want_hi, rtol=1e-9, atol=1e-9, err_msg=name)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=judged_sets(top=3), ties=st.sampled_from(["docid", "expected"]),
        k=st.integers(1, 5))

@@ -73,6 +73,7 @@ def test_intervals_read_significance_verdicts(collection, test, correction):
         assert ((rows["rank_low"] <= rows["rank"]) & (rows["rank"] <= rows["rank_high"])).all()
 
 
+@pytest.mark.slow
 def test_lower_is_better_ranks_first():
     board = _tsv(irpref_cli("rank", QRELS, *RUNS, "-m", "ASL", "AP", "--rel", "2",
                             "--format", "tsv"))
@@ -146,6 +147,7 @@ def test_marginal_bootstrap_is_seeded(collection):
     assert ((a["marginal_low"] <= a["marginal_high"]) & (a["marginal_low"] >= 1)).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["table", "tsv", "json", "markdown", "latex", "html"])
 def test_every_format(fmt):
     proc = irpref_cli("rank", QRELS, *RUNS, "-m", "AP", "--rel", "2", "--format", fmt)
@@ -158,12 +160,14 @@ def test_every_format(fmt):
         assert ("rank_low" in out or r"rank\_low" in out) and "idst" in out
 
 
+@pytest.mark.slow
 def test_fdr_correction_warns_that_intervals_are_not_simultaneous():
     proc = irpref_cli("rank", QRELS, *RUNS, "-m", "AP", "--correction", "bh", "--format", "tsv")
     assert proc.returncode == 0
     assert "not simultaneous" in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, code, words", [
     (["-m", "AP", "--alpha", "2"], 2, "--alpha 2"),
     (["-m", "AP", "--test", "hsd", "--correction", "holm"], 2, "family-wise"),

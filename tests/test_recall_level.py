@@ -250,6 +250,7 @@ def test_theorem_a5_concavity_in_swap_depth(metric, m, data):
 # ---- CLI ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_recall_level_measures(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("*.gz"))[:2]

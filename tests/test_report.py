@@ -134,6 +134,7 @@ def test_baseline_by_file_name():
     assert "baseline <b>UNH_bm25</b>" in render_html(report)
 
 
+@pytest.mark.slow
 def test_unknown_baseline_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError, match="TUA1-1, UNH_bm25"):
         build_report(QRELS, RUNS, ["AP"], baseline="nope")

@@ -109,6 +109,7 @@ def test_bootstrap_ci_is_seeded_and_brackets_the_mean(results):
     assert ((a["ci_low"] <= a["mean"]) & (a["mean"] <= a["ci_high"])).all()
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.floats(0, 1), min_size=5, max_size=5), min_size=2, max_size=5))
 def test_brute_force_wins_and_diff(rows):
@@ -206,6 +207,7 @@ def test_cli_baseline_with_ci_test_correction_alpha(results, test, correction, a
     assert f"alpha = {float(alpha):g}" in table.stdout.splitlines()[-1]  # legend under table
 
 
+@pytest.mark.slow
 def test_cli_latex_with_ci_has_a_second_table():
     r = _cli("-m", "AP", "--baseline", BASE, "--ci", "bootstrap", "--bootstrap", "200",
              "--format", "latex")

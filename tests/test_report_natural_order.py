@@ -48,6 +48,7 @@ def test_compare_matrix_and_orderings_in_natural_run_order(files):
     assert "-0.0000" not in matrix  # a tie is printed as +0.0000
 
 
+@pytest.mark.slow
 def test_compare_per_query_table_in_natural_order(files):
     out = cli(files, "compare", "-m", "sgnLP", "--per-query").split("\n\n== ")[0]
     lines = out.splitlines()[2:]

@@ -214,6 +214,7 @@ def test_coverage_against_brute_force():
     assert ((tidy["run"] == "r1") & (tidy["statistic"] == "unjudged")).sum() == 1
 
 
+@pytest.mark.slow
 def test_ties_coverage_cli(tmp_path):
     qrels, runs = small()
     qpath, paths = write_trec(tmp_path, qrels, runs)
@@ -331,6 +332,7 @@ def test_report_coverage_and_agreement_are_the_library_tables(report):
 # ------------------------------------------------------------ options through the command
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, code, message", [
     (["--correction", "nope"], 2, "--correction nope: must be one of holm"),
     (["--family", "runs"], 2, "--family runs: must be one of measure"),
@@ -354,6 +356,7 @@ def test_report_refusals(tmp_path, args, code, message):
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow
 def test_qrels_b_refused_with_saved_judgments(tmp_path):
     saved = tmp_path / "j.parquet"
     assert irpref_cli("judge", QRELS, *THREE[:2], "-o", saved).returncode == 0

@@ -148,6 +148,7 @@ def test_the_rule_is_stated_once_at_the_top(tmp_path):
 # ------------------------------------------------------------ intervals agree with verdicts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("correction", ["none", "bonferroni", "holm", "bh", "by"])
 def test_drawn_intervals_agree_with_the_verdicts(correction):
     """The interval beside a verdict excludes 0 exactly when the verdict is significant
@@ -200,6 +201,7 @@ def test_drawn_intervals_agree_with_the_verdicts(correction):
                                        "bonferroni") else True)
 
 
+@pytest.mark.slow
 def test_minimum_detectable_difference_stays_power_goes(tmp_path):
     data = report_json(tmp_path, QRELS, *RUNS[:3], "--rel", "2", "-m", "AP")
     sure = next(s for s in data["sections"] if s["id"] == "how-sure")
@@ -224,6 +226,7 @@ def lacking(tmp_path_factory):
     return tmp
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("missing", ["skip", "zero"])
 def test_a_run_lacking_queries_is_marked(tmp_path, lacking, missing):
     data = report_json(tmp_path, QRELS, RUNS[0], RUNS[1], lacking / "lack5", "--rel", "2",
@@ -423,6 +426,7 @@ def test_one_test_call_decides_every_verdict(monkeypatch):
     assert calls.count("none") == 1
 
 
+@pytest.mark.slow
 def test_untested_measure_has_no_verdict(tmp_path):
     data = report_json(tmp_path, QRELS, *RUNS[:3], "--rel", "2", "-m", "AP", "NumRet")
     summary = next(s for s in data["sections"] if s["id"] == "summary")

@@ -951,6 +951,7 @@ MUTATION_BYTES = [b" ", b"\t", b"\r", b"\n", b"\n\n", b"#", b"\xff", b"\xc0", b"
                   b"\x00", b"\xc3\xa9", b"Q0", b" x", b"q1 Q0 d1 1 1 r\n"]
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(collections(), styles(), st.randoms(use_true_random=False), st.booleans(),
@@ -1163,6 +1164,7 @@ CLI_OPTIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "command"), CLI_OPTIONS)
 def test_cli_output_is_byte_identical(seed, command, tmp_path):
     rng = random.Random(seed)
@@ -1184,6 +1186,7 @@ def test_cli_output_is_byte_identical(seed, command, tmp_path):
     assert c.stderr == p.stderr and b"1 query absent from the qrels" in c.stderr
 
 
+@pytest.mark.slow
 def test_cli_error_is_byte_identical(tmp_path):
     qpath = write(tmp_path, "qrels.txt", qrels_bytes(QRELS))
     good = write(tmp_path, "good.run", b"q1 Q0 d1 1 1 r\n")

@@ -136,6 +136,7 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_no_context_variables_and_no_argparse_below_the_cli():
     below = [p for p in SRC.rglob("*.py") if "cli" not in p.relative_to(SRC).parts]
     assert len(below) > 50

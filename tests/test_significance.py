@@ -29,6 +29,7 @@ def rr(dl19):
     return irpref.evaluate(None, None, ["RR"], judged=dl19[2])
 
 
+@pytest.mark.slow
 def test_table3_deep_pass_2019_rr_paired_holm(rr):
     """Lexiprecision (Diaz 2023) Table 3(b), row deep-pass (2019): RR 10.36 (t test, Holm)."""
     res = irpref.significance(rr, "paired", correction="holm", seed=0, bootstrap=0)
@@ -50,6 +51,7 @@ def test_table3_deep_pass_2019_rr_hsd_close(rr):
     assert abs(row.percent - 13.21) < 1.5  # seeds 0-9 give 88-94 pairs; the paper 88
 
 
+@pytest.mark.slow
 def test_table3_deep_pass_2019_preferences(dl19, rr):
     """Table 3: rrLP 15.02 (t), sgnLP 17.42 (sign test), Holm over 666 pairs; HSD close.
 
@@ -84,6 +86,7 @@ def test_comparison_matrices_equal_tidy_preferences(dl19):
     assert list(pd.unique(a["test"])) == ["sign", "t"]
 
 
+@pytest.mark.slow
 def test_seeded_reproducibility_and_bootstrap(rr):
     a = irpref.significance(rr, ["hsd", "t"], permutations=500, seed=7, bootstrap=200)
     b = irpref.significance(rr, ["hsd", "t"], permutations=500, seed=7, bootstrap=200)
@@ -122,6 +125,7 @@ def _cli(*args):
     return irpref_cli("significance", *args)
 
 
+@pytest.mark.slow
 def test_cli_summary_tsv_reproduces_rr(data_dir):
     d = data_dir / "dl19-passage"
     runs = sorted((d / "runs").glob("*.gz"))

@@ -58,6 +58,7 @@ def test_unknown_baseline_names_the_runs(results):
         against_baseline(irpref.significance(results, bootstrap=0, seed=1), "nope")
 
 
+@pytest.mark.slow
 def test_cli_baseline_compact_table():
     r = irpref_cli("significance", QRELS, *RUNS, "--rel", "2", "-m", "AP", "--baseline", "TUA1-1",
             "--seed", "1")
@@ -69,6 +70,7 @@ def test_cli_baseline_compact_table():
     assert all(line.split()[3] == "TUA1-1" for line in body)
 
 
+@pytest.mark.slow
 def test_cli_baseline_tsv_full_columns():
     r = irpref_cli("significance", QRELS, *RUNS, "--rel", "2", "-m", "AP", "--baseline", "TUA1-1",
             "--seed", "1", "--format", "tsv", "--bootstrap", "0")
@@ -85,6 +87,7 @@ def test_cli_unknown_baseline_exit_2():
     assert len(errors) == 1 and "TUA1-1" in errors[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [
     ["evaluate", "-m", "AP"], ["compare", "-m", "sgnLP"],
     ["significance", "-m", "AP", "--seed", "1", "--bootstrap", "0"],
@@ -116,6 +119,7 @@ def test_formats_in_one_place():
     assert "action.choices" not in Path(bv.__file__).read_text()
 
 
+@pytest.mark.slow
 def test_latex_best_bold_and_superscript_markers():
     r = irpref_cli("evaluate", QRELS, *RUNS, "--rel", "2", "-m", "AP", "--baseline", "TUA1-1",
             "--format", "latex")
@@ -148,6 +152,7 @@ def test_summarize_wide(results):
         assert table.at[row.run, row.measure] == row.value
 
 
+@pytest.mark.slow
 def test_per_query_rows_in_natural_order(tmp_path):
     qids = ["106_10", "106_2", "9", "10"]
     qrels = tmp_path / "qrels"
@@ -164,6 +169,7 @@ def test_per_query_rows_in_natural_order(tmp_path):
         assert seen[0] == "9" and seen.index("106_2") < seen.index("106_10")
 
 
+@pytest.mark.slow
 def test_meta_tables_in_paper_formats():
     r = irpref_cli("meta", "ties", QRELS, *RUNS, "--rel", "2", "-m", "RR", "sgnLP",
                    "--format", "latex")

@@ -78,6 +78,7 @@ def test_family_wise_tests_default_to_no_correction(test):
     assert none.returncode == 0, none.stderr
 
 
+@pytest.mark.slow
 def test_t_rows_keep_holm_by_default():
     rows = _tsv(irpref_cli("significance", QRELS, *RUNS, "-m", "AP", "--format", "tsv"))
     from irpref.stats import adjust_pvalues

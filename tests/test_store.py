@@ -100,6 +100,7 @@ def test_cli_commands_read_the_saved_file(saved):
         assert cached.stdout == direct.stdout, cmd
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option,value", [("--rel", "1"), ("--depth", "10"),
                                           ("--ties", "input")])
 def test_different_option_is_refused(saved, option, value):
@@ -164,6 +165,7 @@ def test_file_of_another_version_is_refused(inputs, tmp_path):
         load(out)
 
 
+@pytest.mark.slow
 def test_runs_after_a_saved_file_are_a_usage_error(inputs, tmp_path):
     qrels, runs = inputs
     out = tmp_path / "j.parquet"

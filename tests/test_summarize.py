@@ -66,6 +66,7 @@ def tables(draw):
     return frame
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(tables(), st.booleans())
 def test_codes_equal_the_groupby_reading(frame, counts):

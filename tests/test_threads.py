@@ -38,6 +38,7 @@ def test_worker_count_caps(monkeypatch):
     assert threads.worker_count() == 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
 def test_bad_thread_count_is_a_usage_error(value, monkeypatch):
     monkeypatch.setenv("IRPREF_THREADS", value)

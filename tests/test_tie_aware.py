@@ -100,6 +100,7 @@ def check_against_brute_force(qrels, runs, measures, depth=None, rel=1, **option
         assert abs(v - want) <= 1e-12 or (np.isnan(v) and np.isnan(want)), (run, q, m, v, want)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=collections(),
@@ -130,6 +131,7 @@ RECORD_EXAMPLES = [t for fam in REGISTRY.values() if fam.expected is not None
                    for t in fam.examples if _has_expected_form(t)]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections(), depth=st.one_of(st.none(), st.integers(1, 6)), rel=st.integers(1, 2))
 def test_every_expected_kernel_on_its_records_examples(data, depth, rel):
@@ -138,6 +140,7 @@ def test_every_expected_kernel_on_its_records_examples(data, depth, rel):
                               corpus_size=50)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(
     n=st.integers(1, 7),
@@ -254,6 +257,7 @@ def test_tie_invariant_measures_and_bounds(data_dir):
     assert (a["value"] != b["value"]).any()  # rutcor03100 ties heavily
 
 
+@pytest.mark.slow
 def test_f1_is_harmonic_mean_of_p_and_r(data_dir):
     d = data_dir / "robust03"
     run = d / "runs" / "aplrob03a.gz"
@@ -291,6 +295,7 @@ def test_f1_is_registered_with_its_source():
     assert str(irpref.parse_measure("F1(rel=2)@10")) == "F1(rel=2)@10"
 
 
+@pytest.mark.slow
 def test_evaluate_cli_expected(data_dir, tmp_path):
     from helpers import irpref_cli
 

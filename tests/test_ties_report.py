@@ -49,6 +49,7 @@ def test_counts_and_effects_on_a_small_example():
     assert (rep.orderings["pairs"] == 1).all()
 
 
+@pytest.mark.slow
 def test_report_matches_evaluate(data_dir):
     d = data_dir / "robust03"
     runs = [d / "runs" / f"{n}.gz" for n in ("rutcor03100", "humR03dc", "MU03rob01", "uic0301")]
@@ -135,6 +136,7 @@ def test_cli_formats(data_dir):
     assert len(per_query) == 1 + 2 * 100
 
 
+@pytest.mark.slow
 def test_cli_bad_measure(data_dir):
     d = data_dir / "robust03"
     proc = irpref_cli("ties", d / "qrels.txt", d / "runs" / "uic0301.gz", "-m", "NoSuchMeasure")

@@ -56,6 +56,7 @@ IR_MEASURES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run_name", RUNS)
 @pytest.mark.parametrize("family", sorted(IR_MEASURES))
 def test_equals_ir_measures_per_query(family, run_name):

@@ -77,6 +77,7 @@ VERIFIED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SUITE) + sorted(VERIFIED))
 def test_reproduces_trec_eval_suite_byte_for_byte(data_dir, name):
     d = data_dir / "trec_eval"
@@ -316,6 +317,7 @@ def test_run_lacking_a_query_is_refused_through_the_command(data_dir):
     assert "(first: 302)" in proc.stderr and "-c" in proc.stderr
 
 
+@pytest.mark.slow
 def test_stdin_and_gzip(data_dir, tmp_path):
     import gzip
 

@@ -144,6 +144,7 @@ def _prefs_cli(tmp_path, text, *extra, run="q1 Q0 d1 1 3 r\nq1 Q0 d2 2 2 r\n"):
     return irpref_cli(TE, "-m", "all_prefs", "-R", "prefs", *extra, prefs, results), prefs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text, line, problem", [
     ("q1 u s d1 2\nq1 u s d2\n", 2, "expected 5 fields 'qid jg jsg docid rel_level', got 4"),
     ("q1 u s d1 2\nq1 u s d2 x\n", 2, "level 'x' is not a finite number"),
@@ -161,6 +162,7 @@ def test_bad_prefs_file_names_the_line(tmp_path, text, line, problem):
     assert out.stderr.startswith(f"irpref trec_eval: error: {path}:{line}: {problem}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt, text, line, problem", [
     ("qrels_jg", "q1 a d1 1\nq1 a d2 x\n", 2, "grade 'x' is not an integer"),
     ("qrels_jg", "q1 a d1 1\nq1 b d1 0\nq1 a d1 0\n", 3,
@@ -282,6 +284,7 @@ one_subgroup = st.lists(  # every JG of one subgroup: the equivalence-class path
     min_size=2, max_size=14, unique_by=lambda r: r[:3])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.one_of(judgments, one_subgroup), st.permutations([f"d{i}" for i in range(9)]),
        st.integers(0, 9))

@@ -67,6 +67,7 @@ def test_same_install_hint_without_matplotlib(tmp_path, no_matplotlib, command):
     assert "internal error" not in proc.stderr and not out.exists()
 
 
+@pytest.mark.slow
 def test_compare_takes_the_subtopic_file_as_qrels(tmp_path):
     import gzip
 

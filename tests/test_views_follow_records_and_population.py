@@ -118,6 +118,7 @@ def _unescape(text: str) -> str:
     return text.replace(r"\_", "_").replace("&amp;", "&")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_evaluate_baseline_marks_follow_orientation(collection, fmt):
     proc = irpref_cli("evaluate", *_three(collection), "-m", "AP", *MEASURES, "NumRet",
@@ -137,6 +138,7 @@ def test_evaluate_baseline_marks_follow_orientation(collection, fmt):
         assert "NumRet: no better direction, no mark" in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["markdown", "latex", "html"])
 def test_paper_table_bolds_the_smallest_search_length(collection, fmt):
     """Without a baseline too: the bold value is the smallest for a lower-is-better measure."""
@@ -147,6 +149,7 @@ def test_paper_table_bolds_the_smallest_search_length(collection, fmt):
         assert marks["good", m] == "*" and marks["mid", m] == "" and marks["bad", m] == ""
 
 
+@pytest.mark.slow
 def test_compare_orders_best_first(collection):
     proc = irpref_cli("compare", *_three(collection), "-m", "sgnLP", "RPP")
     assert proc.returncode == 0, proc.stderr
@@ -190,6 +193,7 @@ def _lacking(collection):
     return [qrels, runs["mid"], runs["lacks"], runs["bad"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("missing", ["skip", "zero"])
 def test_evaluate_baseline_pairs_and_shows_n(collection, missing):
     proc = irpref_cli("evaluate", *_lacking(collection), "-m", "AP", "ASL", "--baseline",
