@@ -51,3 +51,17 @@ def test_bad_value_is_one_line_usage_error(args, named):
     assert "Traceback" not in proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith(f"irpref {command}: error: ") and named in last, last
+
+
+@pytest.mark.parametrize("args", [
+    ["significance", "--hsd"],          # once --hsd-strict, with the t test: never again
+    ["evaluate", "--per", "--format", "tsv"],
+    ["compare", "--form", "tsv"],
+])
+def test_abbreviated_options_are_refused(args):
+    """An abbreviation is another request answered silently: exit 2, naming it."""
+    command, *rest = args
+    r = irpref_cli(command, QRELS, *RUNS[:2], "-m", "AP" if command != "compare" else "sgnLP",
+                   *rest)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert f"unrecognized arguments: {rest[0]}" in r.stderr

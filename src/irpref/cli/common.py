@@ -39,10 +39,13 @@ class CommandParser(argparse.ArgumentParser):
     :class:`SingleFlag`, through argparse's ``register``, in every parser and
     subparser), and a usage error gets irpref's hints (a trec_eval flag gets
     "did you mean --rel 2", files swallowed by ``-m`` are named). ``argv``:
-    the command line being parsed, for the hints."""
+    the command line being parsed, for the hints. Abbreviated long options are
+    refused: ``--hsd`` once ran the t test as argparse's abbreviation of
+    ``--hsd-strict``, a different request answered silently."""
 
     def __init__(self, *args, argv: list[str] | None = None, **kwargs) -> None:
         self.option_names: set[str] = set()  # every option string, for the hints
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self.argv = list(argv or [])
         self.register("action", None, Single)
