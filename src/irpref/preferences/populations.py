@@ -151,6 +151,17 @@ def binary_populations(judged: JudgedRankings, rel: int) -> Populations:
     return _finish(judged.n_runs, pop_of_query[q], r, pos, keep, m_q[keep].astype(np.float64))
 
 
+def _distinct_counts(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_counts=True)`` for keys in [0, bound): by counting
+    when the bound is not much larger than the keys (5 M qrels rows of 500,000
+    users: 0.05 s where the hashing unique takes 2 s), else by ``np.unique``."""
+    if bound <= 4 * len(keys) + 1024:
+        counts = np.bincount(keys, minlength=bound)
+        present = np.flatnonzero(counts)
+        return present, counts[present]
+    return np.unique(keys, return_counts=True)
+
+
 def graded_populations(judged: JudgedRankings, rel: int) -> Populations:
     """One population per query and grade λ >= rel present in its qrels:
     the items of grade >= λ (RPP Eq. 5)."""
@@ -158,7 +169,7 @@ def graded_populations(judged: JudgedRankings, rel: int) -> Populations:
     qq = judged.qrels_query[keep]
     gg = judged.qrels_grade[keep].astype(np.int64) - rel
     span = int(gg.max(initial=0)) + 1
-    keys, cnt = np.unique(qq * span + gg, return_counts=True)
+    keys, cnt = _distinct_counts(qq * span + gg, judged.n_queries * span)
     pop_query = keys // span
     # m_λ = number of items of grade >= λ: suffix sums within each query
     suffix = np.concatenate((np.cumsum(cnt[::-1])[::-1], [0]))
