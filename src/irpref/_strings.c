@@ -88,36 +88,43 @@ static int get_strings(PyObject *off_obj, PyObject *data_obj, Strings *s) {
     return 0;
 }
 
-static PyObject *hash64(PyObject *self, PyObject *args) {
+/* Parse (offsets, data, out) and acquire the strings and ``out``, a writable buffer of
+   one uint64 per string; on failure nothing is held and an exception is set. */
+static int get_strings_and_words(PyObject *args, Strings *str, Py_buffer *out) {
     PyObject *off_obj, *data_obj, *out_obj;
     if (!PyArg_ParseTuple(args, "OOO", &off_obj, &data_obj, &out_obj))
-        return NULL;
+        return -1;
+    if (get_strings(off_obj, data_obj, str) < 0)
+        return -1;
+    if (PyObject_GetBuffer(out_obj, out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        release_strings(str);
+        return -1;
+    }
+    if (out->len != str->n * 8) {
+        PyErr_SetString(PyExc_ValueError, "out must hold one uint64 per string");
+        release_strings(str);
+        PyBuffer_Release(out);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *hash64(PyObject *self, PyObject *args) {
     Strings str;
     Py_buffer out;
-    if (get_strings(off_obj, data_obj, &str) < 0)
+    if (get_strings_and_words(args, &str, &out) < 0)
         return NULL;
-    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
-        release_strings(&str);
-        return NULL;
+    const unsigned char *base = (const unsigned char *)str.data.buf;
+    uint64_t *h = (uint64_t *)out.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < str.n; i++) {
+        int64_t a = offset_at(&str.off, i), b = offset_at(&str.off, i + 1);
+        h[i] = hash_bytes(base + a, b - a);
     }
-    PyObject *result = NULL;
-    if (out.len != str.n * 8)
-        PyErr_SetString(PyExc_ValueError, "out must hold one uint64 per string");
-    else {
-        const unsigned char *base = (const unsigned char *)str.data.buf;
-        uint64_t *h = (uint64_t *)out.buf;
-        Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < str.n; i++) {
-            int64_t a = offset_at(&str.off, i), b = offset_at(&str.off, i + 1);
-            h[i] = hash_bytes(base + a, b - a);
-        }
-        Py_END_ALLOW_THREADS
-        result = Py_None;
-        Py_INCREF(result);
-    }
+    Py_END_ALLOW_THREADS
     release_strings(&str);
     PyBuffer_Release(&out);
-    return result;
+    Py_RETURN_NONE;
 }
 
 static PyObject *first_mismatch(PyObject *self, PyObject *args) {
@@ -363,44 +370,31 @@ static PyObject *sort_strings(PyObject *self, PyObject *args) {
 /* ---- short_keys: big-endian zero-padded words of strings of <= 8 bytes ---- */
 
 static PyObject *short_keys(PyObject *self, PyObject *args) {
-    PyObject *off_obj, *data_obj, *out_obj;
-    if (!PyArg_ParseTuple(args, "OOO", &off_obj, &data_obj, &out_obj))
-        return NULL;
     Strings str;
     Py_buffer out;
-    if (get_strings(off_obj, data_obj, &str) < 0)
+    if (get_strings_and_words(args, &str, &out) < 0)
         return NULL;
-    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
-        release_strings(&str);
-        return NULL;
-    }
-    PyObject *result = NULL;
-    if (out.len != str.n * 8)
-        PyErr_SetString(PyExc_ValueError, "out must hold one uint64 per string");
-    else {
-        const unsigned char *base = (const unsigned char *)str.data.buf;
-        uint64_t *keys = (uint64_t *)out.buf;
-        int ok = 1;
-        Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < str.n && ok; i++) {
-            int64_t a = offset_at(&str.off, i), n = offset_at(&str.off, i + 1) - a;
-            uint64_t w = 0;
-            if (n > 8)
+    const unsigned char *base = (const unsigned char *)str.data.buf;
+    uint64_t *keys = (uint64_t *)out.buf;
+    int ok = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < str.n && ok; i++) {
+        int64_t a = offset_at(&str.off, i), n = offset_at(&str.off, i + 1) - a;
+        uint64_t w = 0;
+        if (n > 8)
+            ok = 0;
+        for (int64_t k = 0; k < 8 && ok; k++) {
+            unsigned char c = k < n ? base[a + k] : 0;
+            if (k < n && c == 0)
                 ok = 0;
-            for (int64_t k = 0; k < 8 && ok; k++) {
-                unsigned char c = k < n ? base[a + k] : 0;
-                if (k < n && c == 0)
-                    ok = 0;
-                w = (w << 8) | c;
-            }
-            keys[i] = w;
+            w = (w << 8) | c;
         }
-        Py_END_ALLOW_THREADS
-        result = PyBool_FromLong(ok);
+        keys[i] = w;
     }
+    Py_END_ALLOW_THREADS
     release_strings(&str);
     PyBuffer_Release(&out);
-    return result;
+    return PyBool_FromLong(ok);
 }
 
 static PyMethodDef methods[] = {
