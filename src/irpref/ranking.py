@@ -266,17 +266,63 @@ def judge(
     columns=None,
     in_place: bool = False,
 ) -> JudgedRankings:
-    """Rank every run of ``coll`` by the judging settings (``settings``, or the
-    keywords of :class:`~irpref.params.Settings`): tie policy ``ties``, cut at
-    ``depth`` (trec_eval -M), joined with the qrels; the rankings carry the
-    settings, which every measure reads (``rel``, trec_eval -l; ``corpus_size``
-    for measures that impute unretrieved relevant documents at the bottom of
-    the corpus).
+    """Rank every run of an interned collection and join it with the qrels.
 
-    ``in_place=True`` lets the docid tie-break reorder documents within tie
-    groups in ``coll`` itself instead of a copy (for a collection judged
-    once: afterwards it no longer keeps file order among tied documents, so
-    ``ties="input"`` would see docid order)."""
+    Rankings are sorted by the tie policy, cut at ``depth`` (trec_eval
+    ``-M``) and joined with the qrels; they carry the judging settings, which
+    every measure reads.
+
+    Parameters
+    ----------
+    coll : Collection
+        Qrels and runs from :func:`intern`.
+    settings : Settings, optional
+        The judging settings as one value, or the keywords below.
+    rel : int, default 1
+        Relevance level: grade >= rel is relevant (trec_eval ``-l``).
+    depth : int, optional
+        Keep the top ``depth`` of every ranking.
+    ties : {"docid", "input", "expected"}, default "docid"
+        Tie policy.
+    missing : {"skip", "zero"}, default "skip"
+        Judged queries a run lacks.
+    corpus_size : int, optional
+        Documents in the collection.
+    judged_only : bool, default False
+        Condensed lists.
+    use_tag : bool, default False
+        Name runs by their tag column.
+    columns : dict, optional
+        Which column of a table holds each role.
+    in_place : bool, default False
+        Let the docid tie-break reorder tied documents in ``coll`` itself
+        instead of a copy (for a collection judged once).
+
+    Returns
+    -------
+    JudgedRankings
+        The judged rankings, carrying their settings.
+
+    Raises
+    ------
+    UsageError
+        An invalid setting.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> from irpref import examples
+    >>> coll = irpref.intern(irpref.read_qrels(examples.qrels_path()),
+    ...                      [irpref.read_run(p) for p in examples.run_paths()[:2]])
+    >>> judged = irpref.judge(coll, rel=2)
+    >>> judged.rel, judged.run_names
+    (2, ['TUA1-1', 'UNH_bm25'])
+    >>> means = irpref.summarize(irpref.evaluate(None, None, ["AP"], judged=judged))
+    >>> print(means.round(4).to_string(index=False))
+         run measure  value
+      TUA1-1      AP 0.4149
+    UNH_bm25      AP 0.2115
+    """
     settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
                                 use_tag=use_tag, columns=columns)
