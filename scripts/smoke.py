@@ -44,8 +44,10 @@ p_bert\tRR\t0.8662790697674421
 """
 
 
-def extension_names(setup_py: Path = Path(__file__).resolve().parents[1] / "setup.py"
-                    ) -> list[str]:
+SETUP_PY = Path(__file__).resolve().parents[1] / "setup.py"
+
+
+def extension_names(setup_py: Path = SETUP_PY) -> list[str]:
     """The C extensions setup.py declares (``Extension("irpref._x", ...)``), read
     from its text, so this list follows setup.py whatever the names are."""
     tree = ast.parse(setup_py.read_text(encoding="utf-8"))

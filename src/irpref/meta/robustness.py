@@ -17,6 +17,7 @@ analysis; the measures themselves never enumerate.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from irpref.measures.recall_metrics import RecallLevelMetric
 
@@ -71,7 +72,8 @@ def _worst(w: np.ndarray, u: np.ndarray) -> tuple[float, np.ndarray]:
     return float(u[k]), np.flatnonzero(w[k])
 
 
-def worst_user(metric: RecallLevelMetric, p, n: float | None = None):
+def worst_user(metric: RecallLevelMetric, p: ArrayLike,
+               n: float | None = None) -> tuple[float, np.ndarray]:
     """The worst-off searcher's utility (Diaz & Mitra 2023, Eq. 4), by brute force.
 
     Every non-empty subset w of the m relevant items is a possible searcher
@@ -109,7 +111,8 @@ def worst_user(metric: RecallLevelMetric, p, n: float | None = None):
     return _worst(*user_utilities(metric, p, n))
 
 
-def worst_provider(metric: RecallLevelMetric, p, n: float | None = None):
+def worst_provider(metric: RecallLevelMetric, p: ArrayLike,
+                   n: float | None = None) -> tuple[float, np.ndarray]:
     """The worst-off provider's exposure (Diaz & Mitra 2023, Eq. 6), by brute force.
 
     Every non-empty subset w of the m relevant items is a possible provider

@@ -9,6 +9,7 @@ values equal ``statsmodels.stats.multitest.multipletests`` (``holm``,
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["CORRECTIONS", "adjust_pvalues"]
 
@@ -16,7 +17,7 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 """Multiple-comparison corrections over one family of comparisons."""
 
 
-def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
+def adjust_pvalues(p: ArrayLike, method: str = "holm") -> np.ndarray:
     """Adjust p-values for multiple comparisons.
 
     NaN stays NaN and does not count in m.
@@ -30,7 +31,7 @@ def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
 
     Parameters
     ----------
-    p : numpy.ndarray
+    p : array_like
         Raw p-values, any shape.
     method : {"holm", "bonferroni", "bh", "by", "none"}, default "holm"
         The correction.
