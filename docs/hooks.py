@@ -104,20 +104,48 @@ def public_api() -> list[PublicName]:
     return out
 
 
-def api_markdown() -> str:
-    """The API page's body: an anchor and a mkdocstrings block per public name."""
-    parts = []
-    for item in public_api():
-        title = f"irpref.{item.name}"
-        parts.append(
-            f'[](){{#{title}}}\n'
+# The API page's sections: a reading order, not a registry (a public name left
+# out of them is still documented, under "Other names"; the tests check that
+# every name of irpref.__all__ is on the page).
+API_SECTIONS = [
+    ("Evaluating", ["evaluate", "summarize", "Settings", "judge_inputs"]),
+    ("Preferences", ["compare", "mean_preferences", "preference_matrix"]),
+    ("Significance, leaderboards, design",
+     ["significance", "leaderboard", "adjust_pvalues", "tukey_hsd", "Pairwise",
+      "discriminative_power", "design"]),
+    ("Agreement of judgments", ["agree"]),
+    ("Measures", ["REGISTRY", "Measure", "parse_measure", "parse_measures", "search_lengths",
+                  "RecallLevelMetric", "orientation", "worst_user", "worst_provider"]),
+    ("Reading and judging", ["read_qrels", "read_run", "Qrels", "Run", "TrecFormatError",
+                             "intern", "Collection", "judge", "JudgedRankings"]),
+    ("ir_measures compatibility", ["iter_calc", "calc_aggregate"]),
+]
+
+
+def _api_block(item: PublicName) -> str:
+    title = f"irpref.{item.name}"
+    return (f'[](){{#{title}}}\n'
             f"::: {item.path}\n"
             f"    options:\n"
             f"      heading: \"{title}\"\n"
             f"      toc_label: \"{item.name}\"\n"
+            f"      heading_level: 3\n"
             f"      show_root_heading: true\n"
-            f"      show_root_full_path: false\n"
-        )
+            f"      show_root_full_path: false\n")
+
+
+def api_markdown() -> str:
+    """The API page's body: per section, an anchor and a mkdocstrings block per
+    public name (the anchor ``#irpref.NAME`` does not depend on the module)."""
+    items = {item.name: item for item in public_api()}
+    placed = {name for _, names in API_SECTIONS for name in names}
+    sections = [(title, [n for n in names if n in items]) for title, names in API_SECTIONS]
+    sections.append(("Other names", [n for n in items if n not in placed]))
+    parts = []
+    for title, names in sections:
+        if names:
+            parts.append(f"## {title}\n")
+            parts += [_api_block(items[n]) for n in names]
     return "\n".join(parts)
 
 
@@ -206,10 +234,13 @@ def _slug(name: str) -> str:
 def catalogue_markdown() -> str:
     """A summary table, then one entry per measure, preference and modifier."""
     rows = catalogue_rows()
-    lines = [f"{len(rows)} entries: "
-             f"{sum(r['kind'].startswith('measure') for r in rows)} measure families, "
-             f"{sum(r['kind'].startswith('preference') for r in rows)} preferences and "
-             f"{sum(r['kind'].startswith('modifier') for r in rows)} modifier(s).", "",
+
+    def count(kind: str) -> int:
+        return sum(r["kind"].startswith(kind) for r in rows)
+
+    lines = [f"{len(rows)} entries: {count('measure')} measure families, "
+             f"{count('preference')} preferences and {count('modifier')} modifier(s) "
+             "that every measure and preference takes.", "",
              "| name | syntax | kind | better | tie-aware | trec_eval |",
              "|---|---|---|---|---|---|"]
     for r in rows:

@@ -161,9 +161,9 @@ def compare(
     Parameters
     ----------
     qrels : path, DataFrame, dict or Qrels
-        The relevance judgments, in any form :func:`evaluate` reads.
+        The relevance judgments, in any form `evaluate` reads.
     runs : path, DataFrame, dict, Run, or a sequence or dict of them
-        The runs, in any form :func:`evaluate` reads.
+        The runs, in any form `evaluate` reads.
     measures : str or sequence of str, optional
         Preferences, e.g. ``["sgnLP", "RPP(p=dcg)"]``; default ``sgnLP``,
         ``rrLP``, ``sgnLR``, ``RPP``, ``RPP(p=dcg)`` and ``RPP(p=inverse)``
@@ -206,7 +206,7 @@ def compare(
     Raises
     ------
     UsageError
-        An unknown preference (a metric given here says to use :func:`evaluate`)
+        An unknown preference (a metric given here says to use `evaluate`)
         or an invalid setting.
     InputError
         Input that cannot be read, or a run that shares no query with the qrels.
@@ -278,7 +278,7 @@ def mean_preferences(results: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     results : pandas.DataFrame
-        A table of :func:`compare` (``run_a, run_b, query, measure, value``).
+        A table of `compare` (``run_a, run_b, query, measure, value``).
 
     Returns
     -------
@@ -288,7 +288,7 @@ def mean_preferences(results: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     KeyError
-        ``results`` lacks one of the columns of a :func:`compare` table.
+        ``results`` lacks one of the columns of a `compare` table.
 
     Examples
     --------
@@ -351,7 +351,7 @@ def preference_matrix(
     Parameters
     ----------
     results : pandas.DataFrame
-        A table of :func:`compare`, or of :func:`mean_preferences` (no query
+        A table of `compare`, or of `mean_preferences` (no query
         column).
     measure : str, optional
         The preference to show; may be left out when the table holds one.

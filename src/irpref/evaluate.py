@@ -72,15 +72,15 @@ def judge_inputs(
     are checked before any input is read; run queries missing from the qrels
     are ignored (as trec_eval does) and counted in a warning; judged queries a
     run lacks are announced where means are taken. The result can be evaluated,
-    compared and tested many times (``judged=`` of :func:`evaluate`,
-    :func:`compare`, :func:`significance`).
+    compared and tested many times (``judged=`` of `evaluate`,
+    `compare`, `significance`).
 
     Parameters
     ----------
     qrels : path, DataFrame, dict or Qrels
-        The relevance judgments, in any form :func:`evaluate` reads.
+        The relevance judgments, in any form `evaluate` reads.
     runs : path, DataFrame, dict, Run, or a sequence or dict of them
-        The runs, in any form :func:`evaluate` reads.
+        The runs, in any form `evaluate` reads.
     settings : Settings, optional
         The judging settings as one value, or the keywords below.
     rel : int, default 1
@@ -404,7 +404,7 @@ def evaluate(
     qrels : path, DataFrame, dict, Qrels or None
         The relevance judgments: a TREC qrels file (plain or ``.gz``), a CSV, TSV,
         JSON lines or Parquet table, a DataFrame, a pytrec_eval-style dict
-        ``{query: {doc: grade}}``, a :class:`Qrels`, ``irds:DATASET-ID`` or
+        ``{query: {doc: grade}}``, a `Qrels`, ``irds:DATASET-ID`` or
         preference judgments (a ``.prefs`` file: the ``Prefs*`` measures read them).
         None with ``judged`` or ``subtopics``.
     runs : path, DataFrame, dict, Run, or a sequence or dict of them
@@ -443,7 +443,7 @@ def evaluate(
         "doc": "item_id", "grade": "rating"}`` (roles query, doc, score, grade,
         run); a role left out is found by its usual names.
     judged : JudgedRankings, optional
-        Rankings already judged (:func:`judge_inputs`) instead of qrels and runs;
+        Rankings already judged (`judge_inputs`) instead of qrels and runs;
         their judging settings hold (a different ``rel``, ``depth``, ``ties``,
         ``corpus_size`` or ``use_tag`` is refused).
     subtopics : path or DataFrame, optional
@@ -460,7 +460,7 @@ def evaluate(
     pandas.DataFrame
         Columns ``run, query, measure, value`` (plus ``lower, upper`` with
         ``bounds``); ``run``, ``query`` and ``measure`` are categorical.
-        :func:`summarize` turns it into one row per run and measure.
+        `summarize` turns it into one row per run and measure.
 
     Raises
     ------
@@ -566,7 +566,7 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
     Parameters
     ----------
     results : pandas.DataFrame
-        A table of :func:`evaluate` (``run, query, measure, value``).
+        A table of `evaluate` (``run, query, measure, value``).
     wide : bool, default False
         Return the run x measure table instead: index ``run``, one column per
         measure.

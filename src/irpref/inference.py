@@ -101,7 +101,7 @@ def significance(
     Parameters
     ----------
     tables : DataFrame, Pairwise or a sequence of them, optional
-        Tidy tables of :func:`evaluate` or :func:`compare`, or :class:`Pairwise`
+        Tidy tables of `evaluate` or `compare`, or `Pairwise`
         objects; or leave out and give ``qrels`` and ``runs`` (or ``judged``).
     test : str or sequence of str, default "paired"
         ``paired``, ``t``, ``sign``, ``wilcoxon``, ``hsd`` (randomized Tukey
@@ -212,7 +212,7 @@ def leaderboard(
     ``rank`` is 1 + the number of runs with a better mean (by the measure's
     orientation); ``rank_low``/``rank_high`` are the rank intervals of Mogstad,
     Romano, Shaikh & Wilhelm (2024), read from one family of pairwise tests
-    (those of :func:`significance` with the same test and correction);
+    (those of `significance` with the same test and correction);
     ``group`` is a compact letter display: two runs share a letter exactly when
     their difference is not significant. With a family-wise correction (Holm,
     the default, or Bonferroni) all intervals hold together with probability at
@@ -221,7 +221,7 @@ def leaderboard(
     Parameters
     ----------
     tables : DataFrame, Pairwise or a sequence of them, optional
-        Tidy tables of :func:`evaluate` or :func:`compare`; or leave out and give
+        Tidy tables of `evaluate` or `compare`; or leave out and give
         ``qrels``, ``runs`` and ``measures``.
     test : str, default "paired"
         ``paired``, ``t``, ``wilcoxon``, ``sign``, ``hsd`` or ``tukey``.

@@ -126,9 +126,9 @@ class Documents:
 
 @dataclass(frozen=True, eq=False)
 class Collection(Documents):
-    """Qrels and runs with query ids interned and document ids keyed once (:func:`intern`).
+    """Qrels and runs with query ids interned and document ids keyed once (`intern`).
 
-    The step between reading and judging; :func:`judge` ranks it. Arrays are
+    The step between reading and judging; `judge` ranks it. Arrays are
     flat: the judged documents of query q are at ``qrels_offsets[q] :
     qrels_offsets[q + 1]``, the rows of run r at ``run_offsets[r] :
     run_offsets[r + 1]``.
@@ -304,14 +304,14 @@ def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
     Parameters
     ----------
     qrels : Qrels
-        The relevance judgments (:func:`read_qrels`).
+        The relevance judgments (`read_qrels`).
     runs : sequence of Run
-        The runs (:func:`read_run`); their names must be distinct.
+        The runs (`read_run`); their names must be distinct.
 
     Returns
     -------
     Collection
-        Qrels and runs in interned form, ready for :func:`judge`.
+        Qrels and runs in interned form, ready for `judge`.
 
     Raises
     ------

@@ -93,9 +93,9 @@ class Items(NamedTuple):
 class JudgedRankings(Documents):
     """Every run x query ranking, ranked, cut and joined with the qrels: what every measure reads.
 
-    Made by :func:`judge_inputs` (or :func:`judge`), evaluated any number of
-    times with ``judged=`` (:func:`evaluate`, :func:`compare`,
-    :func:`significance`). Item arrays are flat over all segments; segment
+    Made by `judge_inputs` (or `judge`), evaluated any number of
+    times with ``judged=`` (`evaluate`, `compare`,
+    `significance`). Item arrays are flat over all segments; segment
     ``s = r * n_queries + q`` holds run r's ranking of query q. The rankings
     carry the settings they were judged with; evaluating them under another
     ``rel``, ``depth``, ``ties``, ``corpus_size``, tag or column rule is

@@ -186,9 +186,9 @@ def check_missing(value, flag: str = "--missing") -> str:
 class Settings:
     """The judging settings: one frozen value, checked once, that every entry point takes.
 
-    Every entry point over judged inputs (:func:`evaluate`, :func:`compare`,
-    :func:`significance`, :func:`agree`, :func:`design`, :func:`judge`,
-    :func:`judge_inputs`, :func:`search_lengths`, the report builder) takes
+    Every entry point over judged inputs (`evaluate`, `compare`,
+    `significance`, `agree`, `design`, `judge`,
+    `judge_inputs`, `search_lengths`, the report builder) takes
     these settings by the same names, as keywords or as one value
     (``settings=``); a keyword that differs from a value given beside it is
     refused. Judged rankings carry the settings they were judged with.

@@ -275,7 +275,7 @@ def judge(
     Parameters
     ----------
     coll : Collection
-        Qrels and runs from :func:`intern`.
+        Qrels and runs from `intern`.
     settings : Settings, optional
         The judging settings as one value, or the keywords below.
     rel : int, default 1

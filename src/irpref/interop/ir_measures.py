@@ -263,10 +263,10 @@ def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Any]:
     measures : iterable
         ir_measures measure objects or irpref measure texts.
     qrels : path, DataFrame, dict or iterable of Qrel
-        The judgments, in any form :func:`evaluate` reads, or ir_measures'
+        The judgments, in any form `evaluate` reads, or ir_measures'
         ``Qrel`` tuples.
     run : path, DataFrame, dict or iterable of ScoredDoc
-        One run, in any form :func:`evaluate` reads, or ir_measures'
+        One run, in any form `evaluate` reads, or ir_measures'
         ``ScoredDoc`` tuples.
 
     Yields
@@ -320,10 +320,10 @@ def calc_aggregate(measures: Iterable[Any], qrels: Any, run: Any) -> dict[Any, f
         ir_measures measure objects (``nDCG@10``, ``AP(rel=2)``) or irpref
         measure texts.
     qrels : path, DataFrame, dict or iterable of Qrel
-        The judgments, in any form :func:`evaluate` reads, or ir_measures'
+        The judgments, in any form `evaluate` reads, or ir_measures'
         ``Qrel`` tuples.
     run : path, DataFrame, dict or iterable of ScoredDoc
-        One run, in any form :func:`evaluate` reads, or ir_measures'
+        One run, in any form `evaluate` reads, or ir_measures'
         ``ScoredDoc`` tuples.
 
     Returns

@@ -60,7 +60,7 @@ class TrecFormatError(InputError):
 class Qrels:
     """Relevance judgments: one row per judged (query, document).
 
-    Made by :func:`read_qrels` (or from a DataFrame or dict by any entry point).
+    Made by `read_qrels` (or from a DataFrame or dict by any entry point).
     Negative grades mark pooled but unjudged documents, as in trec_eval.
 
     Parameters
@@ -97,7 +97,7 @@ class Qrels:
 class Run:
     """A run: one row per retrieved (query, document, score), in file order.
 
-    Made by :func:`read_run` (or from a DataFrame or dict by any entry point).
+    Made by `read_run` (or from a DataFrame or dict by any entry point).
 
     Parameters
     ----------

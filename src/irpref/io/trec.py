@@ -176,7 +176,7 @@ def read_run(
         Name the run by its tag column.
     check_duplicates : bool, default True
         Refuse a document twice in one query here; False leaves the check to
-        :func:`intern`, which every evaluation runs.
+        `intern`, which every evaluation runs.
     columns : dict, optional
         Which column of a table holds each role.
 

@@ -415,7 +415,7 @@ def attach_kernel(name: str, ties: str = "expected") -> Callable[[Kernel], Kerne
 class Measure:
     """One measure: a family name, parameters and an optional cut-off.
 
-    Made by :func:`parse_measure` from any accepted spelling; ``str(measure)``
+    Made by `parse_measure` from any accepted spelling; ``str(measure)``
     is the canonical text (``AP(rel=2)@100``). Its family's record
     (``REGISTRY[measure.name]``) holds the kernel, orientation, formula and
     source.
@@ -423,7 +423,7 @@ class Measure:
     Parameters
     ----------
     name : str
-        The family name, a key of :data:`REGISTRY`.
+        The family name, a key of `REGISTRY`.
     params : tuple of (str, value) pairs, default ()
         Parameters, e.g. ``(("p", 0.5),)``.
     cutoff : int, optional

@@ -474,7 +474,7 @@ def parse_measure(text: Any, *, judged_only: bool = False) -> Measure:
     ------
     UsageError
         An unknown name (with the three closest names), a parameter out of
-        range, a preference (which :func:`compare` takes).
+        range, a preference (which `compare` takes).
 
     Examples
     --------

@@ -40,13 +40,13 @@ def discriminative_power(
     Parameters
     ----------
     results : DataFrame, Pairwise or a sequence of them
-        The per-pair table of :func:`significance` (column ``p_adjusted``), or
-        tidy tables of :func:`evaluate` / :func:`compare`, which are tested
+        The per-pair table of `significance` (column ``p_adjusted``), or
+        tidy tables of `evaluate` / `compare`, which are tested
         first.
     alpha : float, default 0.05
         Significance level.
     **kwargs : Any
-        Passed to :func:`significance` when tables are tested here (``test``,
+        Passed to `significance` when tables are tested here (``test``,
         ``correction``, ``permutations``, ``seed``, ...).
 
     Returns

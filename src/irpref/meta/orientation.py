@@ -111,7 +111,7 @@ def orientation(
     ----------
     metric : str, RecallLevelMetric or callable
         A measure name (``AP``, ``RR``, ``nDCG``, ``RBP(p=0.8)``, ``R@k``,
-        ``TSE(e=...)``, ``RL(e=...,z=...)``), a :class:`RecallLevelMetric`, or
+        ``TSE(e=...)``, ``RL(e=...,z=...)``), a `RecallLevelMetric`, or
         any ``metric(p, n) -> float`` of the sorted relevant positions.
     m : int or iterable of int
         Numbers of relevant items.

@@ -37,8 +37,8 @@ class Pairwise:
     ``sign``: a (Q, R, R) matrix of preferences of row run over column run
     (antisymmetric, NaN where missing; ``sign`` values in {-1, 0, 1}), or a
     ``source`` that computes them by blocks of pairs. Build one with the
-    constructors ``from_metric`` (an :func:`evaluate` table), ``from_preference``
-    (a :func:`compare` table), ``from_scores`` or ``from_matrix``.
+    constructors ``from_metric`` (an `evaluate` table), ``from_preference``
+    (a `compare` table), ``from_scores`` or ``from_matrix``.
 
     Parameters
     ----------
