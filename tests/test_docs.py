@@ -8,7 +8,9 @@ generated at build time (docs/hooks.py); the tests compare them with what
 the installed package says, through its public entry points. Every dotted
 ``irpref.x`` name the pages and the README quote must resolve, so a module
 that moves cannot leave a stale name behind. The README is the front page:
-short, with the two commands, and its links lead to pages of the site.
+short, with the two commands, and its links lead to pages of the site. The
+worked examples of the guides, the getting-started page and the README run,
+and print what the pages show.
 """
 
 from __future__ import annotations
@@ -64,13 +66,12 @@ def test_every_page_of_the_navigation_is_built(site):
     assert len(built) >= 30
     for source in built:
         assert (DOCS / source).is_file(), source
-        stem = source.removesuffix(".md")
-        target = f"{stem}.html" if stem.endswith("index") else f"{stem}/index.html"
+        target = source.removesuffix(".md") + ".html"  # use_directory_urls: false
         assert (site / target).is_file(), target
 
 
 def test_the_catalogue_lists_every_measure_record(site):
-    page = (site / "reference" / "measure-catalogue" / "index.html").read_text(encoding="utf-8")
+    page = (site / "reference" / "measure-catalogue.html").read_text(encoding="utf-8")
     records = _records()
     assert len(records) >= 70
     for r in records:
@@ -80,7 +81,7 @@ def test_the_catalogue_lists_every_measure_record(site):
 
 
 def test_the_command_line_page_has_every_command(site):
-    text = _text(site / "reference" / "cli" / "index.html")
+    text = _text(site / "reference" / "cli.html")
     top = irpref_cli("--help").stdout
     commands = re.findall(r"^    ([a-z][a-z_]*)(?:\s|$)", top, flags=re.MULTILINE)
     assert "evaluate" in commands and "trec_eval" in commands
@@ -94,15 +95,15 @@ def test_the_command_line_page_has_every_command(site):
 def test_the_api_page_documents_every_public_name(site):
     import irpref
 
-    page = (site / "api" / "index.html").read_text(encoding="utf-8")
+    page = (site / "api.html").read_text(encoding="utf-8")
     for name in irpref.__all__:
         assert f'id="irpref.{name}"' in page, name
-    text = _text(site / "api" / "index.html")
+    text = _text(site / "api.html")
     assert ">>> results = irpref.evaluate(qrels, runs, [\"AP\", \"nDCG@10\"])" in text
 
 
 def test_the_changelog_page_is_the_changelog(site):
-    text = _text(site / "changelog" / "index.html")
+    text = _text(site / "changelog.html")
     assert "0.1.0" in text and "Keep a Changelog" in text
 
 
@@ -150,7 +151,7 @@ def test_the_readme_is_a_front_page():
 def test_the_site_opens_in_chromium(browser, site, tmp_path):
     from selenium.webdriver.common.by import By
 
-    browser.get((site / "reference" / "measure-catalogue" / "index.html").as_uri())
+    browser.get((site / "reference" / "measure-catalogue.html").as_uri())
     assert browser.execute_script("return document.readyState") == "complete"
     assert browser.title.startswith("Measure catalogue")
     rows = browser.find_elements(By.CSS_SELECTOR, "article table tbody tr")
@@ -159,7 +160,7 @@ def test_the_site_opens_in_chromium(browser, site, tmp_path):
     shown = {row.find_element(By.CSS_SELECTOR, "td").text for row in rows}
     assert shown == {r["measure"] for r in records}
 
-    browser.get((site / "api" / "index.html").as_uri())
+    browser.get((site / "api.html").as_uri())
     anchor = browser.find_element(By.ID, "irpref.evaluate")  # the page's own anchor
     body = browser.execute_script(
         "let n = arguments[0].parentElement.nextElementSibling;"
@@ -167,11 +168,101 @@ def test_the_site_opens_in_chromium(browser, site, tmp_path):
         "return n ? n.innerText : '';", anchor)
     assert body.strip().startswith("irpref.evaluate")
     assert "Examples:" in body and ">>> results = irpref.evaluate(" in body
-    nav = browser.find_elements(By.CSS_SELECTOR, "nav.md-nav a")
-    assert any(a.get_attribute("textContent").strip() == "Getting started" for a in nav)
     browser.save_screenshot(str(tmp_path / "api.png"))
-    remote = [e for e in browser.get_log("performance")
-              if '"Network.requestWillBeSent"' in e["message"]
-              and not json.loads(e["message"])["message"]["params"]["request"]["url"]
-              .startswith(("file:", "data:", "chrome:", "about:", "blob:"))]
-    assert not remote, "the site requests something from the network"
+    remote = _remote(browser)
+    # the navigation works from file:// (use_directory_urls: false): follow it
+    (link,) = [a for a in browser.find_elements(By.CSS_SELECTOR, "nav.md-nav a")
+               if a.get_attribute("textContent").strip() == "Getting started"]
+    browser.execute_script("arguments[0].click()", link)
+    assert browser.title.startswith("Getting started")
+    assert "irpref evaluate" in browser.find_element(By.TAG_NAME, "article").text
+    remote += _remote(browser)
+    assert not remote, f"the site requests something from the network: {remote}"
+
+
+def _remote(browser) -> list[str]:
+    """URLs the pages requested from anywhere but the files themselves."""
+    urls = [json.loads(e["message"])["message"]["params"]["request"]["url"]
+            for e in browser.get_log("performance")
+            if '"Network.requestWillBeSent"' in e["message"]]
+    return [u for u in urls if not u.startswith(("file:", "data:", "chrome:", "about:", "blob:"))]
+
+
+FENCE = re.compile(r"^```(\w+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+WORKED = ["docs/getting-started.md", "docs/guides/trec-participant.md",
+          "docs/guides/leaderboard.md", "docs/guides/recommender.md",
+          "docs/guides/llm-judge.md", "README.md"]
+
+
+def _console(block: str) -> list[tuple[str, list[str]]]:
+    """(command, expected output lines) of a console block; ``...`` skips lines."""
+    out: list[tuple[str, list[str]]] = []
+    lines = block.splitlines()
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("$ "):
+            i += 1
+            continue
+        command = lines[i][2:]
+        while command.endswith("\\") and i + 1 < len(lines):
+            i += 1
+            command = command[:-1] + " " + lines[i].strip()
+        expected = []
+        i += 1
+        while i < len(lines) and not lines[i].startswith("$ "):
+            expected.append(lines[i].rstrip())
+            i += 1
+        out.append((command, expected))
+    return out
+
+
+def _shown(expected: list[str], actual: list[str]) -> bool:
+    """Every shown line appears, in order; ``...`` stands for any lines."""
+    pos = 0
+    for line in expected:
+        if line == "..." or not line:
+            continue
+        try:
+            pos = actual.index(line, pos) + 1
+        except ValueError:
+            return False
+    return True
+
+
+@pytest.mark.xdist_group("docs_worked")  # no shared fixture: its own worker group
+@pytest.mark.parametrize("page", WORKED)
+def test_worked_examples_print_what_the_pages_show(page, tmp_path):
+    """Each page's Python runs (its blocks in order: the set-up of the guides),
+    and every ``$ command`` of its console blocks prints the lines shown under
+    it, on the shipped data."""
+    (tmp_path / "tests").symlink_to(ROOT / "tests")  # the LLMJudge sample, as in a checkout
+    (tmp_path / "benchmarks").symlink_to(ROOT / "benchmarks")
+    text = (ROOT / page).read_text(encoding="utf-8")
+    state = "set -- $(python -m irpref.examples)"
+    checked = 0
+    blocks = FENCE.findall(text)
+    setup = "\n".join(body for lang, body in blocks if lang == "python")
+    if page != "README.md" and setup:  # the page's Python, in order, before its commands
+        proc = subprocess.run([sys.executable, "-c", setup], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, f"{page}: its Python fails: {proc.stderr[-2000:]}"
+    for lang, body in blocks:
+        if lang == "bash" and body.lstrip().startswith("set --"):
+            state = body.split("#")[0].strip()
+        elif lang == "console":
+            script = [state]
+            commands = _console(body)
+            for k, (command, _) in enumerate(commands):
+                script += [f"echo '<<<{k}>>>'", f"{command} 2>&1"]
+            bindir = Path(sys.executable).parent
+            proc = subprocess.run(["bash", "-c", "\n".join(script)], cwd=tmp_path,
+                                  capture_output=True, text=True, timeout=600,
+                                  env={"PATH": f"{bindir}:/usr/bin:/bin", "COLUMNS": "200"})
+            parts = re.split(r"^<<<\d+>>>\n", proc.stdout, flags=re.MULTILINE)[1:]
+            assert len(parts) == len(commands), proc.stdout + proc.stderr
+            for (command, expected), output in zip(commands, parts):
+                actual = [line.rstrip() for line in output.splitlines()]
+                assert _shown(expected, actual), (
+                    f"{page}: `{command}` prints\n{output}\nnot what the page shows")
+                checked += 1
+    assert checked >= 1
