@@ -75,22 +75,10 @@ def search_lengths(
         The runs (None with ``judged``).
     settings : Settings, optional
         The judging settings as one value, or the keywords below.
-    rel : int, default 1
-        Relevance level.
-    depth : int, optional
-        Ranking depth.
-    ties : {"docid", "input"}, default "docid"
-        Tie policy (the rankings as retrieved: not ``expected``).
-    missing : {"skip", "zero"}, default "skip"
-        Judged queries a run lacks: left out, or kept as empty rankings.
-    corpus_size : int, optional
-        Documents in the collection (``unretrieved="corpus"``).
-    judged_only : bool, default False
-        Condensed lists.
-    use_tag : bool, default False
-        Name runs by their tag column.
-    columns : dict, optional
-        Which column of a table holds each role.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
     unretrieved : {"retrieved", "corpus"}, default "retrieved"
         A relevant document the run missed scores the number of non-relevant
         documents retrieved (Eq. 3), or sits at the bottom of the corpus.

@@ -170,24 +170,10 @@ def compare(
         (``irpref measures`` lists them all).
     settings : Settings, optional
         The judging settings as one value, or the keywords below.
-    rel : int, default 1
-        Relevance level: grade >= rel is relevant.
-    depth : int, optional
-        Keep the top ``depth`` of every ranking.
-    ties : {"docid", "input"}, default "docid"
-        Tie policy.
-    missing : {"skip", "zero"}, default "skip"
-        Queries a run lacks: ``skip`` compares each pair on the queries both
-        runs have; ``zero`` scores them as empty rankings (pref_eval's way).
-    corpus_size : int, optional
-        Documents in the collection (lexirecall puts unretrieved relevant
-        documents at its bottom).
-    judged_only : bool, default False
-        Compare the condensed lists.
-    use_tag : bool, default False
-        Name runs by their tag column.
-    columns : dict, optional
-        Which column of a table holds each role.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
     subtopics : path or DataFrame, optional
         ndeval-format judgments for ``ST-RPP``.
     judged : JudgedRankings, optional

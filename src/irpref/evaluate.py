@@ -83,22 +83,10 @@ def judge_inputs(
         The runs, in any form `evaluate` reads.
     settings : Settings, optional
         The judging settings as one value, or the keywords below.
-    rel : int, default 1
-        Relevance level: grade >= rel is relevant.
-    depth : int, optional
-        Keep the top ``depth`` of every ranking.
-    ties : {"docid", "input", "expected"}, default "docid"
-        Tie policy.
-    missing : {"skip", "zero"}, default "skip"
-        Judged queries a run lacks: skipped or scored as empty rankings.
-    corpus_size : int, optional
-        Documents in the collection.
-    judged_only : bool, default False
-        Evaluate the condensed lists (trec_eval ``-J``).
-    use_tag : bool, default False
-        Name runs by their tag column.
-    columns : dict, optional
-        Which column of a table holds each role (``{"query": "user_id", ...}``).
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
     warn : bool, default True
         Warn about run queries the qrels lack.
     layout : {"full", "compact"}, default "full"
@@ -419,29 +407,10 @@ def evaluate(
     settings : Settings, optional
         The judging settings as one value, or the keywords below by the same
         names (a keyword given beside a different ``settings`` value is refused).
-    rel : int, default 1
-        Relevance level: grade >= rel is relevant (trec_eval ``-l``).
-    depth : int, optional
-        Keep the top ``depth`` of every ranking after sorting (trec_eval ``-M``).
-    ties : {"docid", "input", "expected"}, default "docid"
-        Tie policy: score then docid descending (trec_eval), file order, or the
-        exact mean over every ordering of tied documents.
-    missing : {"skip", "zero"}, default "skip"
-        Judged queries a run lacks: skipped (the run's means are over the
-        queries it has) or scored as an empty ranking (trec_eval ``-c``). Either
-        way a ``MissingQueries`` warning names the run and the queries.
-    corpus_size : int, optional
-        Documents in the collection, for measures that impute unretrieved
-        relevant documents at the bottom of the corpus.
-    judged_only : bool, default False
-        Evaluate the condensed lists (trec_eval ``-J``): every measure gets
-        ``judged_only=true`` and is labelled so (``AP(judged_only=true)``).
-    use_tag : bool, default False
-        Name runs by their tag column instead of their file names.
-    columns : dict, optional
-        Which column of a table holds each role, e.g. ``{"query": "user_id",
-        "doc": "item_id", "grade": "rating"}`` (roles query, doc, score, grade,
-        run); a role left out is found by its usual names.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
     judged : JudgedRankings, optional
         Rankings already judged (`judge_inputs`) instead of qrels and runs;
         their judging settings hold (a different ``rel``, ``depth``, ``ties``,

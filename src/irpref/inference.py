@@ -115,22 +115,10 @@ def significance(
         nDCG@10, RR).
     settings : Settings, optional
         The judging settings as one value, or the keywords below.
-    rel : int, default 1
-        Relevance level.
-    depth : int, optional
-        Ranking depth.
-    ties : {"docid", "input", "expected"}, default "docid"
-        Tie policy.
-    missing : {"skip", "zero"}, default "skip"
-        Judged queries a run lacks.
-    corpus_size : int, optional
-        Documents in the collection.
-    judged_only : bool, default False
-        Condensed lists.
-    use_tag : bool, default False
-        Name runs by their tag column.
-    columns : dict, optional
-        Which column of a table holds each role.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
     judged : JudgedRankings, optional
         Rankings already judged.
     **options : Any
@@ -233,22 +221,10 @@ def leaderboard(
         Metrics and preferences to rank by, with ``qrels`` and ``runs``.
     settings : Settings, optional
         The judging settings as one value, or the keywords below.
-    rel : int, default 1
-        Relevance level.
-    depth : int, optional
-        Ranking depth.
-    ties : {"docid", "input", "expected"}, default "docid"
-        Tie policy.
-    missing : {"skip", "zero"}, default "skip"
-        Judged queries a run lacks.
-    corpus_size : int, optional
-        Documents in the collection.
-    judged_only : bool, default False
-        Condensed lists.
-    use_tag : bool, default False
-        Name runs by their tag column.
-    columns : dict, optional
-        Which column of a table holds each role.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
     judged : JudgedRankings, optional
         Rankings already judged.
     **options : Any

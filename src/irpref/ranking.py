@@ -278,22 +278,10 @@ def judge(
         Qrels and runs from `intern`.
     settings : Settings, optional
         The judging settings as one value, or the keywords below.
-    rel : int, default 1
-        Relevance level: grade >= rel is relevant (trec_eval ``-l``).
-    depth : int, optional
-        Keep the top ``depth`` of every ranking.
-    ties : {"docid", "input", "expected"}, default "docid"
-        Tie policy.
-    missing : {"skip", "zero"}, default "skip"
-        Judged queries a run lacks.
-    corpus_size : int, optional
-        Documents in the collection.
-    judged_only : bool, default False
-        Condensed lists.
-    use_tag : bool, default False
-        Name runs by their tag column.
-    columns : dict, optional
-        Which column of a table holds each role.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
     in_place : bool, default False
         Let the docid tie-break reorder tied documents in ``coll`` itself
         instead of a copy (for a collection judged once).
