@@ -51,7 +51,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("__main__",),
 ]
 """The package's top-level modules and sub-packages by floor, bottom up (the
-the layout diagram of docs/architecture.md): each imports only from the floors below."""
+layout diagram of docs/architecture.md): each imports only from the floors below."""
 
 
 def _unit(module: str) -> str | None:
