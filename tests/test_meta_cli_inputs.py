@@ -320,15 +320,16 @@ def test_asl_reorder_orders_asl_lower_is_better(dominance):
 
 
 def test_the_readme_lists_the_records():
-    """README's list of experiments is generated from the records."""
+    """The docs' list of experiments (Meta-evaluation page) is generated from the records."""
     from pathlib import Path
 
     from irpref.meta.catalog import README_BEGIN, README_END, readme_list
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    page = Path(__file__).resolve().parents[1] / "docs" / "reference" / "meta-evaluation.md"
+    text = page.read_text(encoding="utf-8")
     block = text.split(README_BEGIN, 1)[1].split(README_END, 1)[0]
-    assert block == readme_list(), ("README's meta list is stale: "
-                                    "python -m irpref.meta.catalog README.md")
+    assert block == readme_list(), ("the docs' meta list is stale: python -m "
+                                    "irpref.meta.catalog docs/reference/meta-evaluation.md")
 
 
 @pytest.mark.slow

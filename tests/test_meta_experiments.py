@@ -306,14 +306,14 @@ def test_cli_recall_levels_equals_api(tmp_path):
     assert r.returncode == 2
 
 
-def test_readme_documents_every_meta_command():
-    """README's Meta-evaluation section gives every ``irpref meta`` subcommand an example."""
+def test_docs_document_every_meta_command():
+    """The docs' Meta-evaluation page gives every ``irpref meta`` subcommand an example."""
     from pathlib import Path
 
     from irpref.meta.catalog import EXPERIMENTS
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Meta-evaluation\n", 1)[1].split("\n## ", 1)[0]
+    page = Path(__file__).resolve().parents[1] / "docs" / "reference" / "meta-evaluation.md"
+    section = page.read_text(encoding="utf-8").split("# Meta-evaluation\n", 1)[1]
     for e in EXPERIMENTS:
         assert f"`irpref meta {e.name} " in section, e.name
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -25,8 +24,6 @@ from synthetic_runs import write_collection
 # worker, so its module-scoped browser and reports (one Chromium) are built once
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("report_browser")]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 SECTIONS = ["Summary against the baseline", "How sure are we", "Per-query views",
             "Preferences and system orderings", "Significance and discriminative power",
             "Leaderboard", "Ties", "How much was judged", "Search lengths",
@@ -37,29 +34,7 @@ def _irpref() -> str:
     return irpref_exe()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    assert os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER), (
-        "Chromium and chromedriver are needed: run scripts/install-browser.sh")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not download anything
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                 "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-                 f"--user-data-dir={profile}", "--window-size=1200,900"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+# the browser fixture (one headless Chromium per module) is conftest.py's
 
 
 @pytest.fixture(scope="module")

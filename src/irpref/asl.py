@@ -61,17 +61,58 @@ def search_lengths(
     cutoff: int | None = None,
     judged: JudgedRankings | None = None,
 ) -> pd.DataFrame:
-    """Tidy table of per-document atomized search lengths.
+    """Per-document atomized search lengths (Alex, Hall & Metzler).
 
-    Columns: ``run, query, doc, level`` (recall level: 1 = the highest-ranked
-    relevant document; unretrieved ones last, by docid), ``rank`` (1-based;
-    <NA> when not retrieved), ``search_length``. The judging settings
-    (``settings`` or the keywords, as :func:`irpref.evaluate` takes them):
-    ``missing`` ``skip``-s the queries a run lacks or keeps them (``zero``, as
-    an empty ranking); ties follow the ranking (``docid`` or ``input``).
-    ``unretrieved`` is ASL's ``missing=`` parameter: a relevant document the run
-    missed scores the non-relevant documents retrieved (``retrieved``, Eq. 3)
-    or sits at the bottom of the corpus (``corpus``).
+    A relevant document's search length is the number of non-relevant (or
+    unjudged) documents ranked above it, plus one; ``ASL`` averages them per
+    query.
+
+    Parameters
+    ----------
+    qrels : path, DataFrame, dict or Qrels, optional
+        The relevance judgments (None with ``judged``).
+    runs : path, DataFrame, dict, Run, or a sequence or dict of them, optional
+        The runs (None with ``judged``).
+    settings : Settings, optional
+        The judging settings as one value, or the keywords below.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
+    unretrieved : {"retrieved", "corpus"}, default "retrieved"
+        A relevant document the run missed scores the number of non-relevant
+        documents retrieved (Eq. 3), or sits at the bottom of the corpus.
+    cutoff : int, optional
+        Only the first ``cutoff`` relevant documents of each query (ASL@g1-n).
+    judged : JudgedRankings, optional
+        Rankings already judged.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``run, query, doc, level`` (recall level, 1 = the highest-ranked
+        relevant document; unretrieved ones last), ``rank`` (1-based, <NA> when
+        not retrieved), ``search_length``.
+
+    Raises
+    ------
+    UsageError
+        ``ties="expected"`` or another invalid setting.
+    InputError
+        Input that cannot be read.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}}}
+    >>> print(irpref.search_lengths(qrels, runs).to_string(index=False))
+     run query doc  level  rank  search_length
+    bm25    q1  d1      1     1            1.0
+    bm25    q1  d3      2     3            2.0
+    bm25    q2  d4      1     1            1.0
+    bm25    q2  d5      2  <NA>            1.0
     """
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                 rel=rel, depth=depth, ties=ties, missing=missing,

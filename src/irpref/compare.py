@@ -152,32 +152,71 @@ def compare(
     judged: JudgedRankings | None = None,
     client=None,
 ) -> pd.DataFrame:
-    """Compare every pair of ``runs``: a tidy DataFrame (run_a, run_b, query, measure, value).
+    """Compare every pair of runs with preferences: one tidy row per pair, query and preference.
 
-    qrels, runs: paths, DataFrames, nested dicts or read objects (see :mod:`irpref.io`).
-    measures:    preferences, e.g. ``["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)"]``
-                 (default: those six plus ``RPP(p=inverse)``); ``kind`` of each in
-                 ``irpref.preferences.PREFERENCES``.
-    settings:    the judging settings (:class:`irpref.params.Settings`) or their
-                 keywords, as :func:`irpref.evaluate` takes them: ``rel``, ``depth``,
-                 ``ties`` (``docid`` or ``input``), ``corpus_size``, ``judged_only``,
-                 ``use_tag`` and
-    missing:     queries a run lacks: ``skip`` (default, as :func:`irpref.evaluate`)
-                 compares each pair on the queries both runs have; ``zero`` scores
-                 them as empty rankings (pref_eval's behaviour). Either way a
-                 :class:`~irpref.errors.MissingQueries` warning names each run lacking
-                 judged queries.
-    subtopics:   ndeval-format judgments (``topic subtopic docid grade``) for
-                 ``ST-RPP``; if omitted, ``qrels`` itself is read in that format
-                 and collapsed (max grade over subtopics) for the other measures.
-    judged:      rankings already judged, instead of qrels and runs.
-    client:      a ``distributed.Client``: runs read and judged one file per Dask
-                 task, preferences computed by blocks of queries on the cluster;
-                 the same table, value for value (:mod:`irpref.distributed`;
-                 ST-RPP is not distributed).
+    Preferences (lexiprecision ``sgnLP``/``rrLP``, lexirecall ``sgnLR``,
+    recall-paired preference ``RPP`` and its forms) compare two rankings
+    directly, without a metric per run. A positive value prefers ``run_a``.
 
-    Values are per query, for the queries with at least one relevant item (as
-    pref_eval). Pairs are ``a < b`` in input order; key columns are categorical.
+    Parameters
+    ----------
+    qrels : path, DataFrame, dict or Qrels
+        The relevance judgments, in any form `evaluate` reads.
+    runs : path, DataFrame, dict, Run, or a sequence or dict of them
+        The runs, in any form `evaluate` reads.
+    measures : str or sequence of str, optional
+        Preferences, e.g. ``["sgnLP", "RPP(p=dcg)"]``; default ``sgnLP``,
+        ``rrLP``, ``sgnLR``, ``RPP``, ``RPP(p=dcg)`` and ``RPP(p=inverse)``
+        (``irpref measures`` lists them all).
+    settings : Settings, optional
+        The judging settings as one value, or the keywords below.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
+    subtopics : path or DataFrame, optional
+        ndeval-format judgments for ``ST-RPP``.
+    judged : JudgedRankings, optional
+        Rankings already judged, instead of qrels and runs.
+    client : distributed.Client, optional
+        A Dask client: runs read and judged one file per task, preferences by
+        blocks on the cluster; the same table, value for value.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``run_a, run_b, query, measure, value``, pairs ``a < b`` in input
+        order, for the queries with at least one relevant item (as pref_eval);
+        key columns are categorical.
+
+    Raises
+    ------
+    UsageError
+        An unknown preference (a metric given here says to use `evaluate`)
+        or an invalid setting.
+    InputError
+        Input that cannot be read, or a run that shares no query with the qrels.
+
+    See Also
+    --------
+    mean_preferences : the means over queries.
+    preference_matrix : one preference as a run x run matrix.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}},
+    ...         "dense": {"q1": {"d3": 0.9, "d1": 0.8, "d2": 0.1},
+    ...                   "q2": {"d5": 0.7, "d4": 0.6}}}
+    >>> table = irpref.compare(qrels, runs, ["sgnLP", "RPP"])
+    >>> print(table.round(4).to_string(index=False))
+    run_a run_b query measure   value
+     bm25 dense    q1   sgnLP -1.0000
+     bm25 dense    q2   sgnLP -1.0000
+     bm25 dense    q1     RPP -0.6667
+     bm25 dense    q2     RPP -0.5000
     """
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                 rel=rel, depth=depth, ties=ties, missing=missing,
@@ -215,13 +254,41 @@ def _relabel(table: pd.DataFrame, labelled: list) -> pd.DataFrame:
 
 
 def mean_preferences(results: pd.DataFrame) -> pd.DataFrame:
-    """Means over queries: one row per (run_a, run_b, measure); columns run_a,
-    run_b, measure, value.
+    """Average a preference table over queries: one row per run pair and preference.
 
-    Each mean is ``np.mean`` of the pair's per-query values in table order,
-    the same computation as the CLI's, so both print the same digits. Every
-    row with a query id is a query (``all`` included); null-query rows (means
-    printed by the CLI) are left out.
+    Each mean is ``np.mean`` of the pair's per-query values in table order, the
+    computation the CLI does, so both print the same digits. Every row with a
+    query id is a query (``all`` included); null-query rows (means printed by
+    the CLI) are left out.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A table of `compare` (``run_a, run_b, query, measure, value``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``run_a, run_b, measure, value``.
+
+    Raises
+    ------
+    KeyError
+        ``results`` lacks one of the columns of a `compare` table.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}},
+    ...         "dense": {"q1": {"d3": 0.9, "d1": 0.8, "d2": 0.1},
+    ...                   "q2": {"d5": 0.7, "d4": 0.6}}}
+    >>> table = irpref.compare(qrels, runs, ["sgnLP", "RPP"])
+    >>> print(irpref.mean_preferences(table).round(4).to_string(index=False))
+    run_a run_b measure   value
+     bm25 dense   sgnLP -1.0000
+     bm25 dense     RPP -0.5833
     """
     per_query = results[results["query"].notna()] if "query" in results else results
     if per_query.empty:
@@ -262,11 +329,45 @@ def group_means(values: np.ndarray) -> np.ndarray:
 def preference_matrix(
     results: pd.DataFrame, measure: str | None = None, query: str | None = None
 ) -> pd.DataFrame:
-    """The R x R antisymmetric matrix (rows preferred over columns when > 0)
-    of one measure, for one query or (``query=None``) the mean over queries.
+    """One preference as an antisymmetric run x run matrix.
 
-    ``results`` is a :func:`compare` table or a :func:`mean_preferences` one
-    (no query column)."""
+    Entry (a, b) is the preference of row run ``a`` over column run ``b`` (a
+    positive value prefers the row), for one query or the mean over queries.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A table of `compare`, or of `mean_preferences` (no query
+        column).
+    measure : str, optional
+        The preference to show; may be left out when the table holds one.
+    query : str, optional
+        One query's values; None (default) for the mean over queries.
+
+    Returns
+    -------
+    pandas.DataFrame
+        R x R, rows and columns the runs in input order, zero on the diagonal.
+
+    Raises
+    ------
+    ValueError
+        ``measure`` is not in the table, or is left out when it holds several.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}},
+    ...         "dense": {"q1": {"d3": 0.9, "d1": 0.8, "d2": 0.1},
+    ...                   "q2": {"d5": 0.7, "d4": 0.6}}}
+    >>> table = irpref.compare(qrels, runs, ["sgnLP", "RPP"])
+    >>> print(irpref.preference_matrix(table, "sgnLP"))
+           bm25  dense
+    bm25    0.0   -1.0
+    dense   1.0    0.0
+    """
     table = results
     if measure is not None:
         table = table[table["measure"] == str(measure)]

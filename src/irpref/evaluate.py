@@ -66,31 +66,66 @@ def judge_inputs(
     count_docs: bool = False,
     block_runs: int = BLOCK_RUNS,
 ) -> JudgedRankings:
-    """Read (if needed), intern and judge ``qrels`` and ``runs`` with the
-    judging settings (``settings``, or the keywords of
-    :class:`~irpref.params.Settings`), which the rankings then carry.
+    """Read, intern and judge qrels and runs once, under the judging settings.
 
     The funnel every evaluation passes through (CLI and Python): the settings
-    are checked before any input is read, by the rules of :mod:`irpref.params`
-    (a :class:`~irpref.errors.UsageError` with the one message the CLI prints
-    too). Run queries missing from the qrels are ignored, as trec_eval does,
-    and counted in a warning; a run sharing no query with the qrels is refused
-    (:class:`~irpref.errors.InputError` naming the run and a few ids of each
-    side, as trec_eval's "No queries with both results and relevance info");
-    judged queries a run lacks are announced where means are taken
-    (:func:`announce_missing`) and listed by
-    :meth:`~irpref.judged.JudgedRankings.lacking`.
+    are checked before any input is read; run queries missing from the qrels
+    are ignored (as trec_eval does) and counted in a warning; judged queries a
+    run lacks are announced where means are taken. The result can be evaluated,
+    compared and tested many times (``judged=`` of `evaluate`,
+    `compare`, `significance`).
 
-    ``layout="compact"`` reduces each run at once to the items the qrels
-    mention (:func:`irpref.ranking.judge_block`), so memory grows with the
-    judged items, not with the number of runs; measures and preferences that
-    declare it (:func:`layout_for`) read it. Run files are judged one file at
-    a time on a pool of threads (:func:`irpref.scan.judge_files`: one C pass
-    per file); in-memory runs ``block_runs`` at a time. ``count_docs``
-    also counts the distinct documents (``n_docs``) of the compact layout.
-    ``columns`` names the columns of tables and DataFrames (``{"query":
-    "user_id", "doc": "item_id", "score": "score", "grade": "rating"}``,
-    :mod:`irpref.io.columns`).
+    Parameters
+    ----------
+    qrels : path, DataFrame, dict or Qrels
+        The relevance judgments, in any form `evaluate` reads.
+    runs : path, DataFrame, dict, Run, or a sequence or dict of them
+        The runs, in any form `evaluate` reads.
+    settings : Settings, optional
+        The judging settings as one value, or the keywords below.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
+    warn : bool, default True
+        Warn about run queries the qrels lack.
+    layout : {"full", "compact"}, default "full"
+        ``compact`` keeps only the items the qrels mention (memory grows with
+        the judged items, not with the runs); measures and preferences that
+        declare they read it accept it.
+    count_docs : bool, default False
+        Also count the distinct documents of a compact layout.
+    block_runs : int, default 8
+        In-memory runs judged this many at a time.
+
+    Returns
+    -------
+    JudgedRankings
+        Every run x query ranking, ranked, cut and joined with the qrels,
+        carrying its settings.
+
+    Raises
+    ------
+    UsageError
+        An invalid setting (before any input is read).
+    InputError
+        Input that cannot be read, or a run that shares no query with the qrels.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}}}
+    >>> judged = irpref.judge_inputs(qrels, runs, rel=1)
+    >>> judged.run_names, judged.rel
+    (['bm25'], 1)
+    >>> print(irpref.evaluate(None, None, ["AP", "RR"], judged=judged).to_string(index=False))
+     run query measure    value
+    bm25    q1      AP 0.833333
+    bm25    q2      AP 0.500000
+    bm25    q1      RR 1.000000
+    bm25    q2      RR 1.000000
     """
     settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
@@ -346,53 +381,102 @@ def evaluate(
     subtopics=None,
     bounds: bool = False,
 ) -> pd.DataFrame:
-    """Evaluate ``runs`` against ``qrels``: a tidy DataFrame (run, query, measure, value).
+    """Evaluate runs against qrels: one tidy row per run, query and measure.
 
-    qrels, runs: paths, DataFrames, nested dicts or read objects (see :mod:`irpref.io`).
-    measures:    e.g. ``["AP", "nDCG@10", "P@10", "RBP(p=0.5)"]``, or the spellings of
-                 trec_eval, ir_measures, ranx, PyTerrier (``map``, ``ndcg_cut.10``);
-                 rows are labelled with the string passed (``str(m)`` for a Measure).
-                 ir_measures objects (``ir_measures.nDCG@10``) are labelled by their
-                 irpref text, e.g. ``P(rel=1)@10`` (see :mod:`irpref.interop.ir_measures`).
-    settings:    the judging settings as one value (:class:`irpref.params.Settings`),
-                 or the keywords below, by the same names (every entry point takes them):
-    rel:         relevance level, grade >= rel is relevant (trec_eval ``-l``).
-    depth:       keep the top ``depth`` of every ranking after sorting (``-M``).
-    ties:        ``docid`` (trec_eval), ``input`` (file order) or ``expected``.
-    missing:     judged queries a run retrieved nothing for: ``skip`` them (default,
-                 as trec_eval without ``-c``: the run's means are over the queries it
-                 has) or score them as an empty ranking (``zero``, trec_eval ``-c``:
-                 means over every judged query). Either way a
-                 :class:`~irpref.errors.MissingQueries` warning names the run, how many
-                 judged queries it lacks and the first few; ``summarize(...,
-                 counts=True)`` gives the number of queries behind each mean.
-    corpus_size: documents in the collection, for measures that impute
-                 unretrieved relevant documents at the bottom of the corpus.
-    judged_only: evaluate the condensed lists (trec_eval ``-J``): every measure gets
-                 ``judged_only=true`` unless its text sets it, and is labelled so
-                 (``AP`` -> ``AP(judged_only=true)``).
-    use_tag:     name runs by their tag column instead of their file names.
-    judged:      rankings already judged (:func:`judge_inputs`) instead of qrels and
-                 runs; their judging settings hold (a different ``rel``, ``depth``,
-                 ``ties``, ``corpus_size`` or ``use_tag`` is refused).
-    qrels may also be preference judgments (:class:`~irpref.io.prefs.Preferences`, a
-                 ``.prefs`` file): the Prefs* measures (trec_eval's prefs_*) read them.
-    subtopics:   ndeval-format subtopic qrels (path or DataFrame) for the diversity
-                 measures (alpha-nDCG@k, ERR-IA@k, MAP-IA, S-recall@k); ``qrels=None``
-                 (or the same path) uses them, collapsed, as the qrels too.
-    bounds:      add columns ``lower`` and ``upper``: the residual interval of each
-                 value over every grade (0 .. the highest in the qrels) the unjudged
-                 documents retrieved could have (:func:`irpref.bounds.residual_bounds`;
-                 NaN where the measure's record defines none). Compact rankings are
-                 completed with their unjudged items (:func:`irpref.bounds.with_unjudged`);
-                 under ``ties="expected"`` the full layout is judged (a compact
-                 ``judged`` is refused).
-    columns:     which column of a table (CSV/TSV/JSONL/Parquet, DataFrame) holds what:
-                 ``{"query": "user_id", "doc": "item_id", "score": "score",
-                 "grade": "rating"}`` (roles query, doc, score, grade, run; a role
-                 left out is found by its usual names; :mod:`irpref.io.columns`).
+    Every aggregate, test and report is built from this table. Measures are
+    parsed (any accepted spelling) and the judging settings checked before any
+    input is read.
 
-    The ``run``, ``query`` and ``measure`` columns of the result are categorical.
+    Parameters
+    ----------
+    qrels : path, DataFrame, dict, Qrels or None
+        The relevance judgments: a TREC qrels file (plain or ``.gz``), a CSV, TSV,
+        JSON lines or Parquet table, a DataFrame, a pytrec_eval-style dict
+        ``{query: {doc: grade}}``, a `Qrels`, ``irds:DATASET-ID`` or
+        preference judgments (a ``.prefs`` file: the ``Prefs*`` measures read them).
+        None with ``judged`` or ``subtopics``.
+    runs : path, DataFrame, dict, Run, or a sequence or dict of them
+        The runs: run files, DataFrames, ``{query: {doc: score}}`` dicts, or a
+        dict ``{name: run}``. A run is named after its file, its dict key or its
+        tag column (``use_tag``).
+    measures : str, Measure or sequence of them
+        e.g. ``["AP", "nDCG@10", "P@10", "RBP(p=0.5)"]``, or the spellings of
+        trec_eval, ir_measures, ranx or PyTerrier (``map``, ``ndcg_cut.10``).
+        Rows are labelled with the string passed; an ir_measures object is
+        labelled by its irpref text, e.g. ``P(rel=1)@10``.
+    settings : Settings, optional
+        The judging settings as one value, or the keywords below by the same
+        names (a keyword given beside a different ``settings`` value is refused).
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
+    judged : JudgedRankings, optional
+        Rankings already judged (`judge_inputs`) instead of qrels and runs;
+        their judging settings hold (a different ``rel``, ``depth``, ``ties``,
+        ``corpus_size`` or ``use_tag`` is refused).
+    subtopics : path or DataFrame, optional
+        ndeval-format subtopic qrels for the diversity measures (alpha-nDCG@k,
+        ERR-IA@k, MAP-IA, S-recall@k); ``qrels=None`` uses them, collapsed, as
+        the qrels too.
+    bounds : bool, default False
+        Add columns ``lower`` and ``upper``: the smallest and largest value of
+        each measure over every grade the unjudged retrieved documents could
+        have (NaN where the measure's record defines no rule).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``run, query, measure, value`` (plus ``lower, upper`` with
+        ``bounds``); ``run``, ``query`` and ``measure`` are categorical.
+        `summarize` turns it into one row per run and measure.
+
+    Raises
+    ------
+    UsageError
+        An unknown measure or an invalid parameter or setting (a ``ValueError``).
+    InputError
+        Input that cannot be read exactly, naming the file, the line and the
+        problem, or a run that shares no query with the qrels (a ``ValueError``).
+
+    See Also
+    --------
+    summarize : one value per run and measure.
+    compare : preferences between every pair of runs.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}},
+    ...         "dense": {"q1": {"d3": 0.9, "d1": 0.8, "d2": 0.1},
+    ...                   "q2": {"d5": 0.7, "d4": 0.6}}}
+    >>> results = irpref.evaluate(qrels, runs, ["AP", "nDCG@10"])
+    >>> print(results.round(4).to_string(index=False))
+      run query measure  value
+     bm25    q1      AP 0.8333
+     bm25    q2      AP 0.5000
+    dense    q1      AP 1.0000
+    dense    q2      AP 1.0000
+     bm25    q1 nDCG@10 0.7602
+     bm25    q2 nDCG@10 0.6131
+    dense    q1 nDCG@10 1.0000
+    dense    q2 nDCG@10 1.0000
+
+    On the example collection shipped with irpref (TREC DL 2019 passage, grade
+    >= 2 relevant), the values are trec_eval's:
+
+    >>> from irpref import examples
+    >>> table = irpref.evaluate(examples.qrels_path(), examples.run_paths(), ["AP"], rel=2)
+    >>> print(irpref.summarize(table).round(4).to_string(index=False))
+                run measure  value
+             TUA1-1      AP 0.4149
+           UNH_bm25      AP 0.2115
+         bm25base_p      AP 0.2476
+    bm25tuned_rm3_p      AP 0.2778
+       idst_bert_p1      AP 0.4480
+             p_bert      AP 0.4200
     """
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
                                 rel=rel, depth=depth, ties=ties, missing=missing,
@@ -440,21 +524,56 @@ def labelled_measures(measures, settings: Settings) -> list[tuple[str, Measure]]
 
 
 def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -> pd.DataFrame:
-    """Aggregate per-query rows into one row per (run, measure): columns run, measure, value.
+    """Aggregate per-query rows into one value per run and measure.
 
-    Each measure uses its family's aggregate (mean unless stated otherwise).
-    Every row of ``results`` with a query id is a query (``all`` included);
-    rows whose query is null (mean rows printed by the CLI) are left out.
-    ``wide=True`` returns the run x measure table instead: index ``run`` (in
-    input order), one column per measure (in input order). ``counts=True``
-    adds column ``n``: the queries behind each value (fewer than the judged
-    queries for a run that lacks some under ``missing="skip"``).
+    Each measure uses its family's aggregate (the mean unless its record says
+    otherwise, e.g. a sum for the counts). Every row with a query id is a query
+    (a query named ``all`` included); rows whose query is null (mean rows
+    printed by the CLI) are left out. Groups keep the order of first
+    appearance, so the result lists runs and measures in input order.
 
-    Rows are grouped as ``groupby("measure", sort=False)`` then ``("run",
-    sort=False)`` group them (measures, and runs within a measure, in order of
-    first appearance; each group's values in row order), by the categorical
-    codes of :func:`tidy`'s columns where they are categorical: no pandas
-    groupby over millions of rows, the same aggregate over the same values.
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A table of `evaluate` (``run, query, measure, value``).
+    wide : bool, default False
+        Return the run x measure table instead: index ``run``, one column per
+        measure.
+    counts : bool, default False
+        Add column ``n``: the queries behind each value (fewer than the judged
+        queries for a run that lacks some under ``missing="skip"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``run, measure, value`` (and ``n``), or the wide table.
+
+    Raises
+    ------
+    KeyError
+        ``results`` lacks one of the columns ``run``, ``query``, ``measure``,
+        ``value``.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}},
+    ...         "dense": {"q1": {"d3": 0.9, "d1": 0.8, "d2": 0.1},
+    ...                   "q2": {"d5": 0.7, "d4": 0.6}}}
+    >>> results = irpref.evaluate(qrels, runs, ["AP", "nDCG@10"])
+    >>> print(irpref.summarize(results, counts=True).round(4).to_string(index=False))
+      run measure  value  n
+     bm25      AP 0.6667  2
+    dense      AP 1.0000  2
+     bm25 nDCG@10 0.6867  2
+    dense nDCG@10 1.0000  2
+    >>> print(irpref.summarize(results, wide=True).round(4))
+               AP  nDCG@10
+    run
+    bm25   0.6667   0.6867
+    dense  1.0000   1.0000
     """
     if wide:
         tidy = summarize(results)

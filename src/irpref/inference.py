@@ -89,16 +89,85 @@ def significance(
     judged: JudgedRankings | None = None,
     **options,
 ) -> pd.DataFrame:
-    """Test run pairs of every measure: one row per (measure, test, pair).
+    """Test every pair of runs, for metrics and preferences alike.
 
-    Either ``tables`` (tidy tables of :func:`irpref.evaluate` /
-    :func:`irpref.compare`, comparisons, or :class:`irpref.Pairwise` objects),
-    or ``qrels`` and ``runs`` (or ``judged``) with ``measures`` (metrics and
-    preferences; default AP, nDCG@10, RR), judged and scored here under the
-    judging settings (``settings`` or the keywords, as :func:`irpref.evaluate`
-    takes them). ``test`` and ``options`` (correction, family, baseline, ci,
-    confidence, bootstrap, seed, permutations, ...) are those of
-    :func:`irpref.stats.significance`, which documents the columns.
+    Per pair: the mean difference (metrics: per-query differences ``run_a -
+    run_b``) or mean preference, an effect size with its interval, wins, losses
+    and ties, the raw and adjusted p-values and a confidence interval of the
+    difference. ``paired`` is Student's t for metrics and real-valued
+    preferences (rrLP, RPP) and the exact sign test for sign preferences (sgnLP,
+    sgnLR). Every randomized method is seeded (default 0).
+
+    Parameters
+    ----------
+    tables : DataFrame, Pairwise or a sequence of them, optional
+        Tidy tables of `evaluate` or `compare`, or `Pairwise`
+        objects; or leave out and give ``qrels`` and ``runs`` (or ``judged``).
+    test : str or sequence of str, default "paired"
+        ``paired``, ``t``, ``sign``, ``wilcoxon``, ``hsd`` (randomized Tukey
+        HSD) or ``tukey`` (parametric Tukey HSD); several give several rows.
+    qrels : path, DataFrame, dict or Qrels, optional
+        Judgments, read and judged here with ``runs``.
+    runs : path, DataFrame, dict, Run, or a sequence or dict of them, optional
+        Runs, read and judged here with ``qrels``.
+    measures : sequence of str, optional
+        Metrics and preferences to test with ``qrels`` and ``runs`` (default AP,
+        nDCG@10, RR).
+    settings : Settings, optional
+        The judging settings as one value, or the keywords below.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
+    judged : JudgedRankings, optional
+        Rankings already judged.
+    **options : Any
+        ``correction`` (``holm`` default, ``bonferroni``, ``bh``, ``by``,
+        ``none``), ``family`` (``measure``, ``baseline``, ``all``), ``baseline``
+        (one or several run names), ``alpha``, ``ci`` (``t``, ``bootstrap``,
+        ``bca``, ``none``), ``confidence``, ``bootstrap`` (resamples),
+        ``permutations``, ``seed``, ``strict`` (HSD counting rule).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``measure, test, run_a, run_b, n, mean, effect, wins, losses,
+        ties, statistic, p, p_adjusted, ci_low, ci_high, es_anova, effect_low,
+        effect_high, es_anova_low, es_anova_high, ci, orientation, family,
+        family_size, effect_kind, seed``.
+
+    Raises
+    ------
+    UsageError
+        An unknown test, correction or measure, an option out of range, or a
+        correction beside ``hsd``/``tukey`` (already family-wise).
+    InputError
+        Input that cannot be read.
+
+    See Also
+    --------
+    leaderboard : ranks with simultaneous intervals from the same tests.
+    discriminative_power : the share of pairs separated.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1},
+    ...          "q3": {"d7": 1, "d8": 0}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}, "q3": {"d8": 2.0, "d7": 1.0}},
+    ...         "dense": {"q1": {"d3": 0.9, "d1": 0.8, "d2": 0.1},
+    ...                   "q2": {"d5": 0.7, "d4": 0.6}, "q3": {"d7": 0.5, "d8": 0.4}},
+    ...         "hybrid": {"q1": {"d3": 0.9, "d2": 0.8, "d1": 0.1},
+    ...                    "q2": {"d6": 0.7, "d4": 0.6}, "q3": {"d7": 0.5, "d8": 0.4}}}
+    >>> results = irpref.evaluate(qrels, runs, ["AP"])
+    >>> tests = irpref.significance(results, "paired")
+    >>> cols = ["measure", "test", "run_a", "run_b", "mean", "p", "p_adjusted"]
+    >>> print(tests[cols].round(4).to_string(index=False))
+    measure test run_a  run_b    mean      p  p_adjusted
+         AP    t  bm25  dense -0.3889 0.0728      0.2185
+         AP    t  bm25 hybrid -0.0833 0.7418      0.7418
+         AP    t dense hybrid  0.3056 0.3112      0.6223
     """
     tables = _tables(tables, qrels, runs, measures, judged, Settings.resolve(
         settings, judged.settings if judged is not None else None, rel=rel, depth=depth,
@@ -126,12 +195,76 @@ def leaderboard(
     judged: JudgedRankings | None = None,
     **options,
 ) -> pd.DataFrame:
-    """The runs ranked with intervals: one row per measure and run (``irpref rank``).
+    """Rank the runs with simultaneous rank intervals and letter groups (``irpref rank``).
 
-    The inputs are those of :func:`significance` (tables, or qrels and runs
-    judged here under the judging settings); ``test`` and ``options``
-    (correction, alpha, bootstrap, seed, confidence, permutations) those of
-    :func:`irpref.stats.ranks.leaderboard`, which documents the columns.
+    ``rank`` is 1 + the number of runs with a better mean (by the measure's
+    orientation); ``rank_low``/``rank_high`` are the rank intervals of Mogstad,
+    Romano, Shaikh & Wilhelm (2024), read from one family of pairwise tests
+    (those of `significance` with the same test and correction);
+    ``group`` is a compact letter display: two runs share a letter exactly when
+    their difference is not significant. With a family-wise correction (Holm,
+    the default, or Bonferroni) all intervals hold together with probability at
+    least 1 - alpha.
+
+    Parameters
+    ----------
+    tables : DataFrame, Pairwise or a sequence of them, optional
+        Tidy tables of `evaluate` or `compare`; or leave out and give
+        ``qrels``, ``runs`` and ``measures``.
+    test : str, default "paired"
+        ``paired``, ``t``, ``wilcoxon``, ``sign``, ``hsd`` or ``tukey``.
+    qrels : path, DataFrame, dict or Qrels, optional
+        Judgments, read and judged here with ``runs``.
+    runs : path, DataFrame, dict, Run, or a sequence or dict of them, optional
+        Runs, read and judged here with ``qrels``.
+    measures : sequence of str, optional
+        Metrics and preferences to rank by, with ``qrels`` and ``runs``.
+    settings : Settings, optional
+        The judging settings as one value, or the keywords below.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
+    judged : JudgedRankings, optional
+        Rankings already judged.
+    **options : Any
+        ``correction`` (default ``holm``; ``bh``/``by``/``none`` are accepted
+        with a warning that the intervals are then not simultaneous), ``alpha``,
+        ``bootstrap`` (resamples for marginal rank intervals), ``seed``,
+        ``confidence``, ``permutations``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``run, measure, mean, rank, rank_low, rank_high, group`` (plus
+        ``marginal_low, marginal_high, seed`` with ``bootstrap``), best run first
+        within each measure.
+
+    Raises
+    ------
+    UsageError
+        A measure without a better direction (such as ``NumRet``), an unknown
+        test or correction, an option out of range.
+    InputError
+        Input that cannot be read.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1},
+    ...          "q3": {"d7": 1, "d8": 0}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}, "q3": {"d8": 2.0, "d7": 1.0}},
+    ...         "dense": {"q1": {"d3": 0.9, "d1": 0.8, "d2": 0.1},
+    ...                   "q2": {"d5": 0.7, "d4": 0.6}, "q3": {"d7": 0.5, "d8": 0.4}},
+    ...         "hybrid": {"q1": {"d3": 0.9, "d2": 0.8, "d1": 0.1},
+    ...                    "q2": {"d6": 0.7, "d4": 0.6}, "q3": {"d7": 0.5, "d8": 0.4}}}
+    >>> board = irpref.leaderboard(irpref.evaluate(qrels, runs, ["AP"]))
+    >>> print(board.round(4).to_string(index=False))
+       run measure   mean  rank  rank_low  rank_high group
+     dense      AP 1.0000     1         1          3     a
+    hybrid      AP 0.6944     2         1          3     a
+      bm25      AP 0.6111     3         1          3     a
     """
     tables = _tables(tables, qrels, runs, measures, judged, Settings.resolve(
         settings, judged.settings if judged is not None else None, rel=rel, depth=depth,

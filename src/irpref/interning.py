@@ -126,7 +126,47 @@ class Documents:
 
 @dataclass(frozen=True, eq=False)
 class Collection(Documents):
-    """Qrels and runs with query ids interned and document ids keyed once."""
+    """Qrels and runs with query ids interned and document ids keyed once (`intern`).
+
+    The step between reading and judging; `judge` ranks it. Arrays are
+    flat: the judged documents of query q are at ``qrels_offsets[q] :
+    qrels_offsets[q + 1]``, the rows of run r at ``run_offsets[r] :
+    run_offsets[r + 1]``.
+
+    Parameters
+    ----------
+    queries : numpy.ndarray
+        (Q,) the qrels' query ids, sorted.
+    qrels_offsets : numpy.ndarray
+        (Q+1,) where each query's judgments start.
+    qrels_doc_key : numpy.ndarray
+        uint64 document key of each judgment, ascending within each query.
+    qrels_grade : numpy.ndarray
+        int32 grade of each judgment.
+    run_names : list of str
+        The runs' names.
+    run_offsets : numpy.ndarray
+        (R+1,) where each run's rows start.
+    run_query : numpy.ndarray
+        int32 query of each run row; -1 where the qrels lack the query.
+    run_doc_key : numpy.ndarray
+        uint64 document key of each run row.
+    run_score : numpy.ndarray
+        float64 score of each run row.
+    doc_ids : DocumentIds
+        Document keys to dense codes and back to strings.
+    unjudged_queries : dict, optional
+        Per run, the run queries the qrels lack.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> from irpref import examples
+    >>> coll = irpref.intern(irpref.read_qrels(examples.qrels_path()),
+    ...                      [irpref.read_run(examples.run_paths()[0])])
+    >>> coll.n_runs, coll.n_queries, len(coll.run_score)
+    (1, 43, 4142)
+    """
 
     queries: np.ndarray  # (Q,) str, sorted: the qrels' queries
     qrels_offsets: np.ndarray  # (Q+1,) judged docs of query q at [off[q], off[q+1])
@@ -254,9 +294,40 @@ def qrels_collection(
 
 
 def intern(qrels: Qrels, runs: Sequence[Run]) -> Collection:
-    """Intern the query ids of ``qrels`` and ``runs`` (names must be distinct)
-    and key their document ids; refuse a document retrieved twice for one
-    query of a run (as trec_eval does), naming the file and line."""
+    """Intern the query ids of qrels and runs and key their document ids once.
+
+    The first step of every evaluation: query ids become integers (the qrels'
+    queries, sorted), document ids 64-bit keys that compare as the strings do.
+    A document retrieved twice for one query of a run is refused, naming the
+    file and line (as trec_eval does).
+
+    Parameters
+    ----------
+    qrels : Qrels
+        The relevance judgments (`read_qrels`).
+    runs : sequence of Run
+        The runs (`read_run`); their names must be distinct.
+
+    Returns
+    -------
+    Collection
+        Qrels and runs in interned form, ready for `judge`.
+
+    Raises
+    ------
+    InputError
+        A document twice in one query of a run, or two runs with one name.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> from irpref import examples
+    >>> qrels = irpref.read_qrels(examples.qrels_path())
+    >>> run = irpref.read_run(examples.run_paths()[0])
+    >>> coll = irpref.intern(qrels, [run])
+    >>> coll.run_names, coll.n_queries
+    (['TUA1-1'], 43)
+    """
     names = [run.name for run in runs]
     refuse_repeated_names(names)
     q_codes, queries = sorted_codes(qrels.query)

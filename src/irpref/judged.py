@@ -91,9 +91,72 @@ class Items(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class JudgedRankings(Documents):
-    """Every run x query ranking, ranked, cut and joined with the qrels.
+    """Every run x query ranking, ranked, cut and joined with the qrels: what every measure reads.
 
-    Item arrays are flat over all segments; segment ``s = r * n_queries + q``.
+    Made by `judge_inputs` (or `judge`), evaluated any number of
+    times with ``judged=`` (`evaluate`, `compare`,
+    `significance`). Item arrays are flat over all segments; segment
+    ``s = r * n_queries + q`` holds run r's ranking of query q. The rankings
+    carry the settings they were judged with; evaluating them under another
+    ``rel``, ``depth``, ``ties``, ``corpus_size``, tag or column rule is
+    refused.
+
+    Parameters
+    ----------
+    run_names : list of str
+        The runs' names.
+    queries : numpy.ndarray
+        (Q,) query ids.
+    offsets : numpy.ndarray
+        (R*Q+1,) where each segment's items start.
+    doc_key : numpy.ndarray
+        uint64 document key of each item.
+    score : numpy.ndarray
+        float64 score of each item.
+    grade : numpy.ndarray
+        int32 grade of each item (a sentinel where the qrels do not judge it).
+    present : numpy.ndarray
+        (R, Q) bool: the run retrieved something for the query.
+    qrels_offsets : numpy.ndarray
+        (Q+1,) where each query's judgments start.
+    qrels_doc_key : numpy.ndarray
+        uint64 key of each judgment, ascending within each query.
+    qrels_grade : numpy.ndarray
+        int32 grade of each judgment.
+    doc_ids : DocumentIds
+        Document keys to dense codes and back to strings.
+    settings : Settings, optional
+        The judging settings.
+    layout : {"full", "compact"}, default "full"
+        ``compact``: only the items the qrels mention, with explicit ranks.
+    item_rank : numpy.ndarray, optional
+        0-based rank of each item (compact layout).
+    seg_num_ret : numpy.ndarray, optional
+        Documents retrieved per segment (compact layout).
+    tie_first : numpy.ndarray, optional
+        Rank of each item's tie group start (tie-aware compact layout).
+    tie_size : numpy.ndarray, optional
+        Size of each item's tie group (tie-aware compact layout).
+    distinct_docs : int, optional
+        Documents in the qrels and all runs (compact layout).
+    subtopics : SubtopicQrels, optional
+        ndeval's subtopic judgments, for the diversity measures.
+    preferences : Preferences, optional
+        trec_eval's preference judgments, for the Prefs* measures.
+    condensed : bool, default False
+        These are the condensed lists of other rankings (judged documents only).
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}}}
+    >>> judged = irpref.judge_inputs(qrels, runs)
+    >>> judged.run_names, list(judged.queries), judged.layout
+    (['bm25'], ['q1', 'q2'], 'full')
+    >>> judged.num_rel().tolist()
+    [2, 2]
     """
 
     run_names: list[str]

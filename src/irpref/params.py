@@ -184,26 +184,69 @@ def check_missing(value, flag: str = "--missing") -> str:
 
 @dataclass(frozen=True)
 class Settings:
-    """The judging settings, one frozen value checked once by the rules above.
+    """The judging settings: one frozen value, checked once, that every entry point takes.
 
-    rel:          grade >= rel is relevant (trec_eval ``-l``), an integer >= 1.
-    depth:        keep the top ``depth`` of every ranking after sorting (``-M``); None: all.
-    ties:         tie policy of :data:`TIES`.
-    missing:      judged queries a run lacks, :data:`MISSING`: ``skip`` or ``zero`` (``-c``).
-    corpus_size:  documents in the collection (measures imputing unretrieved relevant
-                  documents at the bottom of the corpus); None: unknown.
-    judged_only:  evaluate the condensed lists (unjudged documents removed after the depth
-                  cut, trec_eval ``-J``): every measure and preference named gets the
-                  modifier ``judged_only=true``.
-    use_tag:      name runs by their tag column instead of their file names.
-    columns:      which column of a table (CSV, TSV, JSONL, Parquet, DataFrame) holds
-                  each role: ``{"query": "user_id", "doc": "item_id", "grade": "rating"}``
-                  (or the CLI's ``query=user_id,doc=item_id``; roles of :data:`ROLES`);
-                  kept as sorted ``(role, column)`` pairs; :attr:`column_map` is the dict.
+    Every entry point over judged inputs (`evaluate`, `compare`,
+    `significance`, `agree`, `design`, `judge`,
+    `judge_inputs`, `search_lengths`, the report builder) takes
+    these settings by the same names, as keywords or as one value
+    (``settings=``); a keyword that differs from a value given beside it is
+    refused. Judged rankings carry the settings they were judged with.
+    ``settings.replace(missing="zero")`` is a changed copy, checked again, and
+    ``settings.keywords()`` the settings as keywords.
 
-    Built from keywords (``Settings(rel=2)``), from an entry point's keywords
-    (:meth:`resolve`) or by the CLI from its arguments (``irpref.cli.common``);
-    ``settings.replace(missing="zero")`` is a changed copy, checked again.
+    Parameters
+    ----------
+    rel : int, default 1
+        Relevance level: grade >= rel is relevant (trec_eval ``-l``); >= 1.
+    depth : int, optional
+        Keep the top ``depth`` of every ranking after sorting (trec_eval ``-M``);
+        None: all.
+    ties : {"docid", "input", "expected"}, default "docid"
+        Tie policy: score then docid descending (trec_eval), file order among
+        equal scores, or the exact mean over every ordering of tied documents.
+    missing : {"skip", "zero"}, default "skip"
+        Judged queries a run lacks: skipped, or scored as an empty ranking
+        (trec_eval ``-c``).
+    corpus_size : int, optional
+        Documents in the collection, for measures that impute unretrieved
+        relevant documents at the bottom of the corpus; None: unknown.
+    judged_only : bool, default False
+        Evaluate the condensed lists (unjudged documents removed after the depth
+        cut, trec_eval ``-J``): every measure and preference gets the modifier
+        ``judged_only=true``.
+    use_tag : bool, default False
+        Name runs by their tag column instead of their file names.
+    columns : dict or tuple of pairs, optional
+        Which column of a table (CSV, TSV, JSONL, Parquet, DataFrame) holds each
+        role: ``{"query": "user_id", "doc": "item_id", "grade": "rating"}``;
+        kept as sorted ``(role, column)`` pairs (``column_map`` is the dict).
+
+    Raises
+    ------
+    UsageError
+        A value out of range (``rel=0``), an unknown tie policy, missing-query
+        rule or column role (a ``ValueError``).
+
+    Examples
+    --------
+    >>> import irpref
+    >>> s = irpref.Settings(rel=2, missing="zero")
+    >>> s.rel, s.missing, s.ties
+    (2, 'zero', 'docid')
+    >>> s.replace(rel=1).rel
+    1
+    >>> irpref.Settings(rel=0)
+    Traceback (most recent call last):
+    ...
+    irpref.errors.UsageError: rel=0: must be >= 1 ...
+
+    The same value serves every entry point:
+
+    >>> qrels = {"q1": {"d1": 2, "d2": 1}}
+    >>> runs = {"bm25": {"q1": {"d2": 2.0, "d1": 1.0}}}
+    >>> irpref.evaluate(qrels, runs, ["RR"], settings=s)["value"].tolist()
+    [0.5]
     """
 
     rel: int = 1

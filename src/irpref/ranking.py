@@ -266,17 +266,51 @@ def judge(
     columns=None,
     in_place: bool = False,
 ) -> JudgedRankings:
-    """Rank every run of ``coll`` by the judging settings (``settings``, or the
-    keywords of :class:`~irpref.params.Settings`): tie policy ``ties``, cut at
-    ``depth`` (trec_eval -M), joined with the qrels; the rankings carry the
-    settings, which every measure reads (``rel``, trec_eval -l; ``corpus_size``
-    for measures that impute unretrieved relevant documents at the bottom of
-    the corpus).
+    """Rank every run of an interned collection and join it with the qrels.
 
-    ``in_place=True`` lets the docid tie-break reorder documents within tie
-    groups in ``coll`` itself instead of a copy (for a collection judged
-    once: afterwards it no longer keeps file order among tied documents, so
-    ``ties="input"`` would see docid order)."""
+    Rankings are sorted by the tie policy, cut at ``depth`` (trec_eval
+    ``-M``) and joined with the qrels; they carry the judging settings, which
+    every measure reads.
+
+    Parameters
+    ----------
+    coll : Collection
+        Qrels and runs from `intern`.
+    settings : Settings, optional
+        The judging settings as one value, or the keywords below.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
+    in_place : bool, default False
+        Let the docid tie-break reorder tied documents in ``coll`` itself
+        instead of a copy (for a collection judged once).
+
+    Returns
+    -------
+    JudgedRankings
+        The judged rankings, carrying their settings.
+
+    Raises
+    ------
+    UsageError
+        An invalid setting.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> from irpref import examples
+    >>> coll = irpref.intern(irpref.read_qrels(examples.qrels_path()),
+    ...                      [irpref.read_run(p) for p in examples.run_paths()[:2]])
+    >>> judged = irpref.judge(coll, rel=2)
+    >>> judged.rel, judged.run_names
+    (2, ['TUA1-1', 'UNH_bm25'])
+    >>> means = irpref.summarize(irpref.evaluate(None, None, ["AP"], judged=judged))
+    >>> print(means.round(4).to_string(index=False))
+         run measure  value
+      TUA1-1      AP 0.4149
+    UNH_bm25      AP 0.2115
+    """
     settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
                                 use_tag=use_tag, columns=columns)

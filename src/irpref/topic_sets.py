@@ -231,27 +231,74 @@ def design(
     columns=None,
     judged: JudgedRankings | None = None,
 ) -> pd.DataFrame:
-    """Topic set size design (Sakai 2016): a table ``measure, design, value, unit``.
+    """Topic-set-size design (Sakai 2016): the topics a test needs, what a collection detects.
 
     Rows ``paired-t`` (topics the paired t-test needs to detect ``min_diff``
     with power 1 - ``beta`` at level ``alpha``), ``anova`` (a one-way ANOVA over
     ``systems``, default the runs given) and ``ci`` (an expected confidence
-    interval no wider than ``ci_width``). Three ways to give the scale:
+    interval no wider than ``ci_width``). The scale is given one of three ways:
+    ``standardized=True`` (``min_diff`` and ``ci_width`` in standard
+    deviations, Sakai's conventions; ``unit`` says which per row), a
+    ``variance`` V_E, or qrels, runs and ``measures``, from which V_E (the
+    residual variance of the two-way ANOVA without replication) is estimated
+    per measure, with the rows ``V_E``, ``runs``, ``topics``, ``power`` (reached
+    by the collection's topics at ``min_diff``) and ``min-diff`` (the smallest
+    difference they detect).
 
-    - ``standardized=True``: ``min_diff`` and ``ci_width`` are in standard
-      deviations, of the per-topic differences for ``paired-t`` and ``ci``, of
-      the scores (sqrt V_E) for ``anova`` (Sakai's conventions; ``unit`` says
-      which per row);
-    - ``variance``: V_E given, ``min_diff`` in units of the measure;
-    - qrels, runs and ``measures``: V_E estimated per measure from the runs
-      (:func:`residual_variance`, over the topics every run has; the judging
-      settings as :func:`irpref.evaluate` takes them), plus the rows ``V_E``,
-      ``runs`` and ``topics`` behind it, the ``power`` the collection's topics
-      reach at ``min_diff``, and ``min-diff``, the smallest difference they
-      detect with power 1 - ``beta``.
+    Parameters
+    ----------
+    qrels : path, DataFrame, dict or Qrels, optional
+        Judgments of a pilot collection.
+    runs : path, DataFrame, dict, Run, or a sequence or dict of them, optional
+        Runs of the pilot collection (two or more).
+    measures : str or sequence of str, optional
+        Measures whose V_E is estimated from the runs.
+    min_diff : float
+        The smallest difference to detect (keyword only).
+    alpha : float, default 0.05
+        Significance level.
+    beta : float, default 0.2
+        Type II error rate (power 1 - beta).
+    standardized : bool, default False
+        ``min_diff`` and ``ci_width`` are in standard deviations.
+    variance : float, optional
+        V_E, given instead of runs.
+    systems : int, optional
+        Systems of the one-way ANOVA (default: the runs given).
+    ci_width : float, optional
+        Add the ``ci`` row: topics for an expected interval this wide.
+    method : {"exact", "sakai"}, default "exact"
+        Exact noncentral t and F, or Sakai's normal approximation.
+    settings : Settings, optional
+        The judging settings as one value, or the keywords below.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
+    judged : JudgedRankings, optional
+        Rankings already judged.
 
-    ``method``: ``exact`` (noncentral t; default) or ``sakai`` (his normal
-    approximation) for the paired t-test's power.
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``measure, design, value, unit``.
+
+    Raises
+    ------
+    UsageError
+        No scale given, or two of them (standardized with runs, runs with a
+        variance), one run only, an unknown method, ``alpha`` or ``beta``
+        outside (0, 1).
+
+    Examples
+    --------
+    Sakai's anchor: a standardized difference of 0.2 at alpha 0.05 and power
+    0.8 needs 199 topics.
+
+    >>> import irpref
+    >>> print(irpref.design(min_diff=0.2, standardized=True).to_string(index=False))
+    measure   design value                                     unit
+            paired-t   199 topics; D in sd of per-topic differences
     """
     alpha, beta = check_alpha(alpha, "alpha"), check_alpha(beta, "beta")
     if method not in METHODS:

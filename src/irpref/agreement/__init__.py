@@ -168,31 +168,66 @@ def agree(
     judged_at: int | None = None,
     scale: tuple[int, int] | None = None,
 ) -> Agreement:
-    """Agreement between ``qrels_a`` (the reference, e.g. human) and ``qrels_b``.
+    """How far two sets of judgments agree, on labels and on the system orderings they induce.
 
-    qrels_a, qrels_b: paths, DataFrames, dicts or :class:`irpref.Qrels`.
-    runs, measures:   optional; every measure / preference (default
-                      ``nDCG@10 AP``) is evaluated under both qrels with the
-                      judging settings (``settings`` or the keywords ``rel``,
-                      ``depth``, ``ties``, ``missing``, ``corpus_size``,
-                      ``judged_only``, ``use_tag``, as :func:`irpref.evaluate`
-                      takes them) and the orderings compared.
-    thresholds:       binarization thresholds (default 1 .. the top of the scale).
-    scale:            the grade scale ``(low, high)``, e.g. ``(0, 3)``: a judged grade
-                      of either side outside it is refused
-                      (:class:`~irpref.errors.InputError` naming the file, the grades
-                      and how many pairs carry them). Default: the scale of
-                      ``qrels_a`` (its lowest and highest judged grade); a grade of
-                      ``qrels_b`` outside it is named in a :class:`GradeScale`
-                      warning and the thresholds stop at its top (a label set
-                      with a stray grade 10 on a 0-3 scale would otherwise add
-                      thresholds 4-10).
-    top:              k of the top-k overlap; ``alpha``: significance level.
-    judged_at:        with runs, also Judged@k per run and query under each side
-                      (:attr:`Agreement.judged`): how much of each ranking's top k
-                      the other side leaves unjudged.
+    Over the (query, document) pairs both judge: Cohen's kappa (plain, linear,
+    quadratic), Krippendorff's alpha (nominal, ordinal, interval), and at every
+    threshold t (grade >= t relevant) the binary kappa and alpha; leniency and
+    coverage. With runs, every measure under both judgments, the orderings
+    compared by Kendall's tau-b and tau_AP, and the run pairs whose order swaps.
 
-    Raises :class:`irpref.errors.InputError` when the two share no judged pair.
+    Parameters
+    ----------
+    qrels_a : path, DataFrame, dict or Qrels
+        The reference judgments (e.g. human).
+    qrels_b : path, DataFrame, dict or Qrels
+        The judgments compared with them (e.g. an LLM judge's).
+    runs : path, DataFrame, dict, Run, or a sequence or dict of them, optional
+        Runs to evaluate under both.
+    measures : str or sequence of str, optional
+        Measures and preferences for the runs (default ``nDCG@10 AP``).
+    thresholds : sequence of int, optional
+        Binarization thresholds (default 1 .. the top of the scale).
+    settings : Settings, optional
+        The judging settings as one value, or the keywords below.
+    rel, depth, ties, missing, corpus_size, judged_only, use_tag, columns : see Settings
+        The judging settings as keywords, by the names, defaults (trec_eval's)
+        and rules of `Settings`; a keyword beside a different ``settings`` is
+        refused.
+    top : int, default 5
+        k of the top-k overlap of the orderings.
+    alpha : float, default 0.05
+        Significance level of the swapped pairs' tests.
+    judged_at : int, optional
+        With runs, also Judged@k per run and query under each side.
+    scale : tuple of int, optional
+        The grade scale ``(low, high)``: a grade of either side outside it is
+        refused. Default: the scale of ``qrels_a``; a grade of ``qrels_b``
+        outside it is named in a warning.
+
+    Returns
+    -------
+    Agreement
+        Its tables are DataFrames: ``statistics`` (statistic, threshold,
+        value), ``confusion(threshold)``, ``per_query(threshold)``,
+        ``orderings`` and ``swaps`` (with runs).
+
+    Raises
+    ------
+    InputError
+        The two share no judged pair, or a grade lies outside ``scale``.
+    UsageError
+        A threshold outside the scale, an unknown measure.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> human = {"q1": {"d1": 2, "d2": 0, "d3": 1, "d4": 0}, "q2": {"d5": 1, "d6": 0, "d7": 2}}
+    >>> llm = {"q1": {"d1": 2, "d2": 1, "d3": 1, "d4": 0}, "q2": {"d5": 1, "d6": 0, "d7": 1}}
+    >>> stats = irpref.agree(human, llm).statistics.set_index("statistic")
+    >>> value = stats["value"].round(4)
+    >>> float(value["kappa"]), float(value["alpha_ordinal"])
+    (0.5758, 0.7632)
     """
     settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,

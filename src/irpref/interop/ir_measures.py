@@ -255,9 +255,39 @@ def _values(
 def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Any]:
     """Per-query values, as ir_measures' ``iter_calc``: ``Metric(query_id, measure, value)``.
 
-    ``measure`` is the object passed (an ir_measures measure, or a string when
-    ir_measures does not know it). qrels/run: anything :func:`irpref.evaluate`
-    reads, plus ir_measures' iterables of ``Qrel`` / ``ScoredDoc``.
+    A drop-in for ``ir_measures.iter_calc`` (``import irpref as ir_measures``);
+    every qrels query is scored, a query the run lacks as an empty ranking.
+
+    Parameters
+    ----------
+    measures : iterable
+        ir_measures measure objects or irpref measure texts.
+    qrels : path, DataFrame, dict or iterable of Qrel
+        The judgments, in any form `evaluate` reads, or ir_measures'
+        ``Qrel`` tuples.
+    run : path, DataFrame, dict or iterable of ScoredDoc
+        One run, in any form `evaluate` reads, or ir_measures'
+        ``ScoredDoc`` tuples.
+
+    Yields
+    ------
+    Metric
+        ``(query_id, measure, value)``, ``measure`` the object passed.
+
+    Raises
+    ------
+    UsageError
+        A measure irpref does not know, or an ir_measures parameter it lacks.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}}
+    >>> run = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 1.0, "d6": 0.5}}
+    >>> for metric in irpref.iter_calc(["AP"], qrels, run):
+    ...     print(metric.query_id, metric.measure, round(metric.value, 4))
+    q1 AP 0.8333
+    q2 AP 0.5
     """
     given, texts = _irpref_measures(measures)
     table = _values(given, texts, qrels, run)
@@ -276,11 +306,45 @@ def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Any]:
 
 
 def calc_aggregate(measures: Iterable[Any], qrels: Any, run: Any) -> dict[Any, float]:
-    """Aggregate values, as ir_measures' ``calc_aggregate``: ``{measure object: value}``.
+    """Aggregate values, as ir_measures' ``calc_aggregate``: ``{measure: value}``.
 
-    Each measure aggregates as in ir_measures: a sum for the counts (``NumQ``,
-    ``NumRet``, ``NumRel``, ``NumRelRet``), the mean over the qrels' queries
-    otherwise.
+    A drop-in for ``ir_measures.calc_aggregate`` (``import irpref as
+    ir_measures``). Each measure aggregates as in ir_measures: a sum for the
+    counts (``NumQ``, ``NumRet``, ``NumRel``, ``NumRelRet``), the mean over the
+    qrels' queries otherwise (a query the run lacks scores as an empty
+    ranking, ir_measures' convention).
+
+    Parameters
+    ----------
+    measures : iterable
+        ir_measures measure objects (``nDCG@10``, ``AP(rel=2)``) or irpref
+        measure texts.
+    qrels : path, DataFrame, dict or iterable of Qrel
+        The judgments, in any form `evaluate` reads, or ir_measures'
+        ``Qrel`` tuples.
+    run : path, DataFrame, dict or iterable of ScoredDoc
+        One run, in any form `evaluate` reads, or ir_measures'
+        ``ScoredDoc`` tuples.
+
+    Returns
+    -------
+    dict
+        ``{measure (the object passed): value}``.
+
+    Raises
+    ------
+    UsageError
+        A measure irpref does not know, or an ir_measures parameter it lacks
+        (refused, never approximated).
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}}
+    >>> run = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 1.0, "d6": 0.5}}
+    >>> values = irpref.calc_aggregate(["AP", "nDCG@10"], qrels, run)
+    >>> {str(m): round(v, 4) for m, v in values.items()}
+    {'AP': 0.6667, 'nDCG@10': 0.6867}
     """
     given, texts = _irpref_measures(measures)
     table = _values(given, texts, qrels, run)

@@ -28,12 +28,61 @@ rather than wrapped."""
 
 
 class TrecFormatError(InputError):
-    """A TREC file that cannot be read: names the file, the line and the problem."""
+    """A TREC file that cannot be read: names the file, the line and the problem.
+
+    An ``InputError`` (so a ``ValueError``); the CLI prints it as one line and
+    exits 1.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    line : int or None
+        The 1-based line, or None for a problem of the whole file.
+    problem : str
+        What is wrong.
+    text : str, optional
+        The offending line.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> err = irpref.TrecFormatError("runs/bm25.txt", 3, "score 'n/a' is not a number",
+    ...                              "q1 Q0 d9 1 n/a bm25")
+    >>> print(err)
+    runs/bm25.txt:3: score 'n/a' is not a number: 'q1 Q0 d9 1 n/a bm25'
+    >>> isinstance(err, ValueError)
+    True
+    """
 
 
 @dataclass(frozen=True)
 class Qrels:
-    """Relevance judgements: one row per judged (query, document)."""
+    """Relevance judgments: one row per judged (query, document).
+
+    Made by `read_qrels` (or from a DataFrame or dict by any entry point).
+    Negative grades mark pooled but unjudged documents, as in trec_eval.
+
+    Parameters
+    ----------
+    query : pyarrow.Array
+        Query id of each row (strings).
+    doc : pyarrow.Array
+        Document id of each row (strings).
+    grade : numpy.ndarray
+        Integer grade of each row.
+    source : str, default "<qrels>"
+        Where the rows came from (a path), named in errors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pyarrow as pa
+    >>> import irpref
+    >>> qrels = irpref.Qrels(pa.array(["q1", "q1"]), pa.array(["d1", "d2"]), np.array([1, 0]))
+    >>> qrels.source, len(qrels.doc)
+    ('<qrels>', 2)
+    """
 
     query: pa.Array  # string
     doc: pa.Array  # string
@@ -46,7 +95,35 @@ class Qrels:
 
 @dataclass(frozen=True)
 class Run:
-    """A ranked run: one row per retrieved (query, document, score), in file order."""
+    """A run: one row per retrieved (query, document, score), in file order.
+
+    Made by `read_run` (or from a DataFrame or dict by any entry point).
+
+    Parameters
+    ----------
+    name : str
+        The run's name.
+    query : pyarrow.Array
+        Query id of each row (strings).
+    doc : pyarrow.Array
+        Document id of each row (strings).
+    score : numpy.ndarray
+        Score of each row (float64).
+    source : str, default "<run>"
+        Where the rows came from (a path), named in errors.
+    tag : str, optional
+        The tag column's value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pyarrow as pa
+    >>> import irpref
+    >>> run = irpref.Run("bm25", pa.array(["q1", "q1"]), pa.array(["d1", "d2"]),
+    ...                  np.array([2.0, 1.0]))
+    >>> run.name, run.score.tolist()
+    ('bm25', [2.0, 1.0])
+    """
 
     name: str
     query: pa.Array  # string

@@ -75,10 +75,41 @@ A higher layer registers its own: :mod:`irpref.interop.ir_datasets` adds
 
 
 def read_qrels(path: PathLike, *, columns: Columns | None = None) -> Qrels:
-    """Read TREC qrels ``qid iter docid grade`` (plain or ``.gz``), a
-    ``.csv``/``.tsv``/``.jsonl``/``.parquet`` table (:mod:`irpref.io.tables`;
-    ``columns`` names its columns, :mod:`irpref.io.columns`), or
-    ``irds:DATASET-ID`` (qrels through ir_datasets; see :data:`QRELS_SOURCES`)."""
+    """Read relevance judgments from a file.
+
+    TREC qrels ``qid iter docid grade`` (plain or ``.gz``), a ``.csv``,
+    ``.tsv``, ``.jsonl`` or ``.parquet`` table with named columns, or
+    ``irds:DATASET-ID`` (qrels through ir_datasets). A file that cannot be read
+    exactly is refused naming the file, the line and the problem.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, or ``irds:DATASET-ID``.
+    columns : dict, optional
+        Which column of a table holds each role (``{"query": "user_id", "doc":
+        "item_id", "grade": "rating"}``); a role left out is found by its usual
+        names.
+
+    Returns
+    -------
+    Qrels
+        One row per judged (query, document).
+
+    Raises
+    ------
+    InputError
+        A malformed line, a grade that is not an integer, an empty or corrupt
+        file, a missing file or column (``TrecFormatError`` for TREC files).
+
+    Examples
+    --------
+    >>> import irpref
+    >>> from irpref import examples
+    >>> qrels = irpref.read_qrels(examples.qrels_path())
+    >>> len(qrels.query), int(qrels.grade.max())
+    (9260, 3)
+    """
     if isinstance(path, str):
         for prefix, reader in QRELS_SOURCES.items():
             if path.startswith(prefix):
@@ -126,14 +157,47 @@ def read_run(
     check_duplicates: bool = True,
     columns: Columns | None = None,
 ) -> Run:
-    """Read a TREC run ``qid Q0 docid rank score [tag]`` (plain or ``.gz``), or
-    a table (:mod:`irpref.io.tables`; ``columns`` names its columns).
+    """Read a run from a file.
 
-    The run is named ``name``, else its tag column if ``use_tag``, else
-    :func:`run_name_from_path`. The same document twice in one query is an
-    error, as in trec_eval; ``check_duplicates=False`` leaves that check to
-    :func:`irpref.interning.intern`, which every evaluation runs (and which
-    checks document keys, cheaper than strings).
+    A TREC run ``qid Q0 docid rank score [tag]`` (plain or ``.gz``) or a table
+    (``.csv``, ``.tsv``, ``.jsonl``, ``.parquet``). Documents are ranked by
+    score later; the rank column is not read. The same document twice in one
+    query is an error, as in trec_eval.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    name : str, optional
+        The run's name; default its tag column with ``use_tag``, else the file
+        name (without directory, ``input.`` prefix and ``.gz``/``.txt``/``.run``/
+        ``.trec``/``.tsv``).
+    use_tag : bool, default False
+        Name the run by its tag column.
+    check_duplicates : bool, default True
+        Refuse a document twice in one query here; False leaves the check to
+        `intern`, which every evaluation runs.
+    columns : dict, optional
+        Which column of a table holds each role.
+
+    Returns
+    -------
+    Run
+        One row per retrieved (query, document, score), in file order.
+
+    Raises
+    ------
+    InputError
+        A malformed line, a score that is not a number, a repeated document,
+        an empty or corrupt file (``TrecFormatError`` for TREC files).
+
+    Examples
+    --------
+    >>> import irpref
+    >>> from irpref import examples
+    >>> run = irpref.read_run(examples.run_paths()[0])
+    >>> run.name, len(run.query)
+    ('TUA1-1', 4142)
     """
     return _read_run(path, name, use_tag, check_duplicates, whole=False, columns=columns)
 

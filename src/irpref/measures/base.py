@@ -341,6 +341,24 @@ class Family:
 
 
 REGISTRY: dict[str, Family] = {}
+"""Every measure family's record, by canonical name: the one source of facts about a measure.
+
+A record (``Family``) holds the kernel and tie-aware kernel, parameters with
+their ranges, cut-off rule, orientation (higher or lower is better), range,
+aggregate, residual-bounds rule, aliases in other tools, trec_eval and
+ir_measures names, formula and source. ``irpref measures`` prints them, and
+the documentation's measure catalogue is generated from them. Preferences
+have records of their own (``irpref measures`` lists them too).
+
+Examples
+--------
+>>> import irpref
+>>> ap = irpref.REGISTRY["AP"]
+>>> ap.name, ap.orientation, irpref.REGISTRY["ASL"].orientation
+('AP', 'higher', 'lower')
+>>> "nDCG" in irpref.REGISTRY and len(irpref.REGISTRY) > 60
+True
+"""
 ORIENTATIONS = ("higher", "lower", "none")
 ORIENTATION_SIGNS = {"higher": 1, "lower": -1, "none": 0}
 """A record's orientation word -> its sign (+1 higher, -1 lower, 0 no better direction)."""
@@ -395,7 +413,31 @@ def attach_kernel(name: str, ties: str = "expected") -> Callable[[Kernel], Kerne
 
 @dataclass(frozen=True)
 class Measure:
-    """One measure: a family name, parameters and an optional cut-off."""
+    """One measure: a family name, parameters and an optional cut-off.
+
+    Made by `parse_measure` from any accepted spelling; ``str(measure)``
+    is the canonical text (``AP(rel=2)@100``). Its family's record
+    (``REGISTRY[measure.name]``) holds the kernel, orientation, formula and
+    source.
+
+    Parameters
+    ----------
+    name : str
+        The family name, a key of `REGISTRY`.
+    params : tuple of (str, value) pairs, default ()
+        Parameters, e.g. ``(("p", 0.5),)``.
+    cutoff : int, optional
+        The cut-off k of ``@k``.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> m = irpref.Measure("AP", cutoff=100)
+    >>> str(m), m.orientation
+    ('AP@100', 'higher')
+    >>> irpref.parse_measure("map_cut.100") == m
+    True
+    """
 
     name: str
     params: tuple[tuple[str, Any], ...] = ()

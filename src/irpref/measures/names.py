@@ -450,13 +450,44 @@ def canonical_name(text: Any, kind: str = "measure", *, judged_only: bool = Fals
 
 
 def parse_measure(text: Any, *, judged_only: bool = False) -> Measure:
-    """Parse ``text``: irpref's canonical form or another tool's spelling
-    (``MAP``, ``ndcg@10``, ``ndcg_cut.10``, ``P_10``, ``recall@1000``, ...), a
-    :class:`~irpref.measures.base.Measure` or an object a registered converter
-    knows (an ir_measures measure). ``judged_only=True`` (the judging setting
-    ``--judged-only``) gives every measure ``judged_only=true`` unless its text
-    sets it. A :class:`~irpref.errors.UsageError` names what is wrong (unknown
-    name with the closest ones, parameter out of range)."""
+    """Parse one measure from irpref's canonical form or another tool's spelling.
+
+    Names are case-insensitive; ``MAP``, ``ndcg@10``, ``ndcg_cut.10``, ``P_10``,
+    ``recall@1000`` and the other spellings of trec_eval, pytrec_eval,
+    ir_measures, ranx and PyTerrier parse to the same measure. Parameters are
+    validated here, before any file is read.
+
+    Parameters
+    ----------
+    text : str, Measure or ir_measures measure
+        The measure, e.g. ``"nDCG(gain=exp)@10"``, ``"RBP(p=0.5)"``, ``"map"``.
+    judged_only : bool, default False
+        Give the measure ``judged_only=true`` unless its text sets it (the
+        judging setting ``--judged-only``).
+
+    Returns
+    -------
+    Measure
+        The parsed measure; ``str()`` gives its canonical text.
+
+    Raises
+    ------
+    UsageError
+        An unknown name (with the three closest names), a parameter out of
+        range, a preference (which `compare` takes).
+
+    Examples
+    --------
+    >>> import irpref
+    >>> irpref.parse_measure("ndcg_cut.10")
+    nDCG@10
+    >>> irpref.parse_measure("map@100-l2")
+    AP(rel=2)@100
+    >>> irpref.parse_measure("nDGC@10")
+    Traceback (most recent call last):
+    ...
+    irpref.errors.UsageError: unknown measure 'nDGC@10'; did you mean nDCG, RnDCG, NCG? ...
+    """
     modifiers = modifiers_for(judged_only)
     if isinstance(text, Measure):
         unset = {k: v for k, v in modifiers.items() if k not in dict(text.params)}
@@ -470,6 +501,32 @@ def parse_measure(text: Any, *, judged_only: bool = False) -> Measure:
 
 
 def parse_measures(texts: Any, *, judged_only: bool = False) -> list[Measure]:
-    """Parse several measures; a string may hold several separated by spaces
-    (outside parentheses)."""
+    """Parse several measures; a string may hold several separated by spaces.
+
+    Parameters
+    ----------
+    texts : str or iterable of str or Measure
+        Measures, e.g. ``"AP nDCG@10"`` or ``["AP", "RBP(p=0.5)"]``; spaces
+        inside parentheses do not separate.
+    judged_only : bool, default False
+        Give every measure ``judged_only=true`` unless its text sets it.
+
+    Returns
+    -------
+    list of Measure
+        The parsed measures, in order.
+
+    Raises
+    ------
+    UsageError
+        An unknown name or a parameter out of range.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> irpref.parse_measures("AP nDCG@10 RBP(p=0.5)")
+    [AP, nDCG@10, RBP(p=0.5)]
+    >>> irpref.parse_measures(["P@10"], judged_only=True)
+    [P(judged_only=true)@10]
+    """
     return parse_all(texts, lambda t: parse_measure(t, judged_only=judged_only), Measure)

@@ -91,11 +91,37 @@ NORMALIZATIONS: dict[str, Normalization] = {
 
 @dataclass(frozen=True)
 class RecallLevelMetric:
-    """``mu(p) = sum_i e(p_i) z(i, m)`` (Diaz & Mitra 2023, Def. 2.1).
+    """A recall-level metric ``mu(p) = sum_i e(p_i) z(i, m)`` (Diaz & Mitra 2023, Def. 2.1).
 
-    ``e`` and ``z`` are names from :data:`EXPOSURES` / :data:`NORMALIZATIONS`
-    or callables ``e(i, n, gamma)`` and ``z(i, m)`` on arrays; ``gamma`` is
-    the RBP persistence. Undefined positions (NaN) get exposure 0.
+    ``p`` holds the sorted positions of a query's m relevant items; ``e`` is an
+    exposure of a position and ``z`` a normalization of a recall level. Called
+    as ``metric(p, n)`` it gives the metric of one query. Undefined positions
+    (NaN) get exposure 0.
+
+    Parameters
+    ----------
+    e : str or callable, default "ap"
+        Exposure: a name (``ap``, ``rr``, ``ndcg``, ``rbp``, ``lin``, ...) or a
+        function ``e(i, n, gamma)`` on arrays.
+    z : str or callable, default "ap"
+        Normalization: a name (``ap``, ``rr``, ``ndcg``, ``rbp``, ``sl3``,
+        ``mean``, ...) or a function ``z(i, m)`` on arrays.
+    gamma : float, default 0.8
+        RBP persistence, in (0, 1).
+    name : str, default ""
+        Display name (default ``RL(e=...,z=...)``).
+
+    Raises
+    ------
+    ValueError
+        An unknown exposure or normalization name, or ``gamma`` outside (0, 1).
+
+    Examples
+    --------
+    >>> import irpref
+    >>> ap = irpref.RecallLevelMetric("ap", "ap")
+    >>> str(ap), round(ap([1, 3, 10], 100), 4)
+    ('RL(e=ap,z=ap)', 0.6556)
     """
 
     e: str | Exposure = "ap"

@@ -7,7 +7,8 @@ Everything else is generated from :data:`EXPERIMENTS`: the subcommands and
 their argument parsers (:mod:`irpref.cli.meta`), the lazy attribute table of
 :mod:`irpref.meta` (which only spares ``import irpref.meta`` the cost of
 loading every experiment module), and the README's list of experiments
-(:func:`readme_list`; ``python -m irpref.meta.catalog README.md`` rewrites it).
+(:func:`readme_list`, on the documentation's Meta-evaluation page;
+``python -m irpref.meta.catalog docs/reference/meta-evaluation.md`` rewrites it).
 
 An experiment on real runs (``reads_runs``) takes the inputs every command
 takes (QRELS RUN... or a file saved by ``irpref judge``, ``--rel``,
@@ -553,7 +554,7 @@ def exports() -> dict[str, str]:
 # ------------------------------------------------------------------ README
 
 README_BEGIN = ("<!-- the list below is generated from irpref.meta.catalog: "
-                "python -m irpref.meta.catalog README.md -->\n")
+                "python -m irpref.meta.catalog docs/reference/meta-evaluation.md -->\n")
 README_END = "<!-- end of the generated list -->\n"
 
 
@@ -582,4 +583,5 @@ def write_readme(path) -> bool:
 
 
 if __name__ == "__main__":
-    sys.exit(0 if not write_readme(sys.argv[1] if len(sys.argv) > 1 else "README.md") else 0)
+    sys.exit(0 if not write_readme(sys.argv[1] if len(sys.argv) > 1
+                                   else "docs/reference/meta-evaluation.md") else 0)

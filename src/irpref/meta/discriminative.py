@@ -35,12 +35,47 @@ def discriminative_power(
     alpha: float = 0.05,
     **kwargs,
 ) -> pd.DataFrame:
-    """One row per (measure, test): pairs, significant pairs at ``alpha``, percent.
+    """Discriminative power: the share of run pairs each measure separates significantly.
 
-    ``results`` is the per-pair table of :func:`irpref.significance` (column
-    ``p_adjusted``); tidy metric / preference tables are tested first, with
-    ``kwargs`` passed to :func:`irpref.significance` (``test``,
-    ``correction``, ``permutations``, ``seed``, ...).
+    Parameters
+    ----------
+    results : DataFrame, Pairwise or a sequence of them
+        The per-pair table of `significance` (column ``p_adjusted``), or
+        tidy tables of `evaluate` / `compare`, which are tested
+        first.
+    alpha : float, default 0.05
+        Significance level.
+    **kwargs : Any
+        Passed to `significance` when tables are tested here (``test``,
+        ``correction``, ``permutations``, ``seed``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per measure and test: ``measure, test, correction, alpha,
+        pairs, significant, percent``.
+
+    Raises
+    ------
+    ValueError
+        ``alpha`` outside (0, 1).
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1},
+    ...          "q3": {"d7": 1, "d8": 0}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}, "q3": {"d8": 2.0, "d7": 1.0}},
+    ...         "dense": {"q1": {"d3": 0.9, "d1": 0.8, "d2": 0.1},
+    ...                   "q2": {"d5": 0.7, "d4": 0.6}, "q3": {"d7": 0.5, "d8": 0.4}},
+    ...         "hybrid": {"q1": {"d3": 0.9, "d2": 0.8, "d1": 0.1},
+    ...                    "q2": {"d6": 0.7, "d4": 0.6}, "q3": {"d7": 0.5, "d8": 0.4}}}
+    >>> tests = irpref.significance(irpref.evaluate(qrels, runs, ["AP", "RR"]))
+    >>> print(irpref.discriminative_power(tests).to_string(index=False))
+    measure test correction  alpha  pairs  significant  percent
+         AP    t       holm   0.05      3            0      0.0
+         RR    t       holm   0.05      3            0      0.0
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")

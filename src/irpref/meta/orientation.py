@@ -100,8 +100,46 @@ def recall_orientation(metric: Metric | str, m: int, n: float, scaled: bool = Fa
 def orientation(
     metric: Metric | str, m: int | Iterable[int], n: float, scaled: bool = False
 ) -> pd.DataFrame:
-    """Table ``m, precision, recall`` of the orientations for each ``m``;
-    ``metric`` may be a name, e.g. ``orientation("AP", 5, 1e5)``."""
+    """Precision and recall orientation of a metric (Diaz & Mitra 2023, Sec. 3.1).
+
+    For m relevant items in a ranking of n: the precision orientation is how
+    much the metric drops when the top relevant item moves to the worst place it
+    can take (the others at the bottom); the recall orientation how much it
+    drops when the bottom relevant item moves to position n.
+
+    Parameters
+    ----------
+    metric : str, RecallLevelMetric or callable
+        A measure name (``AP``, ``RR``, ``nDCG``, ``RBP(p=0.8)``, ``R@k``,
+        ``TSE(e=...)``, ``RL(e=...,z=...)``), a `RecallLevelMetric`, or
+        any ``metric(p, n) -> float`` of the sorted relevant positions.
+    m : int or iterable of int
+        Numbers of relevant items.
+    n : float
+        Ranking (corpus) size.
+    scaled : bool, default False
+        Divide both by the metric's range for that m (how Fig. 3 plots TSE).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``m, precision, recall``.
+
+    Raises
+    ------
+    UsageError
+        A measure name that is not a metric of the relevant positions.
+    ValueError
+        m outside [1, n].
+
+    Examples
+    --------
+    >>> import irpref
+    >>> print(irpref.orientation("AP", [1, 5], 1000).round(4).to_string(index=False))
+     m  precision  recall
+     1     0.9990   0.999
+     5     0.1998   0.199
+    """
     metric = as_metric(metric)
     ms = [int(m)] if np.isscalar(m) else [int(x) for x in m]
     return pd.DataFrame(

@@ -17,6 +17,7 @@ analysis; the measures themselves never enumerate.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from irpref.measures.recall_metrics import RecallLevelMetric
 
@@ -71,14 +72,81 @@ def _worst(w: np.ndarray, u: np.ndarray) -> tuple[float, np.ndarray]:
     return float(u[k]), np.flatnonzero(w[k])
 
 
-def worst_user(metric: RecallLevelMetric, p, n: float | None = None):
-    """``WC_mu`` (Eq. 4): the worst-off searcher's utility and subset
-    (0-based recall levels of its items)."""
+def worst_user(metric: RecallLevelMetric, p: ArrayLike,
+               n: float | None = None) -> tuple[float, np.ndarray]:
+    """The worst-off searcher's utility (Diaz & Mitra 2023, Eq. 4), by brute force.
+
+    Every non-empty subset w of the m relevant items is a possible searcher
+    whose relevant set is w; its utility is ``sum_i e(p_{w_i}) z(i, |w|)``. For
+    a top-heavy recall-level metric the minimum equals ``TSE = e(p_m)``
+    (Theorem B.1). Enumerates the 2^m - 1 subsets (m <= 20).
+
+    Parameters
+    ----------
+    metric : RecallLevelMetric
+        The recall-level metric (exposure e, normalization z).
+    p : array_like
+        Positions of the relevant items (any order).
+    n : float, optional
+        Corpus size (for exposures that read it).
+
+    Returns
+    -------
+    utility : float
+        The smallest utility.
+    subset : numpy.ndarray
+        0-based recall levels of the worst-off searcher's items.
+
+    Raises
+    ------
+    ValueError
+        ``p`` empty, or more than 20 relevant items.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> irpref.worst_user(irpref.RecallLevelMetric("ap", "ap"), [1, 3, 10], 100)
+    (0.1, array([2]))
+    """
     return _worst(*user_utilities(metric, p, n))
 
 
-def worst_provider(metric: RecallLevelMetric, p, n: float | None = None):
-    """``WC_eta`` (Eq. 6): the worst-off provider's exposure and subset."""
+def worst_provider(metric: RecallLevelMetric, p: ArrayLike,
+                   n: float | None = None) -> tuple[float, np.ndarray]:
+    """The worst-off provider's exposure (Diaz & Mitra 2023, Eq. 6), by brute force.
+
+    Every non-empty subset w of the m relevant items is a possible provider
+    owning w; its cumulative positive exposure is ``sum_{j in w} e(p_j)``. For
+    a top-heavy recall-level metric the minimum equals ``TSE = e(p_m)``
+    (Theorem B.2). Enumerates the 2^m - 1 subsets (m <= 20).
+
+    Parameters
+    ----------
+    metric : RecallLevelMetric
+        The recall-level metric (its exposure e).
+    p : array_like
+        Positions of the relevant items (any order).
+    n : float, optional
+        Corpus size (for exposures that read it).
+
+    Returns
+    -------
+    exposure : float
+        The smallest exposure.
+    subset : numpy.ndarray
+        0-based recall levels of the worst-off provider's items.
+
+    Raises
+    ------
+    ValueError
+        ``p`` empty, or more than 20 relevant items.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> irpref.worst_provider(irpref.RecallLevelMetric("ap", "ap"), [1, 3, 10], 100)
+    (0.1, array([2]))
+    """
     return _worst(*provider_utilities(metric, p, n))
 
 

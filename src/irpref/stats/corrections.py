@@ -9,6 +9,7 @@ values equal ``statsmodels.stats.multitest.multipletests`` (``holm``,
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["CORRECTIONS", "adjust_pvalues"]
 
@@ -16,8 +17,10 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 """Multiple-comparison corrections over one family of comparisons."""
 
 
-def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
-    """Adjust p-values for multiple comparisons; NaN stays NaN and does not count in m.
+def adjust_pvalues(p: ArrayLike, method: str = "holm") -> np.ndarray:
+    """Adjust p-values for multiple comparisons.
+
+    NaN stays NaN and does not count in m.
 
     - ``bonferroni``: min(1, m p).
     - ``holm`` (Holm 1979): p_(i) -> max_{j <= i} min(1, (m - j + 1) p_(j)).
@@ -25,6 +28,33 @@ def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
     - ``by`` (Benjamini & Yekutieli 2001): as ``bh`` with m replaced by
       m c(m), c(m) = sum_{k=1..m} 1 / k (valid under any dependence).
     - ``none``: unchanged.
+
+    Parameters
+    ----------
+    p : array_like
+        Raw p-values, any shape.
+    method : {"holm", "bonferroni", "bh", "by", "none"}, default "holm"
+        The correction.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values, the shape of ``p``; equal to statsmodels'
+        ``multipletests``.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``method``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import irpref
+    >>> irpref.adjust_pvalues(np.array([0.01, 0.04, 0.03, np.nan]), "holm")
+    array([0.03, 0.06, 0.06,  nan])
+    >>> irpref.adjust_pvalues(np.array([0.01, 0.04, 0.03]), "bh")
+    array([0.03, 0.04, 0.04])
     """
     if method not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {method!r}")

@@ -105,30 +105,63 @@ def tukey_hsd(
     exploit_order: bool = True,
     strict: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Randomized Tukey HSD (Carterette, TOIS 2012, Sec. 4): p-values of all pairs a < b.
+    """Randomized Tukey HSD (Carterette, TOIS 2012, Sec. 4): family-wise p-values of all run pairs.
 
     Each permutation shuffles, independently within every query, which run
     produced which values: for a preference matrix, the rows and columns of
     that query's R x R matrix together. Statistic: max over pairs of
     |mean_q D*[q, a, b]|; p(a, b) = #{permutations: max >= |mean_q D[q, a, b]|} / B.
     Queries some run lacks are dropped (HSD needs every run on every query).
-    Returns (p, observed |mean| per pair).
+    The permutations run in the optional C kernels when built, with the same
+    permutation stream, summation order and dtype as the NumPy kernels, so the
+    p-values for a seed are the same bit for bit.
 
-    ``strict=True`` counts only maxima strictly above the observed value. It
-    differs only for discrete statistics (sign preferences, where maxima
-    often equal an observed value) and is anti-conservative there; it is what
-    reproduces the lexiprecision paper's HSD column for sgnLP (Table 3(a)).
+    Parameters
+    ----------
+    pairwise : Pairwise
+        The per-query values of one measure.
+    permutations : int, default 10000
+        Number of permutations B.
+    seed : int or numpy.random.Generator, optional
+        Random seed (None: 0); same seed, same p-values.
+    batch : int, optional
+        Permutations per batch (memory); the result does not depend on it.
+    exploit_order : bool, default True
+        Use the faster loops for metrics and ordering sign preferences;
+        False forces the generic gather (same result).
+    strict : bool, default False
+        Count only maxima strictly above the observed value; differs only for
+        discrete statistics (sign preferences), where it is anti-conservative.
 
-    Work per permutation: for a metric the maximum is the range of the
-    permuted run means, O(Q R); a sign preference that orders each query's
-    runs (sgnLP, sgnLR: D[q, a, b] = sgn(k[q, a] - k[q, b])) permutes the keys
-    k and compares them, O(Q R^2) on int8; any other matrix is gathered,
-    O(Q R^2 / 2). ``exploit_order=False`` forces the generic gather (same result).
+    Returns
+    -------
+    p : numpy.ndarray
+        p-values of the pairs a < b (in the order of ``pairwise.pairs``).
+    observed : numpy.ndarray
+        |mean difference| of each pair.
 
-    The permutations and these loops run in the optional C extension
-    ``irpref._kernels`` when it is built (``IRPREF_KERNELS=numpy`` forces the
-    NumPy kernels): same permutation stream, same summation order and dtype,
-    so the same maxima bit for bit and the same p-values for a seed.
+    Raises
+    ------
+    ValueError
+        ``permutations`` < 1.
+
+    Examples
+    --------
+    >>> import irpref
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1},
+    ...          "q3": {"d7": 1, "d8": 0}}
+    >>> runs = {"bm25": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0},
+    ...                  "q2": {"d4": 1.0, "d6": 0.5}, "q3": {"d8": 2.0, "d7": 1.0}},
+    ...         "dense": {"q1": {"d3": 0.9, "d1": 0.8, "d2": 0.1},
+    ...                   "q2": {"d5": 0.7, "d4": 0.6}, "q3": {"d7": 0.5, "d8": 0.4}},
+    ...         "hybrid": {"q1": {"d3": 0.9, "d2": 0.8, "d1": 0.1},
+    ...                    "q2": {"d6": 0.7, "d4": 0.6}, "q3": {"d7": 0.5, "d8": 0.4}}}
+    >>> pairwise = irpref.Pairwise.from_metric(irpref.evaluate(qrels, runs, ["AP"]))
+    >>> p, observed = irpref.tukey_hsd(pairwise, permutations=1000, seed=0)
+    >>> p
+    array([0.331, 0.876, 0.566])
+    >>> observed.round(4)
+    array([0.3889, 0.0833, 0.3056])
     """
     if permutations < 1:
         raise ValueError(f"permutations must be >= 1, got {permutations}")

@@ -30,16 +30,50 @@ KINDS = ("metric", "real", "sign")
 
 @dataclass(frozen=True, eq=False)
 class Pairwise:
-    """Per-query pairwise values of one measure over R runs and Q queries.
+    """Per-query pairwise values of one measure over R runs and Q queries: what the tests read.
 
-    kind ``metric``: ``scores`` (R, Q) per-query values, NaN where a run lacks
-    a query; the matrix is ``scores[a] - scores[b]``. Kinds ``real`` and
-    ``sign``: ``matrix`` (Q, R, R) preferences of row run over column run
-    (antisymmetric, NaN where missing; ``sign`` values are in {-1, 0, 1}), or
-    ``source``, which computes them by blocks of pairs: an object with
-    ``pair_values(a, b)`` ((P, Q) values of the pairs (a[i], b[i]), either order,
-    as the matrix's entries) and ``matrix()`` (the whole (Q, R, R), built when
-    read), e.g. :meth:`irpref.preferences.Comparison.source`.
+    Kind ``metric``: ``scores`` (R, Q) per-query values, NaN where a run lacks a
+    query; the pair values are ``scores[a] - scores[b]``. Kinds ``real`` and
+    ``sign``: a (Q, R, R) matrix of preferences of row run over column run
+    (antisymmetric, NaN where missing; ``sign`` values in {-1, 0, 1}), or a
+    ``source`` that computes them by blocks of pairs. Build one with the
+    constructors ``from_metric`` (an `evaluate` table), ``from_preference``
+    (a `compare` table), ``from_scores`` or ``from_matrix``.
+
+    Parameters
+    ----------
+    measure : str
+        The measure's name.
+    kind : {"metric", "real", "sign"}
+        What the values are.
+    runs : numpy.ndarray
+        (R,) run names.
+    queries : numpy.ndarray
+        (Q,) query ids.
+    scores : numpy.ndarray, optional
+        (R, Q) per-query values (kind ``metric``).
+    matrix_ : numpy.ndarray, optional
+        (Q, R, R) preferences (kinds ``real`` and ``sign``).
+    orientation_ : {"higher", "lower", "none"}, optional
+        Which direction is better; None: from the measure's record.
+    source : object, optional
+        Values by blocks of pairs: an object with ``pair_values(a, b)`` ((P, Q)
+        values of the pairs (a[i], b[i])) and ``matrix()``.
+
+    Raises
+    ------
+    ValueError
+        An unknown kind, values missing for the kind, an unknown orientation or
+        fewer than two runs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import irpref
+    >>> pw = irpref.Pairwise.from_scores(np.array([[0.5, 0.7, 0.2], [0.4, 0.9, 0.6]]),
+    ...                                  runs=["bm25", "dense"], measure="AP")
+    >>> pw.kind, list(pw.runs), pw.scores.shape
+    ('metric', ['bm25', 'dense'], (2, 3))
     """
 
     measure: str
