@@ -28,6 +28,7 @@ import sys
 import tempfile
 import warnings
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,15 +153,29 @@ def _run_queries(run: Run) -> np.ndarray:
     return np.asarray(pc.unique(run.query).to_pylist(), dtype=object)
 
 
+@dataclass
+class _Inputs:
+    """The judged queries (byte order), which of them the run has, its runid, and
+    ``values(bogus)``: the per-query values, with the queries ``bogus`` ranked as
+    trec_eval's bogus document, and (-R qrels) each query's number retrieved and
+    number relevant."""
+
+    queries: np.ndarray
+    present: np.ndarray
+    runid: str
+    values: Callable[[np.ndarray], tuple[dict, np.ndarray | None, np.ndarray | None]]
+    complete_num_rel: int | None = None
+
+
 def evaluate(req: Request, qrels_path: str, run_path: str,
              requested: list[Requested]) -> Outcome:
     """trec_eval's output for the run against the judgments (``req.rel_format``)."""
     from irpref.trec_eval_zscores import read_zscores
 
-    run, runid = read_trec_run(run_path)
-    judgments, queries = _read_judgments(req, qrels_path, requested)
+    inputs = _compact_inputs(req, qrels_path, run_path, requested) \
+        or _full_inputs(req, qrels_path, run_path, requested)
     zscores = read_zscores(req.zscore_file) if req.zscore_file is not None else None
-    present = np.isin(queries, _run_queries(run))
+    queries, present = inputs.queries, inputs.present
     evaluated = np.ones(len(queries), bool) if req.debug_query is None else \
         queries == req.debug_query
     if not evaluated.any():
@@ -174,9 +189,7 @@ def evaluate(req: Request, qrels_path: str, run_path: str,
                  "trec_eval's one-document bogus ranking)")
         evaluated &= np.arange(len(queries)) < first
     bogus = missing if req.complete else np.zeros(len(queries), bool)
-    if bogus.any() or req.depth == 0:  # -M 0: every ranking empty, the bogus one too
-        run = _with_rows(run, queries[bogus] if req.depth != 0 else [], req.depth != 0)
-    values, num_ret, num_rel = _values(req, judgments, run, requested)
+    values, num_ret, num_rel = inputs.values(bogus)
     reset_missing(values, requested, bogus)
     empty = evaluated & (num_ret == 0) if num_ret is not None else None
     if empty is not None and empty.any():
@@ -184,11 +197,94 @@ def evaluate(req: Request, qrels_path: str, run_path: str,
     if not evaluated.any():
         return Outcome("", error)
     text = render_trec_eval(
-        values, requested, queries, evaluated, runid=runid, query_flag=req.query_flag,
+        values, requested, queries, evaluated, runid=inputs.runid, query_flag=req.query_flag,
         summary_flag=req.summary and error is None, divisor=len(queries) if req.complete
-        else int(evaluated.sum()), complete_num_rel=_complete_num_rel(req, judgments),
-        zscores=zscores)
+        else int(evaluated.sum()), complete_num_rel=inputs.complete_num_rel if req.complete
+        else None, zscores=zscores)
     return Outcome(text, error)
+
+
+def _full_inputs(req: Request, qrels_path: str, run_path: str,
+                 requested: list[Requested]) -> _Inputs:
+    """Every judgment format and flag: the run read whole (every retrieved document)."""
+    run, runid = read_trec_run(run_path)
+    judgments, queries = _read_judgments(req, qrels_path, requested)
+
+    def values(bogus: np.ndarray):
+        ranked = run
+        if bogus.any() or req.depth == 0:  # -M 0: every ranking empty, the bogus one too
+            ranked = _with_rows(run, queries[bogus] if req.depth != 0 else [], req.depth != 0)
+        return _values(req, judgments, ranked, requested)
+
+    complete = None if req.rel_format in ("prefs", "qrels_prefs") else \
+        int(np.count_nonzero(np.asarray(judgments.grade) > 0))
+    return _Inputs(queries, np.isin(queries, _run_queries(run)), runid, values, complete)
+
+
+def _compact_inputs(req: Request, qrels_path: str, run_path: str,
+                    requested: list[Requested]) -> _Inputs | None:
+    """-R qrels on a run file, when every measure asked reads the compact layout (only
+    the documents the qrels mention; not relstring, unj, rbp_resid, ndcg_rel, Rndcg):
+    the qrels and the run each read and judged by one C pass (:mod:`irpref.scan`), with
+    no string of the run made in Python. None where that does not apply (the caller
+    reads the run whole): another format, stdin, -M 0, a measure that needs every
+    retrieved document, no C pass, or a run the pass refuses (extra fields after the
+    tag, which trec_eval ignores, included)."""
+    from irpref import scan
+
+    if (req.rel_format != "qrels" or run_path == "-" or req.depth == 0 or not scan.enabled()
+            or not _reads_compact(requested)):
+        return None
+    index = scan.qrels_index(qrels_path)
+    coll = index.collection
+    rows = np.repeat(np.arange(coll.n_queries), np.diff(coll.qrels_offsets))
+    if any(r.gains for r in requested):
+        refuse_ambiguous_gains(requested, rows, coll.qrels_grade)
+    try:
+        block, _ = scan.judge_file(index, run_path, depth=req.depth)
+    except (TrecFormatError, InputError):
+        return None
+    present = np.array(block.present[0], bool)
+
+    def values(bogus: np.ndarray):
+        from irpref.ranking import concat_blocks
+
+        num_ret = np.array(block.num_ret, np.int64)
+        num_ret[bogus] = 1  # the bogus document: one unjudged document
+        judged = concat_blocks([block._replace(present=(present | bogus)[None, :],
+                                               num_ret=num_ret)], coll, req.settings())
+        return _judged_values(req, judged, requested)
+
+    return _Inputs(np.asarray(coll.queries, dtype=object), present, _runid(run_path), values,
+                   int(np.count_nonzero(coll.qrels_grade > 0)))
+
+
+def _reads_compact(requested: list[Requested]) -> bool:
+    """Every measure asked reads the compact layout (its record says so)."""
+    from irpref.measures import parse_measure
+    from irpref.measures.base import reads_compact
+
+    if any(r.spec.name == "relstring" for r in requested):  # the grades of unjudged ones
+        return False
+    return all(reads_compact(parse_measure(text), "docid") for r in requested
+               for text in r.measures)
+
+
+def _runid(path: str) -> str:
+    """trec_eval's runid, the tag of the run's last line, read from the end of the file."""
+    with open(path, "rb") as handle:
+        if handle.read(2) == b"\x1f\x8b":
+            handle.seek(0)
+            return _last_tag(gzip.decompress(handle.read()))
+        size = handle.seek(0, os.SEEK_END)
+        chunk = 1 << 16
+        while True:
+            start = max(size - chunk, 0)
+            handle.seek(start)
+            data = handle.read(size - start)
+            if start == 0 or data.count(b"\n") > 2 and _last_tag(data) != "-":
+                return _last_tag(data)
+            chunk *= 4
 
 
 def _read_judgments(req: Request, path: str, requested: list[Requested]):
@@ -235,6 +331,12 @@ def _values(req: Request, judgments, run: Run, requested: list[Requested]):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         judged = judge(intern(judgments, [run]), req.settings())
+    return _judged_values(req, judged, requested)
+
+
+def _judged_values(req: Request, judged, requested: list[Requested]):
+    """The values of judged rankings (-R qrels), after -J, with the number retrieved
+    and the number relevant of each query."""
     if req.judged_only:  # -J: after the -M cut, as trec_eval (form_res_rels.c)
         from irpref.condense import condense
 
@@ -249,11 +351,3 @@ def _same_queries(values: dict, queries: np.ndarray, judgments) -> dict:
     if list(queries) != sorted(set(judgments.query.tolist())):
         raise AssertionError("judged queries out of trec_eval's order")
     return values
-
-
-def _complete_num_rel(req: Request, judgments) -> int | None:
-    """-c: trec_eval's num_rel summary counts every qrels line with grade > 0 over all
-    queries, whatever -l, -M and -D say (m_num_rel.c, te_calc_avg_num_rel)."""
-    if not req.complete or req.rel_format in ("prefs", "qrels_prefs"):
-        return None
-    return int(np.count_nonzero(np.asarray(judgments.grade) > 0))
