@@ -7,11 +7,11 @@ Usage::
 trec_eval 10.0 is built from its source (``tar xzf trec_eval-10.0.tar.gz &&
 make -C trec_eval-10.0``). For every case of :data:`CASES` this runs the
 trec_eval command(s) in ``tests/data/trec_eval_10/`` and writes their standard
-output, concatenated, to ``NAME.te10``, and the table ``cases.tsv`` (name,
+output, concatenated, to ``NAME.te10``, the table ``cases.tsv`` (name,
 trec_eval's exit code, the irpref arguments, the trec_eval commands) that
-``tests/test_trec_eval_10.py`` reads. Where trec_eval 10.0 is wrong the
-trec_eval command is run on a repaired input (the README of the folder says
-how); elsewhere it is irpref's own command line.
+``tests/test_trec_eval_10.py`` reads, and the folder's README (every command).
+Where trec_eval 10.0 is wrong the trec_eval command is run on a repaired input
+(the README says how); elsewhere it is irpref's own command line.
 """
 
 from __future__ import annotations
@@ -70,6 +70,53 @@ CASES: dict[str, tuple[str, list[str] | None]] = {
 }
 
 
+README = """# trec_eval 10.0's own output (`tests/data/trec_eval_10/`)
+
+Expected outputs of `irpref trec_eval`, each printed by trec_eval 10.0 itself:
+built from its source (usnistgov/trec_eval at "Updating CHANGELOG for version
+10.0", f425365; `tar xzf trec_eval-10.0.tar.gz && make -C trec_eval-10.0`) and
+run in this folder by `python scripts/trec_eval_10_expected.py
+path/to/trec_eval-10.0/trec_eval`, which wrote every `*.te10` file (standard
+output; two commands' outputs concatenated where two are listed), this README
+and `cases.tsv` (name, trec_eval's exit code, irpref's arguments, the trec_eval
+commands). `tests/test_trec_eval_10.py` runs irpref on each case's arguments
+(`cases.tsv`) and compares byte for byte. Paths `../trec_eval/` are trec_eval's
+own test files (see `../README.md`).
+
+Inputs made here (small hand-written files): `small.*` (the smallest `-J`
+case), `gm.*` (`-Z` of gm_map and gm_bpref), `zero.*` (a query judged only
+grade 0, `-l 0`), `wide.*` (grades 0-3 and 12: ndcg gains of a level no query
+judges), `comments.*`, `negative.*`, `negative.prefs*`, `zscore301.*`
+(`zscore301.z` is the 301 lines of `../trec_eval/zscores_file`).
+
+Where trec_eval 10.0 is wrong (the README's *Drop-in trec_eval* section gives
+the source lines), the trec_eval command runs on a *repaired* input whose
+meaning is the same and on which the bug cannot fire, and irpref's output on the
+original input must equal it:
+
+- `comments.fixed.qrels`: `comments.qrels` without its `#` lines (two in a row
+  and one at the end: trec_eval 10.0 reads the second as a query named `#` and
+  crashes on the last);
+- `negative.fixed.qrels`: `negative.qrels` plus a grade-0 document that no run
+  retrieves for each query judged only negatively (queries 1 and 3; with no
+  relevant document no measure reads it): on the original trec_eval exits 4;
+- `zscore301.fixed.z`: `zscore301.z` plus sentinel lines (`301 ~~~~ 0 1`,
+  `~~~~ ~~~~ 0 1`) that sort after every query and measure, so its binary
+  searches stay in bounds: on the original it crashes at query 302;
+- `rbp_after_G`, `dcg_with_ndcg_gains`: the measures asked separately (rbp
+  alone; dcg and ideal_dcg without ndcg's custom gains), outputs concatenated;
+- `11pt_unsorted`: the recall points given sorted (the test reads irpref's
+  line name `11pt_avg_1.0,.5,0` as trec_eval's `11pt_avg_0,.5,1.0`).
+
+`negative.prefs` and `negative.prefs.run` have no trec_eval output (trec_eval
+reads past an array there); the test derives irpref's value by hand.
+
+| expected output | trec_eval exit | command (in this folder) |
+|---|---:|---|
+{table}
+"""
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print(__doc__, file=sys.stderr)
@@ -88,6 +135,10 @@ def main(argv: list[str]) -> int:
                                " ; ".join(te_commands or [args])]))
         print(f"{name}: exit {codes}, {len(out.splitlines())} lines")
     (DATA / "cases.tsv").write_text("name\texit\tirpref\ttrec_eval\n" + "\n".join(rows) + "\n")
+    table = [f"| `{r.split(chr(9))[0]}.te10` | {r.split(chr(9))[1]} | "
+             + "<br>".join(f"`trec_eval {c}`" for c in r.split(chr(9))[3].split(" ; ")) + " |"
+             for r in rows]
+    (DATA / "README.md").write_text(README.replace("{table}", "\n".join(table)))
     return 0
 
 
