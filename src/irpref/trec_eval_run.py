@@ -52,6 +52,7 @@ __all__ = ["BOGUS_DOC", "DropInSettings", "Outcome", "Request", "evaluate", "rea
 BOGUS_DOC = "ceci_nest_pas_un_docno"
 """The one document of trec_eval's ranking of a query the run lacks (``-c``)."""
 
+
 class DropInSettings(Settings):
     """The judging settings of the drop-in: as :class:`~irpref.params.Settings`, and
     ``-l 0`` taken as trec_eval takes it (every judged document relevant, grade 0
@@ -282,7 +283,9 @@ def _runid(path: str) -> str:
             start = max(size - chunk, 0)
             handle.seek(start)
             data = handle.read(size - start)
-            if start == 0 or data.count(b"\n") > 2 and _last_tag(data) != "-":
+            if start > 0:  # the chunk's first line may be cut: whole lines only
+                data = data[data.find(b"\n") + 1:]
+            if start == 0 or _last_tag(data) != "-":
                 return _last_tag(data)
             chunk *= 4
 

@@ -30,8 +30,8 @@ PARSER_KWARGS = {"add_help": False}
 
 USAGE = """\
 Usage: irpref trec_eval [-h] [-q] [-c] [-n] [-J] [-l <num>] [-M <num>] [-N <num>]
-                        [-R rel_format] [-Z zmean_file] {-m measure[.params]}*
-                        rel_info_file results_file
+                        [-D 0.qid] [-R rel_format] [-Z zmean_file]
+                        {-m measure[.params]}* rel_info_file results_file
 """
 
 HELP = USAGE + """
