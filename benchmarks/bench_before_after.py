@@ -19,7 +19,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -51,10 +50,9 @@ def collection(data: Path, runs: int) -> tuple[Path, list[Path]]:
     paths = sorted((data / "runs").glob("run-*.txt")) if (data / "runs").is_dir() else []
     if qrels.exists() and len(paths) == runs:
         return qrels, paths
-    spec = importlib.util.spec_from_file_location("irpref_bench_generate", HERE / "generate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    run_apart(module.generate, data, runs=runs, queries=250, docs=1000)  # see common.run_apart
+    from generate import generate  # benchmarks/ is on the path, the spawned child's too
+
+    run_apart(generate, data, runs=runs, queries=250, docs=1000)  # see common.run_apart
     return qrels, sorted((data / "runs").glob("run-*.txt"))
 
 

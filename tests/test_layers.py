@@ -35,14 +35,14 @@ FORBIDDEN = {
 
 FLOORS: list[tuple[str, ...]] = [
     ("aggregate", "errors", "examples", "hashing", "memory", "progress"),
-    ("kernels", "params", "threads", "trec_eval_zscores"),
+    ("kernels", "params", "threads", "trec_eval_params", "trec_eval_zscores"),
     ("doc_keys", "io", "pairblocks"),
     ("interning",),
     ("judged",),
     ("bounds", "condense", "ranking", "store"),
     ("measures", "scan"),
     ("preferences", "trec_eval_format", "trec_eval_judgments"),
-    ("evaluate", "stats"),
+    ("evaluate", "stats", "trec_eval_run"),
     ("asl", "distributed", "topic_sets"),
     ("compare", "meta"),
     ("agreement", "inference", "interop", "prediction_powered"),

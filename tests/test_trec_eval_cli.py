@@ -274,9 +274,10 @@ def test_measure_parameters(data_dir, te_fast):
     assert "relstring             \t301\t'0000011000'\n" in out
 
 
-def test_run_lacking_a_query_is_refused_without_c(data_dir, tmp_path, te_fast):
-    """trec_eval 10.0 has no correct output for a run lacking a qrels query without -c
-    (cli/trec_eval.py, _refuse_missing): refused, nothing on stdout, -c suggested."""
+def test_run_lacking_a_query_without_c_stops_there(data_dir, tmp_path, te_fast):
+    """trec_eval 10.0 stops at a judged query the run lacks unless -c is given
+    (trec_eval.c:389-393; tests/test_trec_eval_10.py has its own output); -c ranks that
+    query as trec_eval's bogus one-document ranking (trec_eval.c:383-387)."""
     d = data_dir / "trec_eval"
     lines = [ln for ln in (d / "results.test").read_text().splitlines()
              if not ln.startswith("302")]
@@ -284,11 +285,7 @@ def test_run_lacking_a_query_is_refused_without_c(data_dir, tmp_path, te_fast):
     run.write_text("\n".join(lines) + "\n")
     plain = te_fast("-m", "map", "-m", "gm_map", "-m", "num_q", str(d / "qrels.test"), str(run))
     assert plain.returncode == 1 and plain.stdout == ""
-    assert plain.stderr == (
-        "irpref trec_eval: error: the run has no results for 1 query of the judgments (first: "
-        "302); trec_eval 10.0 gives no correct output for such a run without -c (it evaluates "
-        "the previous query again in its place, or crashes): pass -c to average over every "
-        "query of the judgments (missing queries score as an empty ranking)\n")
+    assert "result qid '302' not found in qrels" in plain.stderr
     comp = te_fast("-c", "-q", "-m", "map", "-m", "gm_map", "-m", "num_q",
                    str(d / "qrels.test"), str(run))
     assert comp.returncode == 0 and comp.stderr == ""
@@ -310,11 +307,11 @@ def test_a_gain_that_is_not_a_number_is_refused_through_the_command(data_dir):
     assert proc.stderr == "irpref trec_eval: ndcg.1=x: the gain of level 1 is 'x', not a number\n"
 
 
-def test_run_lacking_a_query_is_refused_through_the_command(data_dir):
+def test_run_lacking_a_query_stops_through_the_command(data_dir):
     d = data_dir / "trec_eval"
     proc = irpref_cli("trec_eval", d / "qrels.test", d / "results.trunc")
     assert proc.returncode == 1 and proc.stdout == ""
-    assert "(first: 302)" in proc.stderr and "-c" in proc.stderr
+    assert "result qid '302' not found in qrels" in proc.stderr and "-c" in proc.stderr
 
 
 @pytest.mark.slow
@@ -431,8 +428,8 @@ def test_empty_run_and_no_common_query(data_dir, tmp_path, te_fast):
     assert te_fast(str(d / "qrels.test"), str(empty)).returncode == 1
     other = tmp_path / "other"
     other.write_text("999 Q0 doc 1 1.0 tag\n")
-    out = te_fast(str(d / "qrels.test"), str(other))
-    assert out.returncode == 1 and "No queries" in out.stderr
+    out = te_fast(str(d / "qrels.test"), str(other))  # trec_eval.c:389: the first one
+    assert out.returncode == 1 and "result qid '301' not found in qrels" in out.stderr
     # with -c every qrels query is evaluated as an empty ranking, as trec_eval does
     out = te_fast("-c", "-m", "map", "-m", "num_q", "-m", "num_rel", str(d / "qrels.test"),
                   str(other))

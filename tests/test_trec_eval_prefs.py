@@ -197,7 +197,7 @@ def test_empty_judgments_and_missing_query(tmp_path):
     assert out.returncode == 1 and f"{path}: empty judgment file" in out.stderr
     out, _ = _prefs_cli(tmp_path, "q1 u s d1 2\nq1 u s d2 1\nq2 u s d1 1\nq2 u s d3 0\n")
     assert out.returncode == 1 and out.stdout == ""
-    assert "the run has no results for 1 query of the judgments (first: q2)" in out.stderr
+    assert "result qid 'q2' not found in qrels" in out.stderr
     out, _ = _prefs_cli(tmp_path, "q1 u s d1 2\nq1 u s d2 1\nq2 u s d1 1\nq2 u s d3 0\n",
                         "-c", "-q")
     assert out.returncode == 0

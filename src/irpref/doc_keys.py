@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -69,6 +68,8 @@ class DocumentIds:
 
     def codes(self, keys: np.ndarray) -> np.ndarray:
         """Dense codes (int32, in byte order of the strings) of known keys."""
+        import pandas as pd
+
         if self.dense is not None:
             return keys.astype(np.int32)
         return pd.Index(self.distinct).get_indexer(keys).astype(np.int32)

@@ -18,7 +18,6 @@ from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -286,7 +285,7 @@ def qrels_collection(
         run_doc_key=empty.astype(np.uint64),
         run_score=empty.astype(np.float64),
     )
-    compute = {"queries": lambda: queries.to_numpy(zero_copy_only=False),
+    compute = {"queries": lambda: np.array(queries.to_pylist(), dtype=object),  # no pandas
                "query_ids": lambda: queries,
                "qrels_doc_key": lambda: keys().keys,
                "doc_ids": keys}
@@ -385,6 +384,8 @@ def _refuse_repeated_documents(
     hashes (a repeat, or a collision) is checked exactly on its strings,
     which names the file and line.
     """
+    import pandas as pd
+
 
     def suspect(r: int) -> bool:
         lo, hi = run_offsets[r], run_offsets[r + 1]

@@ -38,6 +38,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -104,12 +105,13 @@ def _float(flag: str, value) -> float:
     return out
 
 
-def check_rel(value, flag: str = "--rel") -> int:
-    """Relevance level: an integer >= 1 (grade 0 is judged non-relevant)."""
+def check_rel(value, flag: str = "--rel", floor: int = 1) -> int:
+    """Relevance level: an integer >= 1 (grade 0 is judged non-relevant); ``floor=0``
+    for trec_eval's ``-l 0`` (the drop-in only)."""
     rel = _int(flag, value)
-    if rel < 1:
-        raise UsageError(f"{_who(flag, value)}: must be >= 1 (grade 0 is judged non-relevant, "
-                         "negative grades are unjudged)")
+    if rel < floor:
+        raise UsageError(f"{_who(flag, value)}: must be >= {floor} (grade 0 is judged "
+                         "non-relevant, negative grades are unjudged)")
     return rel
 
 
@@ -257,10 +259,11 @@ class Settings:
     judged_only: bool = False
     use_tag: bool = False
     columns: tuple[tuple[str, str], ...] | None = None
+    REL_FLOOR: ClassVar[int] = 1  # the lowest rel; 0 only in the trec_eval drop-in's subclass
 
     def __post_init__(self) -> None:
         checked = {
-            "rel": check_rel(self.rel, "rel"),
+            "rel": check_rel(self.rel, "rel", self.REL_FLOOR),
             "depth": check_depth(self.depth, "depth"),
             "ties": check_ties(self.ties, "ties"),
             "missing": check_missing(self.missing, "missing"),

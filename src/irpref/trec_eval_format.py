@@ -10,7 +10,6 @@ Averages are sums taken in query order divided by the number of queries
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -18,11 +17,12 @@ import numpy as np
 
 from irpref.judged import NONPOOL, JudgedRankings
 from irpref.measures import REGISTRY, parse_measure
-from irpref.measures.arithmetic import geometric_mean, lround
+from irpref.measures.arithmetic import MIN_GEO_MEAN, lround
 from irpref.measures.base import TrecName, trec_number
 from irpref.measures.gains import Gains
 from irpref.measures.trec import iprec_average
 from irpref.measures.trec_prefs import PREFS_MEASURES
+from irpref.trec_eval_params import TrecEvalError, atof, atol, ndcg_gains, param_pairs, valid_int
 from irpref.trec_eval_zscores import MISSING_ZSCORE, ZScores, read_zscores, to_zscores
 
 __all__ = [
@@ -38,21 +38,11 @@ __all__ = [
     "format_trec_eval",
     "render_trec_eval",
     "read_zscores",
-    "refuse_ambiguous_gains",
+    "reset_missing",
+    "zero_ideal_rndcg_nan",
     "to_zscores",
     "resolve_measures",
 ]
-
-
-class TrecEvalError(ValueError):
-    """A trec_eval error: bad measure or parameters, or nothing to evaluate.
-
-    ``usage`` marks an error of the request found only once the data is read
-    (the CLI exits 2 for it, 1 for the others)."""
-
-    def __init__(self, message: str, usage: bool = False) -> None:
-        super().__init__(message)
-        self.usage = usage
 
 
 @dataclass(frozen=True)
@@ -154,95 +144,6 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-# ---- -m parsing (meas_init.c) ---------------------------------------------------
-def _atof(text: str) -> float:
-    """C ``atof``: the longest numeric prefix, 0.0 if none."""
-    m = re.match(r"\s*[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)", text)
-    return float(m.group(0)) if m else 0.0
-
-
-def _atol(text: str) -> int:
-    """C ``atol``: optional blanks and sign, then the leading digits; 0 if none
-    (trec_eval reads cut-offs so: ``23.4`` is 23, ``x`` is 0)."""
-    m = re.match(r"[ \t\n\v\f\r]*([+-]?\d+)", text)
-    return int(m.group(1)) if m else 0
-
-
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
-def _valid_int(text: str) -> bool:
-    """gain_init.c's ``valid_int``: an optional sign, then only digits."""
-    return re.fullmatch(r"[+-]?[0-9]+", text) is not None
-
-
-def _param_pairs(params: str) -> list[tuple[str, float]]:
-    """``name=value,...`` as meas_init.c's ``get_param_pairs`` reads it: every
-    item holds one '=', values are C ``atof``; anything else is malformed."""
-    last = ","
-    for ch in params:
-        if ch in ",=":
-            if ch == last:
-                last = ","
-                break
-            last = ch
-    if last != "=":
-        raise TrecEvalError(f"trec_eval: malformed pair parameters in '{params}'")
-    out = []
-    for item in params.split(","):
-        name, _, value = item.partition("=")
-        out.append((name, _atof(value)))
-    return out
-
-
-def ndcg_gains(params: str) -> dict[int, float]:
-    """trec_eval's custom gains of ``-m ndcg.1=3,2=9`` (gain_init.c): the pairs
-    whose name is an integer; other names are ignored, as trec_eval ignores them.
-    A negative level (trec_eval's unjudged codes) or a level given twice is
-    refused: trec_eval's answer then depends on its sort order."""
-    for item in params.split(","):
-        level, _, value = item.partition("=")
-        if _valid_int(level) and not _NUMBER.fullmatch(value.strip()):
-            # trec_eval's atof would read 'x' as gain 0 and print a number: refused here
-            raise TrecEvalError(f"irpref trec_eval: ndcg.{params}: the gain of level {level} "
-                                f"is {value!r}, not a number")
-    pairs = [(int(k), v) for k, v in _param_pairs(params) if _valid_int(k)]
-    levels = [k for k, _ in pairs]
-    if any(k < 0 for k in levels):
-        raise TrecEvalError(f"irpref trec_eval: ndcg.{params}: gains of negative relevance "
-                            "levels (unjudged documents) are not supported")
-    if len(set(levels)) != len(levels):
-        raise TrecEvalError(f"irpref trec_eval: ndcg.{params}: a relevance level is given "
-                            "twice")
-    if not all(np.isfinite(v) for _, v in pairs):
-        raise TrecEvalError(f"irpref trec_eval: ndcg.{params}: gains must be finite")
-    return dict(pairs)
-
-
-def refuse_ambiguous_gains(requested: Sequence[Requested], max_grade: int) -> None:
-    """Refuse custom ndcg gains that trec_eval 10.0 may order wrongly.
-
-    gain_init.c sorts the gains with a comparison that truncates their
-    difference to an integer, so two gains less than 1 apart compare equal and
-    the ideal ranking then depends on the sort's internals. The gains in play
-    are the listed ones and the default gain (= level) of every other level up
-    to the qrels' largest grade.
-    """
-    for req in requested:
-        if not req.gains:
-            continue
-        values = dict.fromkeys(range(max(max_grade, -1) + 1))
-        values = {k: float(k) for k in values} | req.gains
-        g = sorted(set(values.values()))
-        close = [(a, b) for a, b in zip(g, g[1:]) if b - a < 1.0]
-        if close:
-            a, b = close[0]
-            raise TrecEvalError(
-                f"irpref trec_eval: ndcg.{req.params}: gains {a:g} and {b:g} differ by less "
-                "than 1; trec_eval 10.0 compares gains truncated to integers, so its ideal "
-                "ranking is then not defined (choose gains at least 1 apart)", usage=True)
-
-
 @dataclass
 class Requested:
     """A marked measure with its parameters and printed names/irpref measures."""
@@ -259,7 +160,7 @@ def _setup(spec: TrecMeasure, params: str | None) -> Requested:
     req = Requested(spec, params)
     name = spec.name
     if spec.style == "cut_long":
-        cuts = sorted(_atol(p) for p in params.split(",")) if params else list(spec.default)
+        cuts = sorted(atol(p) for p in params.split(",")) if params else list(spec.default)
         if cuts[0] <= 0:
             raise TrecEvalError("trec_eval: Negative cutoff detected")
         if len(set(cuts)) != len(cuts):
@@ -268,14 +169,14 @@ def _setup(spec: TrecMeasure, params: str | None) -> Requested:
         req.names = [f"{name}_{k}" for k in cuts]
         req.measures = [spec.build(k) for k in cuts]
     elif spec.style == "cut_double":
-        cuts = sorted(_atof(p) for p in params.split(",")) if params else list(spec.default)
+        cuts = sorted(atof(p) for p in params.split(",")) if params else list(spec.default)
         if len(set(cuts)) != len(cuts):
             raise TrecEvalError("trec_eval: duplicate cutoffs detected")
         req.values = tuple(cuts)
         req.names = [f"{name}_{x:3.2f}" for x in cuts]
         req.measures = [spec.build(x) for x in cuts]
     elif spec.style == "p_double":
-        vals = [_atof(p) for p in params.split(",")] if params else list(spec.default)
+        vals = [atof(p) for p in params.split(",")] if params else list(spec.default)
         req.values = tuple(vals)
         req.names = [f"{name}_{params}" if params else name]
         if name == "utility":
@@ -289,9 +190,9 @@ def _setup(spec: TrecMeasure, params: str | None) -> Requested:
         else:  # 11pt_avg: computed from IPrec values
             req.measures = []
     elif spec.style == "p_pair":
-        pairs = dict(_param_pairs(params)) if params else {}
-        if name == "rbp":
-            extra = set(pairs) - {"p"}
+        pairs = dict(param_pairs(params)) if params else {}
+        if name in ("rbp", "rbp_resid"):  # p; rbp_resid reads no gains (m_rbp_resid.c:61-68)
+            extra = set(pairs) - {"p"} if name == "rbp" else set()
             if extra:
                 raise TrecEvalError(
                     f"irpref trec_eval: custom gains for rbp ({', '.join(sorted(extra))}) are "
@@ -304,7 +205,7 @@ def _setup(spec: TrecMeasure, params: str | None) -> Requested:
             if req.gains:
                 text += f"(gains={Gains(req.gains)})"
             req.measures = [text]
-        elif any(_valid_int(k) for k in pairs):
+        elif any(valid_int(k) for k in pairs):
             raise TrecEvalError(
                 f"irpref trec_eval: custom gains for {name} ('{params}') are not supported "
                 "(only for ndcg)")
@@ -313,7 +214,7 @@ def _setup(spec: TrecMeasure, params: str | None) -> Requested:
         req.names = [f"{name}_{params}" if params else name]
     elif spec.style == "special":
         if name == "relstring":
-            vals = [_atof(p) for p in params.split(",")] if params else list(spec.default)
+            vals = [atof(p) for p in params.split(",")] if params else list(spec.default)
             req.values = (vals[0],)
             req.names = [f"{name}_{params}" if params else name]
         else:
@@ -422,21 +323,49 @@ def format_trec_eval(
 
     Queries are the qrels' (sorted, as trec_eval sorts them); without
     ``complete`` only those the run retrieved are evaluated, with it every
-    qrels query is (a missing one scores as an empty ranking; ``-c``). With
-    ``complete``, the ``num_rel`` summary is ``complete_num_rel`` when given:
-    trec_eval 10.0 then counts every qrels line with grade > 0 over all qrels
-    queries, ignoring ``-l`` and ``-M`` (``m_num_rel.c``, ``te_calc_avg_num_rel``),
-    while the per-query ``num_rel`` lines keep ``-l``. ``judged_only`` (``-J``,
-    ``judged`` already condensed) marks the NaN of :func:`empty_iprec_nan`.
+    qrels query is (a missing one scores as an empty ranking; the drop-in,
+    :mod:`irpref.trec_eval_run`, gives it trec_eval's bogus ranking instead).
+    With ``complete``, the ``num_rel`` summary is ``complete_num_rel`` when
+    given: trec_eval 10.0 then counts every qrels line with grade > 0 over all
+    qrels queries, ignoring ``-l`` and ``-M`` (``m_num_rel.c``,
+    ``te_calc_avg_num_rel``), while the per-query ``num_rel`` lines keep ``-l``.
+    ``judged_only`` (``-J``, ``judged`` already condensed) marks the NaN of
+    :func:`empty_iprec_nan`.
     """
     values = evaluate_trec(judged, requested, run=run)
+    present = judged.present[run]
+    if complete:
+        reset_missing(values, requested, ~present)
     if judged_only:
-        empty = judged.num_ret[run] == 0
-        empty_iprec_nan(values, requested, empty, judged.num_rel(max(judged.rel, 0))[run])
-    return render_trec_eval(values, requested, judged.queries, judged.present[run], runid=runid,
+        empty = (judged.num_ret[run] == 0) & (present | complete)
+        empty_iprec_nan(values, requested, empty, judged.num_rel(max(judged.rel, 0)))
+    evaluated = np.ones_like(present) if complete else present
+    return render_trec_eval(values, requested, judged.queries, evaluated, runid=runid,
                             query_flag=query_flag, summary_flag=summary_flag,
-                            complete=complete, complete_num_rel=complete_num_rel,
+                            divisor=int(evaluated.sum()),
+                            complete_num_rel=complete_num_rel if complete else None,
                             zscores=zscores)
+
+
+# values trec_eval resets after evaluating a query the run lacks (trec_eval.c:416-431)
+_RESET_EXACT = ("num_ret", "utility", "relstring", "rbp_resid")
+
+
+def reset_missing(values: dict, requested: Sequence[Requested], missing: np.ndarray) -> None:
+    """trec_eval.c:416-431: after evaluating a query the run lacks (``-c``), the values
+    named exactly num_ret, utility, relstring, rbp_resid, or starting unj, are reset
+    (relstring to ''); a name with parameters (``utility_2,-1,0,0``, ``relstring_5``)
+    keeps its value. In place."""
+    if not missing.any():
+        return
+    for req in requested:
+        for label in req.names:
+            if label not in values or not (label in _RESET_EXACT or label.startswith("unj")):
+                continue
+            if req.spec.name == "relstring":
+                values[label] = ["" if m else s for s, m in zip(values[label], missing)]
+            else:
+                values[label] = np.where(missing, 0.0, values[label])
 
 
 NEG_NAN = -float("nan")
@@ -445,13 +374,14 @@ NEG_NAN = -float("nan")
 
 def empty_iprec_nan(values: dict, requested: Sequence[Requested], empty: np.ndarray,
                     num_rel: np.ndarray) -> None:
-    """trec_eval's ``-nan`` for an empty ranking (``-J`` left no document).
+    """trec_eval's ``-nan`` for an empty ranking (``-J`` left no document, ``-M 0``).
 
     m_iprec_at_recall.c and m_11pt_avg.c start the interpolated precision at
     num_rel_ret / num_ret, 0 / 0 when nothing is retrieved, and give it to
-    every recall cut-off ``lround(x R)`` of 0 (recall 0.0, or any x when R = 0);
-    ``11pt_avg`` sums it. The printed mean is ``-nan`` too. A drop-in prints
-    what trec_eval prints: those values are set to that NaN, in place.
+    every recall cut-off ``lround(x R)`` of 0 (recall 0.0, or any x when R = 0),
+    R the query's own number of relevant documents; ``11pt_avg`` sums it. The
+    printed mean is ``-nan`` too. A drop-in prints what trec_eval prints: those
+    values are set to that NaN, in place.
     """
     if not empty.any():
         return
@@ -459,7 +389,7 @@ def empty_iprec_nan(values: dict, requested: Sequence[Requested], empty: np.ndar
         name = req.spec.name
         if name not in ("iprec_at_recall", "11pt_avg"):
             continue
-        zero = [lround(np.float64(x) * num_rel) == 0 for x in req.values]
+        zero = [lround(np.float64(x) * num_rel) <= 0 for x in req.values]
         if name == "11pt_avg":
             label = req.names[0]
             hit = empty & np.any(zero, axis=0) if zero else np.zeros_like(empty)
@@ -469,42 +399,57 @@ def empty_iprec_nan(values: dict, requested: Sequence[Requested], empty: np.ndar
             values[label] = np.where(empty & z, NEG_NAN, values[label])
 
 
+def zero_ideal_rndcg_nan(values: dict, requested: Sequence[Requested], num_rel: np.ndarray,
+                         max_grade: np.ndarray) -> None:
+    """trec_eval's ``-nan`` for ``Rndcg`` of a query with relevant documents whose gains
+    are all 0 (``-l 0``, every judged document of grade 0): m_Rndcg.c divides the sum of
+    its nDCG values by their number, 0 / 0. In place, as :func:`empty_iprec_nan`."""
+    hit = (num_rel > 0) & (max_grade <= 0)
+    if not hit.any():
+        return
+    for req in requested:
+        if req.spec.name == "Rndcg":
+            values[req.names[0]] = np.where(hit, NEG_NAN, values[req.names[0]])
+
+
 def render_trec_eval(
     values: dict[str, np.ndarray | list[str]],
     requested: Sequence[Requested],
     queries: np.ndarray,
-    present: np.ndarray,
+    evaluated: np.ndarray,
     *,
     runid: str,
     query_flag: bool = False,
     summary_flag: bool = True,
-    complete: bool = False,
+    divisor: int | None = None,
     complete_num_rel: int | None = None,
     zscores: ZScores | None = None,
 ) -> str:
     """trec_eval's lines for per-query ``values`` (printed name -> (Q,) array over
     ``queries``), whatever judgments they come from: ``-q`` lines for the
-    evaluated queries (those ``present``, or all with ``complete``), then the
-    summary (``%-22s\\t%s\\t%6.4f``, counts as integers). With ``zscores``
+    ``evaluated`` queries, then the summary (``%-22s\\t%s\\t%6.4f``, counts as
+    integers): sums over the evaluated queries in order, divided by ``divisor``
+    (default: their number; trec_eval ``-c``: every judged query, meas_avg.c).
+    ``complete_num_rel`` replaces the ``num_rel`` sum (``-c``). With ``zscores``
     (``-Z``) every value is first turned into a z-score (:func:`to_zscores`) and
     printed as trec_eval does then (``Z`` before the name, counts as ``%6.4f`` sums).
     """
-    evaluated = np.ones_like(present) if complete else present
     qidx = np.flatnonzero(evaluated)
     if len(qidx) == 0:
         raise TrecEvalError("trec_eval: No queries with both results and relevance info")
     values = dict(values)
-    for req in requested:  # trec_eval zeroes these for a missing query (trec_eval.c)
-        if req.spec.name == "utility":
+    for req in requested:  # trec_eval stores log(max(v, 1e-5)) for its gm measures
+        if req.spec.average == "gm":
             for label in req.names:
-                values[label] = np.where(present, values[label], 0.0)
+                values[label] = np.log(np.maximum(np.asarray(values[label], np.float64),
+                                                  MIN_GEO_MEAN))
     if zscores is not None:
         values = to_zscores(values, requested, queries, zscores)
     lines = _query_lines(values, requested, queries, qidx, zscores is not None) \
         if query_flag else []
     if summary_flag:
         lines += _summary_lines(values, requested, qidx, runid, zscores is not None,
-                                complete_num_rel if complete else None)
+                                len(qidx) if divisor is None else divisor, complete_num_rel)
     return "".join(line + "\n" for line in lines)
 
 
@@ -529,9 +474,9 @@ def _query_lines(values: dict, requested: Sequence[Requested], queries: np.ndarr
 
 
 def _summary_lines(values: dict, requested: Sequence[Requested], qidx: np.ndarray, runid: str,
-                   zmode: bool, complete_num_rel: int | None) -> list[str]:
+                   zmode: bool, n: int, complete_num_rel: int | None) -> list[str]:
+    """The ``all`` lines: sums in query order (meas_acc.c) over ``n`` (meas_avg.c)."""
     z = "Z" if zmode else ""
-    n = len(qidx)
     lines = []
     for req in requested:
         spec = req.spec
@@ -542,12 +487,13 @@ def _summary_lines(values: dict, requested: Sequence[Requested], qidx: np.ndarra
             continue
         for label in req.names:
             v = np.asarray(values[label], dtype=np.float64)[qidx]
+            total = float(np.add.accumulate(v)[-1])
             if spec.average == "count":
                 lines.append(f"{z}{label:<22}\tall\t{_c_float(n) if z else n}")
-            elif spec.average == "gm":
-                lines.append(f"{z}{label:<22}\tall\t{_c_float(geometric_mean(v))}")
+            elif spec.average == "gm":  # the queries not evaluated count log(1e-5)
+                total += (n - len(qidx)) * np.log(MIN_GEO_MEAN)
+                lines.append(f"{z}{label:<22}\tall\t{_c_float(np.exp(total / n))}")
             else:
-                total = float(np.add.accumulate(v)[-1])
                 if spec.name == "num_rel" and complete_num_rel is not None:
                     total = complete_num_rel
                 if spec.value == "long" and not z:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from irpref.condense import condense
 from irpref.interning import intern
@@ -29,7 +29,11 @@ from irpref.measures import parse_measure
 from irpref.measures.pref_judgments import judge_preferences
 from irpref.measures.pref_pairs import preference_pairs
 from irpref.measures.trec_prefs import PREFS_MEASURES, prefs_values
+from irpref.params import Settings
 from irpref.ranking import judge
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["jg_trec_values", "per_judge", "prefs_trec_values"]
 
@@ -51,20 +55,23 @@ def prefs_trec_values(prefs: Preferences, run: Run, requested: Sequence, *,
     return values, pairs.queries, judged.present[0]
 
 
-def per_judge(groups: JudgmentGroups, run: Run, measures: Sequence[str], *,
-              depth: int | None = None, rel: int = 1, judged_only: bool = False,
-              corpus_size: int | None = None) -> pd.DataFrame:
+def per_judge(groups: JudgmentGroups, run: Run, measures: Sequence[str],
+              settings: Settings | None = None, *, judged_only: bool = False,
+              **keywords) -> pd.DataFrame:
     """The value of each measure under each judge's qrels, for every query
     the judge judged: a tidy table ``judge, query, measure, value`` (judges
-    in byte order, queries sorted). ``judged_only``: the judged documents
-    only (trec_eval ``-J``)."""
+    in byte order, queries sorted). ``settings`` (or the keywords of
+    :class:`~irpref.params.Settings`: ``rel``, ``depth``, ...) judge the run;
+    ``judged_only``: the judged documents only (trec_eval ``-J``)."""
+    import pandas as pd
+
+    settings = Settings.resolve(settings, **keywords)
     frames = []
     parsed = [parse_measure(m) for m in measures]
     for name in groups.judges:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            judged = judge(intern(groups.of_judge(name), [run]), depth=depth, rel=rel,
-                           corpus_size=corpus_size)
+            judged = judge(intern(groups.of_judge(name), [run]), settings)
         if judged_only:
             judged = condense(judged)
         for text, m in zip(measures, parsed):
@@ -74,23 +81,23 @@ def per_judge(groups: JudgmentGroups, run: Run, measures: Sequence[str], *,
     return pd.concat(frames, ignore_index=True)
 
 
-def jg_trec_values(groups: JudgmentGroups, run: Run, requested: Sequence, *,
-                   depth: int | None = None, rel: int = 1, judged_only: bool = False,
-                   corpus_size: int | None = None) -> tuple[Values, np.ndarray, np.ndarray]:
-    """Per-query values of the requested ``*_avgjg`` measures (and num_q)."""
+def jg_trec_values(groups: JudgmentGroups, run: Run, requested: Sequence,
+                   settings: Settings | None = None, *, judged_only: bool = False,
+                   **keywords) -> tuple[Values, np.ndarray, np.ndarray]:
+    """Per-query values of the requested ``*_avgjg`` measures (and num_q); ``settings``
+    or keywords as :func:`per_judge`."""
     texts = [t for req in requested if req.spec.judgments == "qrels_jg" for t in req.measures]
-    table = per_judge(groups, run, list(dict.fromkeys(texts)), depth=depth, rel=rel,
-                      judged_only=judged_only, corpus_size=corpus_size)
     queries = np.array(sorted(set(groups.query.tolist())), dtype=object)
+    present = np.isin(queries, np.asarray(run.query.to_pylist(), dtype=object))
+    values: Values = {"num_q": np.ones(len(queries))} if any(
+        req.spec.name == "num_q" for req in requested) else {}
+    if not texts:  # num_q, runid: nothing to judge
+        return values, queries, present
+    table = per_judge(groups, run, list(dict.fromkeys(texts)), settings,
+                      judged_only=judged_only, **keywords)
     index = {q: i for i, q in enumerate(queries)}
-    rows = table["query"].map(index).to_numpy()
-    present = np.zeros(len(queries), bool)
-    present[rows[table["present"].to_numpy()]] = True
     judges = np.bincount(_judges_per_query(groups, index), minlength=len(queries))
-    values: Values = {}
     for req in requested:
-        if req.spec.name == "num_q":
-            values["num_q"] = np.ones(len(queries))
         if req.spec.judgments != "qrels_jg":
             continue
         for label, text in zip(req.names, req.measures):
@@ -106,5 +113,7 @@ def jg_trec_values(groups: JudgmentGroups, run: Run, requested: Sequence, *,
 
 def _judges_per_query(groups: JudgmentGroups, index: dict[str, int]) -> np.ndarray:
     """The query index of each (query, judge) pair of ``groups``."""
+    import pandas as pd
+
     pairs = pd.DataFrame({"q": groups.query, "j": groups.judge}).drop_duplicates()
     return pairs["q"].map(index).to_numpy()

@@ -16,6 +16,11 @@ the progress switch are restored when it returns, and the allocator policy
 (:func:`irpref.memory.keep_freed_memory`) is applied only when ``main`` runs
 as the process itself (``argv`` not given: the ``irpref`` command,
 ``python -m irpref``), never when a program calls ``main([...])``.
+
+Start-up is kept short: this module imports nothing heavy, ``irpref
+--version`` imports no subcommand at all, and a subcommand's module is
+imported only when it is the one asked for (``irpref trec_eval`` never loads
+pandas; ``tests/test_lazy_imports.py`` pins which modules each start loads).
 """
 
 from __future__ import annotations
@@ -28,9 +33,7 @@ import sys
 import traceback
 import warnings
 
-from irpref import progress, threads
-from irpref.cli.common import CommandParser, add_global_flags
-from irpref.memory import keep_freed_memory
+from irpref import progress
 
 # subcommand -> (module under irpref.cli, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -62,7 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     while argv and argv[0] in GLOBAL_FLAGS:  # global flags before the subcommand
         flags[argv.pop(0)] = True
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
-    if whole_process:
+    if command is None and argv[:1] == ["--version"]:  # the quickest answer, no parser
+        print(_version())
+        return 0
+    if whole_process and command is not None:
+        from irpref.memory import keep_freed_memory
+
         keep_freed_memory()  # large arrays are reused, not faulted in again
     silenced = progress.silenced()
     with warnings.catch_warnings():  # the command's warning rules end with it
@@ -80,10 +88,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _trec_eval(argv: list[str]) -> int:
+    _register_sources()
     return importlib.import_module("irpref.cli.trec_eval").run_raw(argv)
 
 
+def _register_sources() -> None:
+    """Qrels named irds:DATASET-ID are read through ir_datasets (the module registers
+    its reader in irpref.io.trec.QRELS_SOURCES when imported)."""
+    importlib.import_module("irpref.interop.ir_datasets")
+
+
 def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
+    from irpref.cli.common import CommandParser, add_global_flags
+
     parser = CommandParser(prog="irpref", description="Exact, fast offline evaluation of rankings.",
                            argv=argv[1:] if command else argv)
     parser.add_argument("--version", action="version", version=_version())
@@ -93,7 +110,8 @@ def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules, parsers = {}, {}
     for name, (module, helptext) in SUBCOMMANDS.items():
-        if command is None or name == command:
+        if name == command:  # only the subcommand asked for is imported
+            _register_sources()
             mod = importlib.import_module(f"irpref.cli.{module}")
             modules[name] = mod
             kwargs = getattr(mod, "PARSER_KWARGS", {})
@@ -116,6 +134,8 @@ def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
     _setup_warnings(flags["--quiet"])
     progress.silence(flags["--quiet"])  # bars only on a terminal, never with --quiet
     try:
+        from irpref import threads
+
         threads.check_env()  # a bad IRPREF_THREADS is refused before any work
         return int(modules[args.command].run(args) or 0)
     except _usage_errors() as exc:

@@ -13,10 +13,7 @@ fetch or read are an :class:`~irpref.errors.InputError` (exit 1).
 
 from __future__ import annotations
 
-import pandas as pd
-
 from irpref.errors import InputError, UsageError
-from irpref.io.frames import qrels_from_frame
 from irpref.io.trec import QRELS_SOURCES
 
 __all__ = ["PREFIX", "is_irds", "load_qrels"]
@@ -53,6 +50,10 @@ def load_qrels(name: str):
         raise InputError(name, None, f"ir_datasets could not read the qrels: {error}") from None
     if not rows:
         raise InputError(name, None, "empty qrels: ir_datasets returned no judgements")
+    import pandas as pd
+
+    from irpref.io.frames import qrels_from_frame
+
     frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
     return qrels_from_frame(frame, source=name)
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from irpref.errors import InputError
@@ -29,6 +29,9 @@ from irpref.io.columns import NAMES, Columns, check_columns, find_column
 from irpref.io.lines import check_unique_pairs
 from irpref.io.records import GRADE_MAX, Qrels, Run
 from irpref.io.trec import read_qrels, read_run, read_runs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["as_qrels", "as_runs", "qrels_from_frame", "run_from_frame"]
 
@@ -54,6 +57,8 @@ def _strings(values) -> pa.Array:
 
 def qrels_from_frame(frame: pd.DataFrame, source: str = "<DataFrame>", *,
                      columns: Columns | None = None) -> Qrels:
+    import pandas as pd
+
     q = _column(frame, "query", "qrels", columns)
     d = _column(frame, "doc", "qrels", columns)
     g = _column(frame, "grade", "qrels", columns)
@@ -78,6 +83,8 @@ def qrels_from_frame(frame: pd.DataFrame, source: str = "<DataFrame>", *,
 
 def run_from_frame(frame: pd.DataFrame, name: str, source: str = "<DataFrame>", *,
                    columns: Columns | None = None) -> Run:
+    import pandas as pd
+
     q = _column(frame, "query", f"run {name}", columns)
     d = _column(frame, "doc", f"run {name}", columns)
     s = _column(frame, "score", f"run {name}", columns)
@@ -92,6 +99,8 @@ def run_from_frame(frame: pd.DataFrame, name: str, source: str = "<DataFrame>", 
 
 
 def _from_nested(nested: Mapping, value_name: str) -> pd.DataFrame:
+    import pandas as pd
+
     q, d, v = [], [], []
     for qid, docs in nested.items():
         if not isinstance(docs, Mapping):
@@ -110,6 +119,8 @@ def _from_nested(nested: Mapping, value_name: str) -> pd.DataFrame:
 def as_qrels(qrels, *, columns: Columns | None = None) -> Qrels:
     """Qrels from a path, DataFrame, ``{qid: {docid: grade}}`` dict or Qrels;
     ``columns`` names the columns of a table or DataFrame (:mod:`irpref.io.columns`)."""
+    import pandas as pd
+
     columns = check_columns(columns, "columns")
     if isinstance(qrels, Qrels):
         return qrels
@@ -146,6 +157,8 @@ def as_runs(runs, *, use_tag: bool = False, columns: Columns | None = None) -> l
     ``columns``, which names the columns of tables and DataFrames,
     :mod:`irpref.io.columns`).
     """
+    import pandas as pd
+
     columns = check_columns(columns, "columns")
     if isinstance(runs, Run):
         return [runs]

@@ -13,11 +13,11 @@ import mmap
 import os
 import re
 import stat
+import sys
 import zlib
 from collections.abc import Callable
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
@@ -385,6 +385,16 @@ def parse_grades(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
 
 
 
+def _distinct(key: np.ndarray) -> bool:
+    """No two keys equal: pandas' hash table where pandas is loaded already, a sort
+    where it is not (pandas is imported only where it is used)."""
+    pd = sys.modules.get("pandas")
+    if pd is not None:
+        return bool(pd.Index(key).is_unique)
+    ordered = np.sort(key)
+    return not bool(np.any(ordered[1:] == ordered[:-1]))
+
+
 def check_unique_pairs(
     query: pa.Array, doc: pa.Array, path: str,
     line_of: Callable[[int], int | None] | None = None, *, what: str
@@ -402,12 +412,12 @@ def check_unique_pairs(
     q_hash = query_keys(query)
     if q_hash is not None:
         key = hash_strings(doc) ^ q_hash
-        if pd.Index(key).is_unique:
+        if _distinct(key):
             return
     q = pc.dictionary_encode(query).indices.to_numpy().astype(np.int64)
     d = pc.dictionary_encode(doc).indices.to_numpy().astype(np.int64)
     key = q * (int(d.max(initial=0)) + 1) + d
-    if pd.Index(key).is_unique:
+    if _distinct(key):
         return
     order = np.argsort(key, kind="stable")
     dup = np.flatnonzero(key[order][1:] == key[order][:-1])

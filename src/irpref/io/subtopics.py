@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -34,6 +34,9 @@ from irpref.io.lines import (
     unreadable,
 )
 from irpref.io.records import Qrels, TrecFormatError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SubtopicQrels", "as_subtopic_qrels", "collapse", "read_subtopic_qrels"]
 
@@ -102,6 +105,8 @@ def read_subtopic_qrels(path: str | os.PathLike) -> SubtopicQrels:
 
 def _check_unique(sub: SubtopicQrels, raw: bytes | None) -> None:
     """Raise if a (topic, subtopic, document) triple is judged twice."""
+    import pandas as pd
+
     frame = pd.DataFrame(
         {
             "q": pc.dictionary_encode(sub.query).indices.to_numpy(),
@@ -144,6 +149,8 @@ def _column(frame: pd.DataFrame, names: tuple[str, ...]) -> str:
 def as_subtopic_qrels(obj) -> SubtopicQrels:
     """Subtopic qrels from a path, a DataFrame (query, subtopic, doc, grade
     columns) or a :class:`SubtopicQrels`."""
+    import pandas as pd
+
     if isinstance(obj, SubtopicQrels):
         return obj
     if isinstance(obj, (str, os.PathLike)):

@@ -33,7 +33,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -72,6 +71,8 @@ class JudgedPreferences:
 def _docid_ranks(pairs: PrefPairs, run: Run, depth: int | None) -> tuple[np.ndarray, np.ndarray,
                                                                           np.ndarray]:
     """(J,) docid rank of each judged document, (Q,) number retrieved, (Q,) present."""
+    import pandas as pd
+
     n_q = len(pairs.queries)
     qi = pc.index_in(run.query, value_set=pa.array(pairs.queries.tolist(), pa.string()))
     qi = qi.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)

@@ -11,12 +11,15 @@ them once per judgment set, vectorized over all queries and groups
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from irpref.errors import InputError
 from irpref.io.prefs import Preferences
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["KEY_SHIFT", "PrefPairs", "dense_codes", "preference_pairs", "run_starts"]
 
@@ -80,6 +83,8 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def preference_pairs(prefs: Preferences) -> PrefPairs:
     """Every preference of ``prefs`` (closed per JG), and each JG's documents."""
+    import pandas as pd
+
     q, queries = dense_codes(prefs.query)
     qg = np.char.add(np.char.add(q.astype(str), "\x00"), prefs.group.astype(str))
     order0 = np.lexsort((prefs.group.astype(str), q))
@@ -157,6 +162,8 @@ def _last_ec(group: np.ndarray, ec: np.ndarray) -> np.ndarray:
 def _members(prefs: Preferences, g: np.ndarray, j: np.ndarray, multi: np.ndarray,
              ec_of: np.ndarray, order: np.ndarray):
     """(group, judged doc, class, EC) of each JG document (see PrefPairs)."""
+    import pandas as pd
+
     ec = np.full(len(g), -1, np.int64)
     ec[order] = ec_of
     one = ~multi

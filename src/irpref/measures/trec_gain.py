@@ -300,7 +300,8 @@ def graded_rbp(judged: JudgedRankings, m: Measure) -> np.ndarray:
     "retrieved",
     examples=("RBPResid",),
     range="[0, 1]",
-    trec=(TrecName("rbp_resid", "RBPResid"),),
+    trec=(TrecName("rbp_resid", "RBPResid", "p_pair",
+                   build=lambda p=0.9: f"RBPResid(p={trec_number(p)})"),),
     orientation="none",
     formula="RBPResid(p) = p^n + (1 - p) sum over unjudged d_i of p^(i-1), n = |retrieved| "
     "(0 if every retrieved document is judged)",

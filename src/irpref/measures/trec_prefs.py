@@ -37,7 +37,6 @@ import os
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from irpref.errors import UsageError
@@ -151,6 +150,8 @@ def use_preferences(qrels, measures: Sequence[Measure]):
     :meth:`~irpref.judged.JudgedRankings.with_preferences`).
     Preference judgments give the Prefs* measures only: another measure is
     refused (it would read the grade-0 placeholder)."""
+    import pandas as pd
+
     if isinstance(qrels, (str, os.PathLike)) and str(qrels).endswith((".prefs", ".prefs.gz")):
         qrels = read_prefs(qrels)
     if not isinstance(qrels, Preferences):
