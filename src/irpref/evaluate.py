@@ -23,6 +23,7 @@ from irpref.interning import intern, merge_docs
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import LAYOUTS, JudgedRankings
 from irpref.measures import Measure, parse_measure
+from irpref.measures.arithmetic import mean_aggregate
 from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
 from irpref.measures.subtopic_judgments import check_subtopics, use_subtopics, with_subtopics
 from irpref.measures.trec_prefs import use_preferences
@@ -442,7 +443,9 @@ def labelled_measures(measures, settings: Settings) -> list[tuple[str, Measure]]
 def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -> pd.DataFrame:
     """Aggregate per-query rows into one row per (run, measure): columns run, measure, value.
 
-    Each measure uses its family's aggregate (mean unless stated otherwise).
+    Each measure uses its family's aggregate (mean unless stated otherwise; a
+    mean is correctly rounded, :func:`irpref.measures.arithmetic.exact_mean`, so
+    the same values in another query order give the same bits).
     Every row of ``results`` with a query id is a query (``all`` included);
     rows whose query is null (mean rows printed by the CLI) are left out.
     ``wide=True`` returns the run x measure table instead: index ``run`` (in
@@ -469,7 +472,7 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
         return _summarize_codes(per_query, counts)
     out = []
     for measure, group in per_query.groupby("measure", sort=False):
-        aggregate = parse_measure(measure).family.aggregate or np.mean
+        aggregate = mean_aggregate(parse_measure(measure).family.aggregate)
         by_run = group.groupby("run", sort=False)["value"]
         means = by_run.agg(lambda v, f=aggregate: float(f(v.to_numpy())))
         frame = pd.DataFrame({"run": means.index, "measure": measure, "value": means.values})
@@ -520,7 +523,7 @@ def _summarize_codes(per_query: pd.DataFrame, counts: bool) -> pd.DataFrame:
     groups = groups[np.argsort(rank, kind="stable")]
     m_code, r_code = np.divmod(keys[groups].astype(np.int64), n_runs + 1)
     names = measure.cat.categories
-    aggregates = {int(m): parse_measure(names[m]).family.aggregate or np.mean
+    aggregates = {int(m): mean_aggregate(parse_measure(names[m]).family.aggregate)
                   for m in np.unique(m_code)}
     cols = ["value", *(c for c in ("lower", "upper") if c in per_query)]
     frame = {"run": pd.Categorical.from_codes(r_code, dtype=run.dtype),
