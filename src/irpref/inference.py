@@ -130,8 +130,9 @@ def leaderboard(
 
     The inputs are those of :func:`significance` (tables, or qrels and runs
     judged here under the judging settings); ``test`` and ``options``
-    (correction, alpha, bootstrap, seed, confidence, permutations) those of
-    :func:`irpref.stats.ranks.leaderboard`, which documents the columns.
+    (correction, family, alpha, groups, bootstrap, seed, confidence,
+    permutations) those of :func:`irpref.stats.ranks.leaderboard`, which
+    documents the columns.
     """
     tables = _tables(tables, qrels, runs, measures, judged, Settings.resolve(
         settings, judged.settings if judged is not None else None, rel=rel, depth=depth,
