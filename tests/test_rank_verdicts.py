@@ -309,6 +309,7 @@ def test_group_ranges_property(case):
             assert (row[j] in rows(groups[i])) == (i == j or not different[i, j])
 
 
+
 # --------------------------------------------------------------- property test
 
 GRID = st.integers(0, 10)

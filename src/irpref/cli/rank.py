@@ -77,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="runs that do not differ: letters (a compact letter display; "
                              "past 76 letters it uses CJK ideographs), ranges (the board rows "
                              "of the runs each does not differ from, e.g. 3-17,19) or auto "
-                             "(default: letters up to 76, else ranges)")
+                             "(default: letters up to 76 runs and 76 letters, else ranges)")
     parser.add_argument("--permutations", **checked(params.check_positive_int), default=10_000,
                         metavar="B", help="permutations of --test hsd (default 10000)")
     parser.add_argument("--bootstrap", **checked(params.check_nonnegative_int), default=0,

@@ -25,8 +25,9 @@ __all__ = ["GROUPS", "LETTERS", "group_ranges", "letter", "letter_display"]
 
 GROUPS = ("auto", "letters", "ranges")
 """How a leaderboard shows its groups: ``letters`` (:func:`letter_display`), ``ranges``
-(:func:`group_ranges`), or ``auto``: letters while every measure's display needs at
-most ``len(LETTERS)`` (76) of them, ranges beyond."""
+(:func:`group_ranges`), or ``auto``: letters while every measure has at most
+``len(LETTERS)`` (76) runs and its display needs at most 76 letters, ranges otherwise
+(a display of 1,000 runs takes seconds to find and can need hundreds of letters)."""
 
 
 LETTERS = ("abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -151,3 +152,4 @@ def group_ranges(different: np.ndarray, order: Sequence[int] | None = None) -> l
         out[run] = ",".join(f"{s[0]}" if len(s) == 1 else f"{s[0]}-{s[-1]}"
                             for s in np.split(rows, cuts))
     return out
+

@@ -144,7 +144,7 @@ def leaderboard(
     pairwise = rank_tables(tables, kinds)
     tests = (tester or significance)(pairwise, test, correction=correction, family="measure",
                                      ci="none", bootstrap=0, seed=seed,
-                                     permutations=permutations)
+                                     permutations=permutations, effects=False)
     board = ranks_from_tests(pairwise, tests, alpha, correction=correction, family=family,
                              groups=groups, bootstrap=bootstrap, seed=seed,
                              confidence=confidence)
@@ -190,9 +190,11 @@ def ranks_from_tests(pairwise: list[Pairwise], tests: pd.DataFrame, alpha: float
         differ.append(different)
     if not parts:
         return pd.DataFrame(columns=RANK_COLUMNS)
-    letters = [letter_display(d) for d in differ] if groups != "ranges" else []
-    ranges = groups == "ranges" or (groups == "auto" and max(
-        len(set("".join(g))) for g in letters) > len(LETTERS))
+    ranges = groups == "ranges" or (groups == "auto" and max(map(len, differ)) > len(LETTERS))
+    letters = [] if ranges else [letter_display(d) for d in differ]
+    if groups == "auto" and not ranges and max(len(set("".join(g))) for g in letters) > len(
+            LETTERS):
+        ranges = True
     if ranges:
         letters = [group_ranges(d) for d in differ]
     for board, g in zip(parts, letters):
@@ -220,7 +222,8 @@ def report_leaderboard(tables, tests: pd.DataFrame, alpha: float, *, correction:
     others = [pw for pw in pairwise if pw.measure not in metrics]
     if others:
         rows = pd.concat([rows, significance(others, "t", correction=correction, ci="none",
-                                             bootstrap=0, seed=0)], ignore_index=True)
+                                             bootstrap=0, seed=0, effects=False)],
+                         ignore_index=True)
     return ranks_from_tests(pairwise, rows, alpha, correction=correction, family=family)
 
 
