@@ -44,7 +44,7 @@ from irpref.inference import DEFAULT_MEASURES, scored_tables, split_names
 from irpref.meta.discriminative import discriminative_power
 from irpref.params import Settings
 from irpref.report.formats import write_frame as write_any
-from irpref.report.orientation import ORIENTATIONS, better_word, orientation_sign
+from irpref.report.orientation import better_word, orientation_sign
 from irpref.stats import (
     CI_METHODS,
     TESTS,
@@ -53,7 +53,7 @@ from irpref.stats import (
     significance,
 )
 from irpref.stats.bootstrap import DEFAULT_BOOTSTRAP
-from irpref.stats.directions import DIRECTION_OF, row_directions
+from irpref.stats.directions import DIRECTION_OF, orientation_signs, row_directions
 from irpref.stats.families import check_family
 from irpref.stats.table import check_ci, check_correction
 
@@ -214,7 +214,7 @@ def verdicts(results: pd.DataFrame) -> np.ndarray:
     (:func:`irpref.stats.directions.row_directions`: the mean for t, hsd, tukey and
     ppi, wins - losses for the sign test, the signed ranks W+ - W- for Wilcoxon).
     """
-    orient = results["orientation"].map(ORIENTATIONS).to_numpy()
+    orient = orientation_signs(results["orientation"])
     direction = row_directions(results)
     significant = results["significant"].to_numpy(bool)
     out = np.where(direction > 0, "better", np.where(direction < 0, "worse", "n.s."))

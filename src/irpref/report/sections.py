@@ -234,7 +234,7 @@ def leaderboard_section(ctx) -> Section | None:
         "runs significantly better, R - the runs significantly worse), with letters shared "
         "by runs that do not differ. Test: one-sided paired t of every ordered pair of runs "
         "(a preference: of each run's per-query mean preference over the other runs, which "
-        f"is what ranks it); correction: {v.correction} over the R(R-1) one-sided hypotheses "
+        f"is what ranks it); correction: {v.correction}, on the R(R-1) one-sided hypotheses "
         f"of {scope}; alpha = {v.alpha:g}; simultaneous: {together} "
         f"({level('t', v.correction)}). A metric's intervals read the p-values of the "
         "report's own tests and separate no pair that its marks do not (the marks' "

@@ -28,7 +28,7 @@ import pandas as pd
 
 from irpref.measures.base import ORIENTATION_SIGNS
 
-__all__ = ["DIRECTION_OF", "MEAN_TESTS", "directions", "row_directions"]
+__all__ = ["DIRECTION_OF", "MEAN_TESTS", "directions", "orientation_signs", "row_directions"]
 
 MEAN_TESTS = ("t", "hsd", "tukey", "ppi")
 """Tests that compare means: their direction is the sign of the mean difference."""
@@ -45,17 +45,29 @@ def directions(test, orientation, mean, effect, wins, losses) -> np.ndarray:
     per-row words, ``mean`` the raw mean difference run_a - run_b, ``effect`` the
     row's effect (the rank-biserial correlation on Wilcoxon rows, raw), ``wins`` /
     ``losses`` the oriented counts. An unknown test is an error, never a guess."""
-    test = np.asarray(test, dtype=object)
-    unknown = set(pd.unique(test)) - set(DIRECTION_OF)
-    if unknown:
-        raise ValueError(f"no direction rule for test(s) {', '.join(map(str, unknown))}")
-    orient = pd.Series(np.asarray(orientation, dtype=object)).map(ORIENTATION_SIGNS)
-    orient = orient.fillna(0).to_numpy(np.float64)
+    codes, names = pd.factorize(pd.Series(test, dtype=object) if not isinstance(
+        test, pd.Series) else test)
+    unknown = set(map(str, names)) - set(DIRECTION_OF)
+    if unknown or (codes < 0).any():
+        raise ValueError(f"no direction rule for test(s) "
+                         f"{', '.join(sorted(unknown)) or 'missing'}")
+    names = list(names)
+    is_sign = codes == (names.index("sign") if "sign" in names else -2)
+    is_wilcoxon = codes == (names.index("wilcoxon") if "wilcoxon" in names else -2)
+    orient = orientation_signs(orientation)
     with np.errstate(invalid="ignore"):
-        raw = np.where(test == "wilcoxon", np.sign(_floats(effect)), np.sign(_floats(mean)))
-        oriented = np.where(test == "sign", np.sign(_floats(wins) - _floats(losses)),
-                            raw * orient)
+        raw = np.where(is_wilcoxon, np.sign(_floats(effect)), np.sign(_floats(mean)))
+        oriented = np.where(is_sign, np.sign(_floats(wins) - _floats(losses)), raw * orient)
     return np.where(orient == 0, 0.0, np.nan_to_num(oriented)).astype(np.int8)
+
+
+def orientation_signs(orientation) -> np.ndarray:
+    """+1 / -1 / 0 (float) per row of orientation words (``higher``, ``lower``, ``none``;
+    anything else, NaN included, 0), one dictionary look-up per distinct word."""
+    codes, words = pd.factorize(orientation if isinstance(orientation, pd.Series)
+                                else pd.Series(orientation, dtype=object))  # NaN: -1
+    signs = np.array([ORIENTATION_SIGNS.get(w, 0) for w in words] + [0], dtype=np.float64)
+    return signs[codes]
 
 
 def row_directions(frame: pd.DataFrame, mean: str = "mean") -> np.ndarray:
@@ -63,8 +75,8 @@ def row_directions(frame: pd.DataFrame, mean: str = "mean") -> np.ndarray:
     or a table with its columns; ``mean``: the column of the raw difference, ``diff``
     in :func:`irpref.stats.against_baselines`)."""
     missing = np.full(len(frame), np.nan)
-    return directions(frame["test"].to_numpy(object), frame["orientation"].to_numpy(object),
-                      frame[mean], frame.get("effect", missing), frame.get("wins", missing),
+    return directions(frame["test"], frame["orientation"], frame[mean],
+                      frame.get("effect", missing), frame.get("wins", missing),
                       frame.get("losses", missing))
 
 

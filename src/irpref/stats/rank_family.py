@@ -68,9 +68,9 @@ LEVELS = {
     "holm": (True, "P(every interval holds) >= 1 - alpha: Holm's step-down over the "
                    "R(R-1) one-sided hypotheses controls the family-wise error (Holm 1979; "
                    "Mogstad, Romano, Shaikh & Wilhelm 2024)"),
-    "bonferroni": (True, "P(every interval holds) >= 1 - alpha: Bonferroni over the R(R-1) "
-                         "one-sided hypotheses (the decisions of two-sided Bonferroni over "
-                         "the pairs; Mogstad et al. 2024)"),
+    "bonferroni": (True, "P(every interval holds) >= 1 - alpha: the Bonferroni correction of "
+                         "the R(R-1) one-sided hypotheses (the decisions two-sided Bonferroni "
+                         "makes on the pairs; Mogstad et al. 2024)"),
     "hsd": (True, "P(every interval holds) >= 1 - alpha when the runs are exchangeable "
                   "within each query (the randomized Tukey HSD's max statistic over all "
                   "pairs, Carterette 2012; strong control under partial nulls is not "
