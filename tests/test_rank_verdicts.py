@@ -67,6 +67,7 @@ def two_runs(tmp_path_factory):
     return str(qrels), str(a), str(b)
 
 
+@pytest.mark.slow
 def test_wilcoxon_verdict_follows_the_signed_ranks(two_runs):
     from scipy.stats import wilcoxon
 
@@ -84,6 +85,7 @@ def test_wilcoxon_verdict_follows_the_signed_ranks(two_runs):
     assert rows[rows["test"] == "t"].iloc[0]["verdict"] == "n.s."
 
 
+@pytest.mark.slow
 def test_wilcoxon_marks_follow_the_signed_ranks_in_every_view(two_runs):
     qrels, a, b = two_runs
     table = _tsv(irpref_cli("evaluate", qrels, a, b, "-m", "RR", "--baseline", "B", "--test",
@@ -98,6 +100,7 @@ def test_wilcoxon_marks_follow_the_signed_ranks_in_every_view(two_runs):
     assert matrix.loc["A", "B"] == 1 and matrix.loc["B", "A"] == -1
 
 
+@pytest.mark.slow
 def test_sign_test_verdict_and_rank_refusal(two_runs):
     qrels, a, b = two_runs
     rows = _tsv(irpref_cli("significance", qrels, a, b, "-m", "RR", "--test", "sign",
@@ -153,6 +156,7 @@ def permuted(tmp_path_factory):
     return str(qrels), runs, pair
 
 
+@pytest.mark.slow
 def test_permuted_values_tie_in_every_view(permuted):
     qrels, runs, _ = permuted
     board = _tsv(irpref_cli("rank", qrels, *runs, "-m", "P@10", "--format", "tsv"))
@@ -167,6 +171,7 @@ def test_permuted_values_tie_in_every_view(permuted):
     assert len(means) == 8 and set(means["value"]) == set(board["mean"])
 
 
+@pytest.mark.slow
 def test_equal_rational_sums_tie(permuted):
     qrels, _, (x, y) = permuted
     board = _tsv(irpref_cli("rank", qrels, x, y, "-m", "P@10", "--format", "tsv"))
@@ -175,40 +180,63 @@ def test_equal_rational_sums_tie(permuted):
 
 # --------------------------------------------------------------- the one-sided family
 
-def _brute_bounds(sig: pd.DataFrame, measure: str, alpha: float, correction: str):
-    """Bounds from the R(R-1) one-sided tests: SciPy's one-sided paired t per ordered pair
-    (or hsd's family-wise p), statsmodels' correction over them."""
+def _one_sided(sig: pd.DataFrame, measure: str):
+    """The R(R-1) one-sided hypotheses of a measure: runs, (j, k) pairs, and their p-values
+    by SciPy's one-sided paired t (or hsd's family-wise p in the direction observed, 1
+    against it)."""
     from scipy.stats import ttest_rel
-    from statsmodels.stats.multitest import multipletests
 
     rows = sig[sig["measure"] == measure]
     runs = sorted(set(rows["run_a"]) | set(rows["run_b"]))
     index = {r: i for i, r in enumerate(runs)}
     lower = rows["orientation"].iloc[0] == "lower"
     hyps, ps = [], []
-    for a, b, _, p, test, per_a, per_b in zip(
-            rows["run_a"], rows["run_b"], rows["statistic"], rows["p"], rows["test"],
-            rows["_a"], rows["_b"]):
+    for a, b, p, test, per_a, per_b in zip(rows["run_a"], rows["run_b"], rows["p"],
+                                           rows["test"], rows["_a"], rows["_b"]):
         for j, k, x, y in ((a, b, per_a, per_b), (b, a, per_b, per_a)):
             hyps.append((index[j], index[k]))
             if test == "t":
-                alt = "less" if lower else "greater"
-                ps.append(ttest_rel(x, y, alternative=alt).pvalue)
-            else:  # hsd: the family-wise p of the direction observed, 1 against it
+                ps.append(ttest_rel(x, y, alternative="less" if lower else "greater").pvalue)
+            else:
                 up = (np.mean(x) - np.mean(y)) * (-1 if lower else 1) > 0
                 ps.append(p if up else 1.0)
-    ps = np.array(ps)
+    return runs, hyps, np.array(ps)
+
+
+def _reject(ps: np.ndarray, alpha: float, correction: str) -> np.ndarray:
+    """statsmodels' correction (none: each pair's two-sided test, one-sided at alpha/2)."""
+    from statsmodels.stats.multitest import multipletests
+
     if correction == "none":
-        reject = ps < alpha / 2 if rows["test"].iloc[0] == "t" else ps < alpha
-    elif correction == "hsd":
-        reject = ps < alpha
-    else:
-        method = {"bh": "fdr_bh", "by": "fdr_by"}.get(correction, correction)
-        reject = multipletests(ps, alpha, method)[0]
+        return ps < alpha / 2
+    if correction == "hsd":
+        return ps < alpha
+    method = {"bh": "fdr_bh", "by": "fdr_by"}.get(correction, correction)
+    return multipletests(ps, alpha, method)[0]
+
+
+def _bounds(runs, hyps, reject) -> dict:
     better = np.zeros((len(runs), len(runs)), bool)
     for (j, k), r in zip(hyps, reject):
         better[j, k] |= bool(r)
-    return {r: (1 + better[:, i].sum(), len(runs) - better[i].sum()) for r, i in index.items()}
+    return {r: (1 + better[:, i].sum(), len(runs) - better[i].sum())
+            for i, r in enumerate(runs)}
+
+
+def _with_scores(tests: pd.DataFrame, tables) -> pd.DataFrame:
+    """The tests with each pair's per-query scores (``_a``, ``_b``)."""
+    scores = {pw.measure: pw for pw in rank_tables(tables)}
+    names = {m: list(map(str, pw.runs)) for m, pw in scores.items()}
+    tests = tests.copy()
+    for side, col in (("_a", "run_a"), ("_b", "run_b")):
+        tests[side] = [scores[m].scores[names[m].index(r)]
+                       for m, r in zip(tests["measure"], tests[col])]
+    return tests
+
+
+def _got(board: pd.DataFrame, measure: str) -> dict:
+    rows = board[board["measure"] == measure]
+    return {r: (lo, hi) for r, lo, hi in zip(rows["run"], rows["rank_low"], rows["rank_high"])}
 
 
 @pytest.fixture(scope="module")
@@ -223,21 +251,30 @@ def dl19_tables():
 ])
 def test_intervals_are_the_one_sided_family(dl19_tables, test, correction):
     board = leaderboard(dl19_tables, test, correction=correction, permutations=500, seed=3)
-    tests = significance(rank_tables(dl19_tables), test, correction=correction, ci="none",
-                         bootstrap=0, permutations=500, seed=3)
-    scores = {pw.measure: pw for pw in rank_tables(dl19_tables)}
-    names = {m: list(map(str, pw.runs)) for m, pw in scores.items()}
-    tests["_a"] = [scores[m].scores[names[m].index(r)] for m, r in zip(tests["measure"],
-                                                                       tests["run_a"])]
-    tests["_b"] = [scores[m].scores[names[m].index(r)] for m, r in zip(tests["measure"],
-                                                                       tests["run_b"])]
+    tests = _with_scores(significance(rank_tables(dl19_tables), test, correction=correction,
+                                      ci="none", bootstrap=0, permutations=500, seed=3),
+                         dl19_tables)
     key = "hsd" if test == "hsd" else correction
     for measure in ("AP", "ASL"):
-        want = _brute_bounds(tests, measure, 0.05, key)
-        rows = board[board["measure"] == measure]
-        got = {r: (lo, hi) for r, lo, hi in zip(rows["run"], rows["rank_low"], rows["rank_high"])}
-        assert got == want, (measure, correction)
+        runs, hyps, ps = _one_sided(tests, measure)
+        assert _got(board, measure) == _bounds(runs, hyps, _reject(ps, 0.05, key)), measure
     assert set(board["simultaneous"]) == {correction in ("holm", "bonferroni") or test == "hsd"}
+
+
+def test_family_all_is_one_correction_over_every_measure(dl19_tables):
+    board = leaderboard(dl19_tables, "t", correction="holm", family="all", alpha=0.2)
+    tests = _with_scores(significance(rank_tables(dl19_tables), "t", ci="none", bootstrap=0),
+                         dl19_tables)
+    parts = {m: _one_sided(tests, m) for m in ("AP", "ASL")}
+    reject = _reject(np.concatenate([ps for _, _, ps in parts.values()]), 0.2, "holm")
+    at = 0
+    for measure, (runs, hyps, ps) in parts.items():
+        assert _got(board, measure) == _bounds(runs, hyps, reject[at:at + len(ps)]), measure
+        at += len(ps)
+    alone = leaderboard(dl19_tables, "t", correction="holm", alpha=0.2)
+    assert (board["rank_low"] <= alone["rank_low"]).all()  # a larger family: never narrower
+    assert (board["rank_high"] >= alone["rank_high"]).all()
+    assert set(board["family"]) == {"all"}
 
 
 def test_holm_is_stricter_than_two_sided_holm_and_bonferroni_equal(dl19_tables):

@@ -190,14 +190,8 @@ def ranks_from_tests(pairwise: list[Pairwise], tests: pd.DataFrame, alpha: float
         differ.append(different)
     if not parts:
         return pd.DataFrame(columns=RANK_COLUMNS)
-    ranges = groups == "ranges" or (groups == "auto" and max(map(len, differ)) > len(LETTERS))
-    letters = [] if ranges else [letter_display(d) for d in differ]
-    if groups == "auto" and not ranges and max(len(set("".join(g))) for g in letters) > len(
-            LETTERS):
-        ranges = True
-    if ranges:
-        letters = [group_ranges(d) for d in differ]
-    for board, g in zip(parts, letters):
+    kind, shown = _groups(differ, groups)
+    for board, g in zip(parts, shown):
         board["group"] = g
     board = pd.concat(parts, ignore_index=True)
     test = tests.groupby("measure", sort=False)["test"].first()
@@ -206,8 +200,19 @@ def ranks_from_tests(pairwise: list[Pairwise], tests: pd.DataFrame, alpha: float
     board["simultaneous"] = [simultaneous(t, correction) for t in board["test"]]
     extra = [c for c in board.columns if c not in RANK_COLUMNS]
     board = board[RANK_COLUMNS + extra]
-    board.attrs["groups"] = "ranges" if ranges else "letters"
+    board.attrs["groups"] = kind
     return board
+
+
+def _groups(differ: list[np.ndarray], groups: str) -> tuple[str, list[list[str]]]:
+    """(``letters`` or ``ranges``, each measure's groups) for the ``different`` matrices
+    in board order, as ``groups`` asks (:data:`irpref.stats.letters.GROUPS`)."""
+    if groups == "ranges" or (groups == "auto" and max(map(len, differ)) > len(LETTERS)):
+        return "ranges", [group_ranges(d) for d in differ]
+    letters = [letter_display(d) for d in differ]
+    if groups == "auto" and max(len(set("".join(g))) for g in letters) > len(LETTERS):
+        return "ranges", [group_ranges(d) for d in differ]
+    return "letters", letters
 
 
 def report_leaderboard(tables, tests: pd.DataFrame, alpha: float, *, correction: str,
