@@ -461,23 +461,47 @@ def test_many_runs_json_keeps_every_verdict(tmp_path):
 
 @pytest.mark.slow
 def test_the_leaderboard_reads_the_one_test_result(two_baselines):
-    """The report's Leaderboard section ranks from the same adjusted p-values as every
-    other verdict: rank_low = 1 + the runs significantly better, rank_high = R - the
-    runs significantly worse, by the pairs' verdicts of the significance section."""
+    """The report's Leaderboard section ranks a metric from the p-values of the same tests
+    as every other verdict, as the one-sided family of Mogstad et al. (2024): Holm's
+    step-down over the R(R-1) hypotheses "run j is not better than run k" (p / 2 in the
+    direction of the mean, 1 against it); rank_low = 1 + the runs rejected better,
+    rank_high = R - the runs rejected worse. Its intervals separate no pair whose verdict
+    is n.s., and every rank lies in its interval (preferences too)."""
+    from statsmodels.stats.multitest import multipletests
+
+    from irpref.measures import parse_measure
+
     sections = {s["id"]: s for s in two_baselines["sections"]}
     board = [r for r in sections["leaderboard"]["rows"] if "rank_low" in r]
-    verdicts = [r for r in sections["significance"]["rows"] if "verdict" in r]
-    verdicts += [{**r, "run": r["baseline"], "baseline": r["run"],
-                  "verdict": {"better": "worse", "worse": "better"}.get(r["verdict"],
-                                                                       r["verdict"])}
-                 for r in list(verdicts)]
-    assert board and verdicts
-    for measure in {r["measure"] for r in board}:
+    pairs = [r for r in sections["significance"]["rows"] if "verdict" in r]
+    assert board and pairs
+    assert "simultaneous: yes" in sections["leaderboard"]["sentence"]
+    for row in board:
+        assert row["rank_low"] <= row["rank"] <= row["rank_high"], row
+    metrics = set()
+    for m in {r["measure"] for r in board}:
+        try:
+            metrics.add((m, parse_measure(m).orientation))
+        except ValueError:
+            continue  # a preference: ranked by its win rates, tested apart
+    assert metrics
+    for measure, orientation in metrics:
         rows = [r for r in board if r["measure"] == measure]
-        n = len(rows)
+        runs = [r["run"] for r in rows]
+        mine = [p for p in pairs if p["measure"] == measure]
+        up = 1 if orientation == "higher" else -1
+        hyps, ps = [], []
+        for p in mine:
+            first = np.sign(p["mean"]) * up > 0
+            hyps += [(p["run"], p["baseline"]), (p["baseline"], p["run"])]
+            ps += [p["p"] / 2, 1.0] if first else [1.0, p["p"] / 2]
+        rejected = multipletests(ps, 0.05, "holm")[0]
+        better = {(j, k) for (j, k), r in zip(hyps, rejected) if r}
         for row in rows:
-            mine = [v for v in verdicts if v["measure"] == measure and v["run"] == row["run"]]
-            worse = {v["baseline"] for v in mine if v["verdict"] == "better"}
-            better = {v["baseline"] for v in mine if v["verdict"] == "worse"}
-            assert row["rank_low"] == 1 + len(better), (measure, row)
-            assert row["rank_high"] == n - len(worse), (measure, row)
+            run = row["run"]
+            assert row["rank_low"] == 1 + sum((k, run) in better for k in runs), row
+            assert row["rank_high"] == len(runs) - sum((run, k) in better for k in runs), row
+        verdict = {(p["run"], p["baseline"]): p["verdict"] for p in mine}
+        for j, k in better:
+            assert verdict.get((j, k), "better") == "better"
+            assert verdict.get((k, j), "worse") == "worse"

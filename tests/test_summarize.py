@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from irpref.evaluate import summarize, tidy
 from irpref.measures import parse_measure
+from irpref.measures.arithmetic import exact_mean, mean_aggregate
 
 MEASURES = ["AP", "GMAP", "NumRet", "nDCG@10", "RR"]
 
@@ -30,7 +31,7 @@ def reference(results: pd.DataFrame, counts: bool = False) -> pd.DataFrame:
     per_query = results[keep]
     out = []
     for measure, group in per_query.groupby("measure", sort=False, observed=True):
-        aggregate = parse_measure(measure).family.aggregate or np.mean
+        aggregate = mean_aggregate(parse_measure(measure).family.aggregate)
         by_run = group.groupby("run", sort=False, observed=True)
         frame = pd.DataFrame({"run": by_run["value"].size().index, "measure": measure})
         for col in [c for c in ("value", "lower", "upper") if c in group]:
@@ -101,8 +102,8 @@ def test_tidy_rows_are_grouped_by_measure_then_run():
 
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_many_rows_sum_as_numpy_does(shuffle):
-    """Pairwise sums over a group's values in row order: the same digits as
-    np.mean of the group's values gathered in row order."""
+    """A group's mean over many rows: the exact sum rounded once (the same digits in any
+    row order), the reference's aggregate over the values gathered in row order."""
     rng = np.random.default_rng(3)
     n = 200_003
     frame = pd.DataFrame({
@@ -117,3 +118,23 @@ def test_many_rows_sum_as_numpy_does(shuffle):
         frame = frame.sort_values(["measure", "run"], kind="stable", ignore_index=True)
     pd.testing.assert_frame_equal(summarize(frame, counts=True), reference(frame, True),
                                   check_exact=True)
+    ap = frame[frame["measure"] == "AP"]  # GMAP: trec_eval's log-sum in order
+    shuffled = ap.sample(frac=1.0, random_state=5, ignore_index=True)
+    pd.testing.assert_frame_equal(summarize(shuffled).sort_values("run", ignore_index=True),
+                                  summarize(ap).sort_values("run", ignore_index=True),
+                                  check_exact=True)
+
+
+def test_equal_values_in_another_order_give_one_mean():
+    """P@10 = k/10 over 54 queries, 199/540: np.mean gives three doubles for eight orders
+    of the same values, the exact mean one (issue 38)."""
+    rng = np.random.default_rng(0)
+    k = rng.integers(0, 11, 54)
+    while k.sum() != 199:
+        i = rng.integers(54)
+        k[i] += 1 if k.sum() < 199 and k[i] < 10 else (-1 if k.sum() > 199 and k[i] else 0)
+    orders = [k / 10] + [rng.permutation(k) / 10 for _ in range(7)]
+    assert len({float(np.mean(o)) for o in orders}) > 1
+    assert len({exact_mean(o) for o in orders}) == 1
+    assert exact_mean(np.array([np.nan, 1.0])) != exact_mean(np.array([np.nan, 1.0]))  # NaN
+    assert exact_mean(np.array([np.inf, 1.0])) == np.inf and np.isnan(exact_mean([]))

@@ -23,6 +23,7 @@ from irpref.interning import intern, merge_docs
 from irpref.io.frames import as_qrels, as_runs
 from irpref.judged import LAYOUTS, JudgedRankings
 from irpref.measures import Measure, parse_measure
+from irpref.measures.arithmetic import mean_aggregate
 from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
 from irpref.measures.subtopic_judgments import check_subtopics, use_subtopics, with_subtopics
 from irpref.measures.trec_prefs import use_preferences
@@ -527,7 +528,9 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
     """Aggregate per-query rows into one value per run and measure.
 
     Each measure uses its family's aggregate (the mean unless its record says
-    otherwise, e.g. a sum for the counts). Every row with a query id is a query
+    otherwise, e.g. a sum for the counts); a mean is correctly rounded
+    (:func:`irpref.measures.arithmetic.exact_mean`), so the same values in
+    another query order give the same bits. Every row with a query id is a query
     (a query named ``all`` included); rows whose query is null (mean rows
     printed by the CLI) are left out. Groups keep the order of first
     appearance, so the result lists runs and measures in input order.
@@ -569,7 +572,7 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
     dense      AP 1.0000  2
      bm25 nDCG@10 0.6867  2
     dense nDCG@10 1.0000  2
-    >>> print(irpref.summarize(results, wide=True).round(4))
+    >>> print(irpref.summarize(results, wide=True).round(4))  # doctest: +NORMALIZE_WHITESPACE
                AP  nDCG@10
     run
     bm25   0.6667   0.6867
@@ -588,7 +591,7 @@ def summarize(results: pd.DataFrame, wide: bool = False, counts: bool = False) -
         return _summarize_codes(per_query, counts)
     out = []
     for measure, group in per_query.groupby("measure", sort=False):
-        aggregate = parse_measure(measure).family.aggregate or np.mean
+        aggregate = mean_aggregate(parse_measure(measure).family.aggregate)
         by_run = group.groupby("run", sort=False)["value"]
         means = by_run.agg(lambda v, f=aggregate: float(f(v.to_numpy())))
         frame = pd.DataFrame({"run": means.index, "measure": measure, "value": means.values})
@@ -639,7 +642,7 @@ def _summarize_codes(per_query: pd.DataFrame, counts: bool) -> pd.DataFrame:
     groups = groups[np.argsort(rank, kind="stable")]
     m_code, r_code = np.divmod(keys[groups].astype(np.int64), n_runs + 1)
     names = measure.cat.categories
-    aggregates = {int(m): parse_measure(names[m]).family.aggregate or np.mean
+    aggregates = {int(m): mean_aggregate(parse_measure(names[m]).family.aggregate)
                   for m in np.unique(m_code)}
     cols = ["value", *(c for c in ("lower", "upper") if c in per_query)]
     frame = {"run": pd.Categorical.from_codes(r_code, dtype=run.dtype),

@@ -198,13 +198,15 @@ def leaderboard(
     """Rank the runs with simultaneous rank intervals and letter groups (``irpref rank``).
 
     ``rank`` is 1 + the number of runs with a better mean (by the measure's
-    orientation); ``rank_low``/``rank_high`` are the rank intervals of Mogstad,
-    Romano, Shaikh & Wilhelm (2024), read from one family of pairwise tests
-    (those of `significance` with the same test and correction);
-    ``group`` is a compact letter display: two runs share a letter exactly when
-    their difference is not significant. With a family-wise correction (Holm,
-    the default, or Bonferroni) all intervals hold together with probability at
-    least 1 - alpha.
+    orientation; means equal as exact sums tie); ``rank_low``/``rank_high`` are
+    the rank intervals of Mogstad, Romano, Shaikh & Wilhelm (2024): the R(R-1)
+    one-sided hypotheses "j is better than k", tested by ``test`` and corrected
+    by ``correction``; ``group`` shows which runs are not told apart (letters,
+    or ranges of rank groups on large boards). With Holm (the default),
+    Bonferroni, hsd or tukey all intervals hold together with probability at
+    least 1 - alpha; the columns ``test, correction, family, alpha,
+    simultaneous`` say under what each row was made
+    (:data:`irpref.stats.rank_family.LEVELS` states each correction's level).
 
     Parameters
     ----------
@@ -212,7 +214,9 @@ def leaderboard(
         Tidy tables of `evaluate` or `compare`; or leave out and give
         ``qrels``, ``runs`` and ``measures``.
     test : str, default "paired"
-        ``paired``, ``t``, ``wilcoxon``, ``sign``, ``hsd`` or ``tukey``.
+        ``paired``, ``t``, ``hsd`` or ``tukey`` (tests of means, which the rank
+        compares); ``sign`` and ``wilcoxon`` are refused: their verdicts need
+        not agree with the means and can cycle.
     qrels : path, DataFrame, dict or Qrels, optional
         Judgments, read and judged here with ``runs``.
     runs : path, DataFrame, dict, Run, or a sequence or dict of them, optional
@@ -229,14 +233,17 @@ def leaderboard(
         Rankings already judged.
     **options : Any
         ``correction`` (default ``holm``; ``bh``/``by``/``none`` are accepted
-        with a warning that the intervals are then not simultaneous), ``alpha``,
-        ``bootstrap`` (resamples for marginal rank intervals), ``seed``,
-        ``confidence``, ``permutations``.
+        and the ``simultaneous`` column then says no), ``family``
+        (``measure`` or ``all``), ``alpha``, ``groups`` (``letters``,
+        ``ranges`` or ``auto``), ``bootstrap`` (resamples for marginal rank
+        intervals), ``seed``, ``confidence``, ``permutations``; as
+        :func:`irpref.stats.ranks.leaderboard` documents them.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``run, measure, mean, rank, rank_low, rank_high, group`` (plus
+        Columns ``run, measure, mean, rank, rank_low, rank_high, group, test,
+        correction, family, alpha, simultaneous`` (plus
         ``marginal_low, marginal_high, seed`` with ``bootstrap``), best run first
         within each measure.
 
@@ -244,7 +251,7 @@ def leaderboard(
     ------
     UsageError
         A measure without a better direction (such as ``NumRet``), an unknown
-        test or correction, an option out of range.
+        or refused test, an unknown correction, an option out of range.
     InputError
         Input that cannot be read.
 
@@ -260,11 +267,13 @@ def leaderboard(
     ...         "hybrid": {"q1": {"d3": 0.9, "d2": 0.8, "d1": 0.1},
     ...                    "q2": {"d6": 0.7, "d4": 0.6}, "q3": {"d7": 0.5, "d8": 0.4}}}
     >>> board = irpref.leaderboard(irpref.evaluate(qrels, runs, ["AP"]))
-    >>> print(board.round(4).to_string(index=False))
+    >>> print(board.iloc[:, :7].round(4).to_string(index=False))
        run measure   mean  rank  rank_low  rank_high group
      dense      AP 1.0000     1         1          3     a
     hybrid      AP 0.6944     2         1          3     a
       bm25      AP 0.6111     3         1          3     a
+    >>> print(board.iloc[0, 7:].to_dict())
+    {'test': 't', 'correction': 'holm', 'family': 'measure', 'alpha': 0.05, 'simultaneous': True}
     """
     tables = _tables(tables, qrels, runs, measures, judged, Settings.resolve(
         settings, judged.settings if judged is not None else None, rel=rel, depth=depth,

@@ -44,7 +44,7 @@ from irpref.inference import DEFAULT_MEASURES, scored_tables, split_names
 from irpref.meta.discriminative import discriminative_power
 from irpref.params import Settings
 from irpref.report.formats import write_frame as write_any
-from irpref.report.orientation import ORIENTATIONS, better_word, orientation_sign
+from irpref.report.orientation import better_word, orientation_sign
 from irpref.stats import (
     CI_METHODS,
     TESTS,
@@ -53,6 +53,7 @@ from irpref.stats import (
     significance,
 )
 from irpref.stats.bootstrap import DEFAULT_BOOTSTRAP
+from irpref.stats.directions import DIRECTION_OF, orientation_signs, row_directions
 from irpref.stats.families import check_family
 from irpref.stats.table import check_ci, check_correction
 
@@ -209,15 +210,12 @@ def verdicts(results: pd.DataFrame) -> np.ndarray:
     ``differs`` (significant, but the measure has no better or worse), ``n.s.``, or
     ``untested`` (no p-value: the two runs share no query the test can use).
 
-    The direction is that of the mean for metrics and preferences, of wins - losses
-    (already oriented) for the sign test.
+    The direction is the one of the statistic the test used
+    (:func:`irpref.stats.directions.row_directions`: the mean for t, hsd, tukey and
+    ppi, wins - losses for the sign test, the signed ranks W+ - W- for Wilcoxon).
     """
-    orient = results["orientation"].map(ORIENTATIONS).to_numpy()
-    mean = np.sign(results["mean"].to_numpy(np.float64)) * orient
-    wins = results["wins"].to_numpy(np.float64, na_value=np.nan)
-    losses = results["losses"].to_numpy(np.float64, na_value=np.nan)
-    direction = np.where(results["test"].to_numpy(object) == "sign",
-                         np.sign(wins - losses), mean)
+    orient = orientation_signs(results["orientation"])
+    direction = row_directions(results)
     significant = results["significant"].to_numpy(bool)
     out = np.where(direction > 0, "better", np.where(direction < 0, "worse", "n.s."))
     out = np.where(orient == 0, "differs", out)
@@ -256,6 +254,10 @@ def legend(args: argparse.Namespace, compact: bool, results: pd.DataFrame | None
         text += (" better/worse (verdict, W/L) follow each measure's orientation: "
                  + "; ".join(f"{m}: {better_word(orientation_sign(o))}"
                              for m, o in zip(by["measure"], by["orientation"])) + ".")
+    if results is not None and "test" in results:
+        tests = [t for t in pd.unique(results["test"]) if t in DIRECTION_OF]
+        text += (" A verdict's direction is its test's statistic: "
+                 + "; ".join(f"{t}: {DIRECTION_OF[t]}" for t in tests) + ".")
     text += (f" significant: p_adjusted < {args.alpha:g} ({args.correction} correction over the "
              f"{scope} of {FAMILY_TEXT[args.family]}, per test; hsd and tukey are family-wise "
              "over all pairs).")

@@ -16,11 +16,15 @@ sum within those segments:
   :func:`lround`, its :func:`geometric_mean` with a floor, an exact
   :func:`suffix_max`, and its relevance (:func:`trec_relevant`: judged and
   at least ``rel``). Per-query values computed with these are identical to
-  trec_eval's, not merely close.
+  trec_eval's, not merely close;
+- the mean over queries, correctly rounded (:func:`exact_mean`,
+  :func:`exact_means`, :func:`mean_aggregate`): the same values in any order
+  give the same bits, so equal means print and rank as equal.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,10 +39,14 @@ __all__ = [
     "MIN_GEO_MEAN",
     "divide",
     "exact_cumsum",
+    "exact_mean",
+    "exact_means",
+    "exact_nanmean",
     "for_every_run",
     "geometric_mean",
     "log2_table",
     "lround",
+    "mean_aggregate",
     "power_table",
     "segment_last",
     "segment_scan",
@@ -154,6 +162,47 @@ def geometric_mean(values: np.ndarray) -> float:
         return float("nan")
     logs = np.log(np.maximum(values, MIN_GEO_MEAN))
     return float(np.exp(np.add.accumulate(logs)[-1] / len(values)))
+
+
+def exact_mean(values) -> float:
+    """The arithmetic mean, correctly rounded: ``math.fsum`` (Shewchuk 1997: the exact
+    sum, rounded once) divided by the count. It depends on the values only, not on
+    their order (``np.mean``'s pairwise sum does: 199/540 as 0.36851851851851863 or
+    0.3685185185185186). NaN when a value is NaN or there is none; an infinite value
+    or an overflowing sum as ``np.mean`` gives it."""
+    values = np.asarray(values, dtype=np.float64).ravel()
+    if not len(values):
+        return float("nan")
+    if not np.isfinite(values).all():
+        return float(np.mean(values))
+    try:
+        return math.fsum(values.tolist()) / len(values)
+    except OverflowError:
+        return float(np.mean(values))
+
+
+def exact_nanmean(values) -> float:
+    """:func:`exact_mean` of the values that are not NaN (NaN when none is)."""
+    values = np.asarray(values, dtype=np.float64).ravel()
+    return exact_mean(values[~np.isnan(values)])
+
+
+def exact_means(values: np.ndarray) -> np.ndarray:
+    """:func:`exact_nanmean` of every row of a 2-D array (NaN: a missing value)."""
+    values = np.asarray(values, dtype=np.float64)
+    return np.array([exact_nanmean(row) for row in values], dtype=np.float64).reshape(
+        values.shape[:-1])
+
+
+def mean_aggregate(aggregate):
+    """A record's aggregate with the arithmetic mean made exact: ``None`` and
+    ``np.mean`` -> :func:`exact_mean`, ``np.nanmean`` -> :func:`exact_nanmean`; any
+    other (trec_eval's :func:`geometric_mean`, a sum) as it is."""
+    if aggregate is None or aggregate is np.mean:
+        return exact_mean
+    if aggregate is np.nanmean:
+        return exact_nanmean
+    return aggregate
 
 
 def lround(x: np.ndarray) -> np.ndarray:

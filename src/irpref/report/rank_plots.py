@@ -2,10 +2,11 @@
 
 Rows of :func:`irpref.stats.ranks.leaderboard` (``irpref rank``): per run a
 marker at its rank and a bar from ``rank_low`` to ``rank_high`` (Mogstad,
-Romano, Shaikh & Wilhelm 2024: simultaneous when the family-wise error is
-controlled), best run at the top; the marginal bootstrap intervals, when the
-table has them, as thin lines beside. The letters of the compact letter
-display label the right margin. As every irpref figure it carries the numbers
+Romano, Shaikh & Wilhelm 2024; the legend names the test and correction and
+says whether the intervals are simultaneous, from the board's columns), best
+run at the top; the marginal bootstrap intervals, when the
+table has them, as thin lines beside. The groups (letters of the compact letter
+display, or ranges of rows) label the right margin. As every irpref figure it carries the numbers
 it draws in ``fig.irpref_data`` and abbreviates long run names
 (:func:`irpref.report.figure_kit.abbreviate`).
 """
@@ -37,13 +38,18 @@ def rank_interval_data(board: pd.DataFrame, measure: str | None = None) -> pd.Da
 
 @plain_text
 def rank_intervals(board: pd.DataFrame, measure: str | None = None, *,
-                   simultaneous: bool = True):
+                   simultaneous: bool | None = None):
     """A matplotlib Figure of the rank intervals of one measure (see the module doc);
-    ``simultaneous``: whether the family of tests behind them controls the family-wise
-    error (Holm, Bonferroni, hsd), as the legend then says."""
+    ``simultaneous``: whether they hold together (default: the board's ``simultaneous``
+    column, :data:`irpref.stats.rank_family.LEVELS`), as the legend then says."""
     from matplotlib.figure import Figure
 
     data = rank_interval_data(board, measure)
+    rows = board if measure is None else board[board["measure"].astype(str) == str(measure)]
+    if simultaneous is None:
+        simultaneous = bool(rows["simultaneous"].all()) if "simultaneous" in rows else True
+    how = (f"{rows['test'].iloc[0]}, {rows['correction'].iloc[0]}, "
+           if {"test", "correction"} <= set(rows.columns) else "")
     name = str(measure if measure is not None else board["measure"].iloc[0])
     n = len(data)
     labels = abbreviate(data["run"].astype(str).tolist(), width=24 if n <= MANY else 16)
@@ -52,7 +58,7 @@ def rank_intervals(board: pd.DataFrame, measure: str | None = None, *,
     fig = Figure(figsize=(6.4, 0.13 * n + 1.6 if n > MANY else max(2.2, 0.28 * n + 1.2)))
     ax = fig.add_subplot()
     y = list(range(n))[::-1]  # best at the top
-    kind = "simultaneous" if simultaneous else "not simultaneous"
+    kind = how + ("simultaneous" if simultaneous else "not simultaneous")
     ax.hlines(y, data["rank_low"] - 0.4, data["rank_high"] + 0.4, color="#2b4a7d", lw=5,
               alpha=0.45, label=f"rank interval ({kind})")
     if "marginal_low" in data:

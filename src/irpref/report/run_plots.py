@@ -249,11 +249,14 @@ def significance_data(table: pd.DataFrame, measure: str | None = None,
                       alpha: float | None = None) -> pd.DataFrame:
     """Run x run matrix of one measure of :func:`irpref.significance`: +1 where
     the row run is significantly better than the column run (``p_adjusted`` <
-    ``alpha`` and mean a - b > 0, or < 0 for a lower-is-better measure such as
-    ASL), -1 significantly worse, 0 otherwise (always 0 for a measure without a
-    better direction, e.g. NumRet); runs ordered by their mean difference to
-    all others, best first. ``alpha`` defaults to the table's
-    ``attrs["alpha"]``, else 0.05."""
+    ``alpha`` and the test's statistic favours the row run: mean a - b > 0, or < 0
+    for a lower-is-better measure such as ASL; for Wilcoxon its signed ranks,
+    :mod:`irpref.stats.directions`), -1 significantly worse, 0 otherwise (always
+    0 for a measure without a better direction, e.g. NumRet); runs ordered by
+    their mean difference to all others, best first. ``alpha`` defaults to the
+    table's ``attrs["alpha"]``, else 0.05."""
+    from irpref.stats.directions import row_directions
+
     cols = ["run_a", "run_b", "mean", "p_adjusted"]
     sign = _sign(table, measure)
     table = measure_rows(table, measure, cols)
@@ -265,9 +268,12 @@ def significance_data(table: pd.DataFrame, measure: str | None = None,
     index = pd.Index(runs)
     i, j = index.get_indexer(a), index.get_indexer(b)
     mean = sign * table["mean"].to_numpy(np.float64)  # > 0: run_a better
-    sig = (table["p_adjusted"].to_numpy(np.float64) < alpha) & (mean != 0)
+    # the direction of each test's statistic (Wilcoxon: its signed ranks), else the mean's
+    direction = (row_directions(table) if {"test", "orientation"} <= set(table.columns)
+                 else np.sign(mean))
+    sig = (table["p_adjusted"].to_numpy(np.float64) < alpha) & (direction != 0)
     m = np.zeros((len(runs), len(runs)))
-    m[i, j] = np.where(sig, np.sign(mean), 0.0)
+    m[i, j] = np.where(sig, direction, 0.0)
     m[j, i] = -m[i, j]
     d = np.zeros((len(runs), len(runs)))
     d[i, j], d[j, i] = mean, -mean

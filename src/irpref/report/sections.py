@@ -200,36 +200,45 @@ def significance_section(ctx) -> Section | None:
 
 def leaderboard_section(ctx) -> Section | None:
     """Ranks with intervals (Mogstad, Romano, Shaikh & Wilhelm 2024, "Inference for
-    ranks") and a compact letter display, read from the one test result: a run's
-    interval runs from 1 + the runs significantly better to R - the runs
-    significantly worse; two runs share a letter when they do not differ."""
+    ranks") and groups of runs that do not differ, from the report's tests
+    (:func:`irpref.stats.ranks.report_leaderboard`): the one-sided hypotheses of every
+    ordered pair, the report's correction over them; a run's interval runs from 1 +
+    the runs significantly better to R - the runs significantly worse."""
     from irpref.report.rank_plots import rank_intervals
-    from irpref.stats.ranks import ranks_from_tests
+    from irpref.stats.rank_family import level, simultaneous
+    from irpref.stats.ranks import report_leaderboard
 
     if ctx.verdicts is None or not len(ctx.verdicts.tests):
         return None
     tables = [t for t in (ctx.results, ctx.prefs) if t is not None and len(t)]
     tested = set(ctx.verdicts.tests["measure"].astype(str))
     tables = [t[t["measure"].astype(str).isin(tested)] for t in tables]
-    board = ranks_from_tests(tables, ctx.verdicts.tests, ctx.verdicts.alpha)
-    fwer = ctx.verdicts.correction in ("holm", "bonferroni")
+    v = ctx.verdicts
+    board = report_leaderboard(tables, v.tests, v.alpha, correction=v.correction,
+                               family=v.family)
+    same = ["measure", "test", "correction", "family", "alpha", "simultaneous"]
     blocks = []
     for measure in pd.unique(board["measure"]):
-        rows = board[board["measure"] == measure].drop(columns="measure")
+        rows = board[board["measure"] == measure].drop(columns=same)
         blocks.append(Block("figure", f"{measure}: rank intervals",
-                            draw=lambda m=measure: rank_intervals(ctx.short(board, "run"), m,
-                                                                  simultaneous=fwer)))
+                            draw=lambda m=measure: rank_intervals(ctx.short(board, "run"), m)))
         blocks.append(Block("details", f"{measure}: leaderboard", open=not ctx.many,
                             children=[Block("table", table=ctx.population.with_queries(rows),
                                             rows=board[board["measure"] == measure])]))
+    scope = "each measure" if v.family == "measure" else "all measures together"
+    together = "yes" if simultaneous("t", v.correction) else "no"
     return Section(
         "leaderboard", "Leaderboard",
-        "Which ranks the data support: each run's rank by its mean, and the interval of "
-        "ranks it may hold (Mogstad, Romano, Shaikh & Wilhelm 2024: 1 + the runs "
-        "significantly better, R - the runs significantly worse), with letters shared by "
-        "runs that do not differ, all from the report's one test of each pair (the rule "
-        "at the top)." + ("" if fwer else " Under this correction (it controls the false "
-                          "discovery rate, or nothing) the intervals are not simultaneous."),
+        "Which ranks the data support: each run's rank by its mean (equal means tie), and "
+        "the interval of ranks it may hold (Mogstad, Romano, Shaikh & Wilhelm 2024: 1 + the "
+        "runs significantly better, R - the runs significantly worse), with letters shared "
+        "by runs that do not differ. Test: one-sided paired t of every ordered pair of runs "
+        "(a preference: of each run's per-query mean preference over the other runs, which "
+        f"is what ranks it); correction: {v.correction}, on the R(R-1) one-sided hypotheses "
+        f"of {scope}; alpha = {v.alpha:g}; simultaneous: {together} "
+        f"({level('t', v.correction)}). A metric's intervals read the p-values of the "
+        "report's own tests and separate no pair that its marks do not (the marks' "
+        "two-sided family can separate a few more).",
         blocks)
 
 

@@ -40,8 +40,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irpref.measures.base import ORIENTATION_SIGNS
-
 __all__ = ["REPORT_FAMILIES", "VERDICTS", "Verdicts", "check_report_family", "family_rule",
            "test_pairs"]
 
@@ -203,15 +201,12 @@ def check_report_family(family: str) -> str:
 
 
 def _verdicts(tests: pd.DataFrame, significant: np.ndarray) -> np.ndarray:
-    """better / worse / n.s. / untested from run_a's point of view: the sign test by
-    wins against losses, the others by the oriented mean difference."""
-    orient = tests["orientation"].map(ORIENTATION_SIGNS).fillna(0).to_numpy(np.float64)
-    mean = tests["mean"].to_numpy(np.float64)
-    wins = pd.to_numeric(tests["wins"]).to_numpy(np.float64)
-    losses = pd.to_numeric(tests["losses"]).to_numpy(np.float64)
-    with np.errstate(invalid="ignore"):
-        direction = np.where(tests["test"].to_numpy(object) == "sign",
-                             np.sign(wins - losses), orient * np.sign(mean))
+    """better / worse / n.s. / untested from run_a's point of view, the direction that
+    of each test's statistic (:func:`irpref.stats.directions.row_directions`: the sign
+    test by wins against losses, t by the oriented mean difference)."""
+    from irpref.stats.directions import row_directions
+
+    direction = row_directions(tests) if len(tests) else np.zeros(0)
     p = tests["p"].to_numpy(np.float64)
     return np.select([np.isnan(p), significant & (direction > 0), significant & (direction < 0)],
                      ["untested", "better", "worse"], "n.s.").astype(object)
@@ -241,4 +236,7 @@ def family_rule(correction: str, family: str, alpha: float, tests: pd.DataFrame)
     return (f"Every verdict in this report (marks, tables, figures) comes from one test per "
             f"pair of runs: paired tests (Student's t for measures and real-valued "
             f"preferences, the exact sign test for sign preferences), {adjust}; "
-            f"significant when p_adjusted < alpha = {alpha:g}.")
+            f"significant when p_adjusted < alpha = {alpha:g}; a verdict's direction is its "
+            f"test's statistic (the mean difference; wins against losses). The leaderboard's "
+            f"rank intervals test the one-sided hypotheses of every ordered pair (its "
+            f"section says how).")

@@ -13,7 +13,12 @@ measure, the per-query comparison of every run pair. Modules:
 - ``families``: baselines and the families a correction runs over;
 - ``baselines``: every run against one or several baselines, one row per
   (run, measure, baseline) (:func:`against_baselines`);
-- ``table``: one row per (measure, test, run pair).
+- ``table``: one row per (measure, test, run pair);
+- ``directions``: which way a verdict points, from its test's statistic (one rule
+  for every verdict, mark, letter and rank);
+- ``ranks``, ``rank_family``, ``letters``: leaderboards with the rank intervals of
+  Mogstad et al. (2024) over one-sided hypotheses, and groups of runs that do not
+  differ.
 """
 
 from __future__ import annotations

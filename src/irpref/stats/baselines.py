@@ -35,7 +35,8 @@ measure's record, :attr:`irpref.stats.Pairwise.orientation`):
 - ``significant`` = p_adjusted < alpha; ``marker`` ``▲`` (significantly
   better than the baseline) or ``▼`` (worse): the direction of diff by the
   measure's orientation (a smaller ASL is better), of wins - losses for the
-  sign test; none for a measure without a better direction.
+  sign test, of the signed ranks for Wilcoxon (:mod:`irpref.stats.directions`);
+  none for a measure without a better direction.
 """
 
 from __future__ import annotations
@@ -46,8 +47,9 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
-from irpref.measures.base import ORIENTATION_SIGNS
+from irpref.measures.arithmetic import exact_means
 from irpref.stats.bootstrap import DEFAULT_BOOTSTRAP
+from irpref.stats.directions import row_directions
 from irpref.stats.families import baseline_list, baseline_pairs, check_baselines, check_family
 from irpref.stats.intervals import t_interval
 from irpref.stats.pairwise import Pairwise, as_pairwise
@@ -135,8 +137,7 @@ def against_baselines(
     for pw in pairwise:  # one block per measure: every run against every baseline
         runs = np.asarray(pw.runs, dtype=object)
         counts = (~np.isnan(pw.scores)).sum(-1)
-        with np.errstate(invalid="ignore"):
-            means = np.nanmean(pw.scores, -1)
+        means = exact_means(pw.scores)
         grid.append(pd.DataFrame({
             "run": np.tile(runs, len(names)), "measure": pw.measure,
             "baseline": np.repeat(np.asarray(names, dtype=object), len(runs)),
@@ -170,16 +171,12 @@ def _t_intervals(pairwise: Sequence[Pairwise], names: Sequence[str], confidence:
 
 
 def _markers(table: pd.DataFrame) -> np.ndarray:
-    """``▲`` / ``▼`` / ``""`` per row: significant, and the direction of the test
-    (wins - losses for the sign test, the oriented diff otherwise)."""
-    orient = table["orientation"].map(ORIENTATION_SIGNS).fillna(0).to_numpy(np.float64)
-    diff = table["diff"].to_numpy(np.float64)
-    wins = table["wins"].to_numpy(np.float64, na_value=np.nan)
-    losses = table["losses"].to_numpy(np.float64, na_value=np.nan)
-    with np.errstate(invalid="ignore"):
-        direction = np.where(table["test"].to_numpy(object) == "sign", np.sign(wins - losses),
-                             orient * np.sign(diff))
-    direction = np.where(orient == 0, 0.0, np.nan_to_num(direction))
+    """``▲`` / ``▼`` / ``""`` per row: significant, and the direction of the test's
+    statistic (:func:`irpref.stats.directions.row_directions`: wins - losses for the
+    sign test, the signed ranks for Wilcoxon, the oriented diff otherwise)."""
+    tested = table["test"].notna().to_numpy()  # a baseline's own row has no test
+    direction = np.zeros(len(table), np.int8)
+    direction[tested] = row_directions(table[tested], mean="diff")
     significant = table["significant"].to_numpy(bool)
     return np.where(significant & (direction > 0), BETTER,
                     np.where(significant & (direction < 0), WORSE, "")).astype(object)

@@ -1,58 +1,108 @@
 """Ranks with intervals: the leaderboard of ``irpref rank``.
 
-For each measure, runs are ranked by their score (a metric's mean; a
-preference's mean preference over the other runs or its Borda count, as its
-record's ``ranking`` says), best first by the record's orientation (a lower ASL
-ranks first). Beside the rank:
+**What is ranked.** Each run's mean over queries of the measure's per-query
+scores: a metric's values; a preference's per-query mean preference over the
+other runs (its win rate, the RPP paper's Eq. 7) or Borda points, as its
+record's ``ranking`` says (:func:`run_scores`). Best first by the record's
+orientation (a lower ASL ranks first); a measure without a better direction
+(``NumRet``) cannot be ranked. ``rank`` = 1 + the runs with a better mean.
 
-- **rank interval** [``rank_low``, ``rank_high``] (Mogstad, Romano, Shaikh &
-  Wilhelm, "Inference for ranks with applications to mobility across
-  neighbourhoods and academic achievement across countries", Rev. Econ. Stud.
-  2024, Sec. 3): from one family of pairwise tests over all run pairs of the
-  measure (:func:`irpref.stats.significance` with the chosen test and
-  correction), rank_low = 1 + the number of runs significantly better,
-  rank_high = R - the number of runs significantly worse. With a correction
-  that controls the family-wise error at alpha (holm, bonferroni; hsd and
-  tukey are family-wise already) the intervals of all runs hold together with
-  probability >= 1 - alpha; bh / by control the false discovery rate and none
-  nothing, so their intervals are not simultaneous (``rank`` says so);
-- **group**: a compact letter display (:func:`letter_display`): two runs
-  share a letter exactly when their difference is not significant in that
-  same family;
-- with ``bootstrap`` > 0, **marginal** bootstrap intervals of each run's rank
-  alone (``marginal_low``, ``marginal_high``): the (1 - c) / 2 and (1 + c) / 2
-  quantiles of the run's rank over resamples of the queries (Efron &
-  Tibshirani 1993; not simultaneous, and not a test).
+**Equal means tie** (:func:`tied_means`): a mean is the exact sum of the
+values rounded once (:func:`irpref.measures.arithmetic.exact_mean`), so the
+same values in any query order give the same mean; means within
+:data:`TIE_TOLERANCE` x (mean |value| of both runs) of each other (different
+values whose exact rational sums are equal, 0.3 + 0.1 and 0.2 + 0.2 as doubles)
+are one group, which shares its rank and prints one mean, its median member's.
 
-A point rank is 1 + the number of runs with a strictly better score (tied
-runs share the best rank). A measure without a better direction (a count such
-as NumRet) cannot be ranked.
+**Tests.** Intervals compare what is ranked, means, with tests of means over
+the per-query scores that are averaged: ``t`` (``paired``), ``hsd`` or
+``tukey``. A preference's intervals therefore test its per-query win rates,
+not its head-to-head values (``irpref significance`` tests those). ``sign``
+and ``wilcoxon`` are refused (:func:`check_rank_test`): they test the signs or
+signed ranks of each pair's differences, not a difference of one number per
+run, so their verdicts can cycle (a beats b beats c beats a, each
+significantly) and no ranking lies behind them; three runs in such a cycle
+would all get the interval [2, 2], whatever point rank is printed.
+
+**Intervals** (Mogstad, Romano, Shaikh & Wilhelm 2024; :mod:`irpref.stats.rank_family`):
+the R(R - 1) one-sided hypotheses "run j is not better than run k", each tested
+by the one-sided version of the test, corrected over each measure's family (or
+all measures' with ``family="all"``); ``rank_low`` = 1 + the runs rejected
+better, ``rank_high`` = R - the runs rejected worse. A rejection that the
+means contradict (possible only when runs lack different queries: a paired
+test reads the queries both runs have, a mean each run's own; or when the
+means tie) narrows no interval, so every run's rank lies in its interval. The
+columns ``test``, ``correction``, ``family``, ``alpha`` and ``simultaneous``
+say under what the intervals were made (:data:`irpref.stats.rank_family.LEVELS`).
+
+**Groups**: runs that do not differ in that family, as a compact letter
+display or as ranges of board rows (:mod:`irpref.stats.letters`).
+
+With ``bootstrap`` > 0, **marginal** bootstrap intervals of each run's rank
+alone (``marginal_low``, ``marginal_high``): the (1 - c) / 2 and (1 + c) / 2
+quantiles of the run's rank over resamples of the queries (Efron & Tibshirani
+1993; not simultaneous, and not a test).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
+from irpref.measures.arithmetic import exact_means
 from irpref.stats.bootstrap import draw_counts
+from irpref.stats.families import FAMILY_WISE
+from irpref.stats.letters import GROUPS, LETTERS, group_ranges, letter_display
 from irpref.stats.pairwise import Pairwise
+from irpref.stats.rank_family import (
+    check_rank_family,
+    rank_bounds,
+    rank_rejections,
+    rejection_matrix,
+    simultaneous,
+)
 from irpref.stats.seeds import reseed
 from irpref.stats.table import check_correction, pairwise_list, significance
 
-__all__ = ["FWER_CORRECTIONS", "RANK_COLUMNS", "RANK_TESTS", "leaderboard", "letter_display",
-           "measure_board", "point_ranks", "rank_bounds", "ranks_from_tests", "run_scores",
-           "significant_matrix"]
+__all__ = ["RANK_COLUMNS", "RANK_TESTS", "REFUSED_TESTS", "TIE_TOLERANCE", "check_rank_test",
+           "leaderboard", "letter_display", "measure_board", "point_ranks", "rank_bounds",
+           "rank_tables", "ranks_from_tests", "report_leaderboard", "run_scores", "tied_means"]
 
-RANK_COLUMNS = ["run", "measure", "mean", "rank", "rank_low", "rank_high", "group"]
+RANK_COLUMNS = ["run", "measure", "mean", "rank", "rank_low", "rank_high", "group", "test",
+                "correction", "family", "alpha", "simultaneous"]
 
-RANK_TESTS = ("paired", "t", "wilcoxon", "sign", "hsd", "tukey")
-"""Tests a leaderboard may read (``paired``: t, or sign for a sign preference)."""
+RANK_TESTS = ("paired", "t", "hsd", "tukey")
+"""Tests of means a leaderboard reads (``paired`` is t: every ranked score is a mean)."""
 
-FWER_CORRECTIONS = ("holm", "bonferroni")
-"""Corrections that control the family-wise error (with hsd / tukey: none)."""
+REFUSED_TESTS = ("sign", "wilcoxon")
+"""Tests a leaderboard refuses, saying why (:func:`check_rank_test`)."""
+
+TIE_TOLERANCE = 2.0 ** -40
+"""Means tie when they differ by at most this (about 9.1e-13) times the sum of both runs'
+mean |value|: 4096 units of roundoff (u = 2^-53), room for per-query values each within
+about 4,000 roundings of their exact value (AP's sum over 4,000 relevant documents, a win
+rate over 4,000 runs) and the two roundings of an exact mean. Runs whose exact sums are
+equal then always tie; no two different means of DL 2019's 37 runs come closer than
+1.1e-7 (relative) under ten measures."""
+
+
+def check_rank_test(test: str) -> str:
+    """The one rule for a leaderboard's test: one of :data:`RANK_TESTS`; ``sign`` and
+    ``wilcoxon`` refused with the reason (see the module doc)."""
+    if test in REFUSED_TESTS:
+        what = "the signs" if test == "sign" else "the signed ranks"
+        raise UsageError(
+            f"--test {test}: it compares each pair by {what} of its per-query differences, "
+            "not by a difference of one number per run, so its verdicts can cycle (a beats "
+            "b beats c beats a) and no ranking of the runs lies behind them; rank compares "
+            "means: use --test t (paired), hsd or tukey (irpref significance --test "
+            f"{test} tests the pairs)")
+    if test not in RANK_TESTS:
+        raise UsageError(f"test must be one of {', '.join(RANK_TESTS)}, not {test!r}")
+    return test
 
 
 def leaderboard(
@@ -60,7 +110,9 @@ def leaderboard(
     test: str = "paired",
     *,
     correction: str | None = None,
+    family: str = "measure",
     alpha: float = 0.05,
+    groups: str = "auto",
     bootstrap: int = 0,
     seed: int = 0,
     confidence: float = 0.95,
@@ -69,70 +121,172 @@ def leaderboard(
     tester: Callable[..., pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """The leaderboard of the runs in ``tables`` (as :func:`irpref.stats.significance`
-    reads them): one row per measure and run, best first, columns
-    :data:`RANK_COLUMNS` (plus ``marginal_low``, ``marginal_high`` with ``bootstrap``
-    > 0, and ``seed`` when hsd or the bootstrap drew random numbers).
+    reads them): one row per measure and run, best first, columns :data:`RANK_COLUMNS`
+    (plus ``marginal_low``, ``marginal_high`` with ``bootstrap`` > 0, and ``seed`` when
+    hsd or the bootstrap drew random numbers); see the module doc.
 
-    ``test`` and ``correction`` (default: holm, none for hsd / tukey) form one
-    family over all pairs of each measure; a pair is significant when its adjusted
-    p < ``alpha``. See the module doc for the columns. ``tester``: what runs the
-    tests, with :func:`irpref.stats.significance`'s signature (default: it; the
-    CLI's ``--dask`` passes :func:`irpref.distributed.significance`).
+    ``test`` (:data:`RANK_TESTS`) runs over every pair of each measure's ranked scores
+    (:func:`rank_tables`); ``correction`` (default holm, none for hsd / tukey) over the
+    R(R-1) one-sided hypotheses of each measure (``family="measure"``) or of all of them
+    (``"all"``); a hypothesis is rejected when its adjusted p < ``alpha``. ``groups``:
+    ``letters``, ``ranges`` or ``auto`` (:data:`irpref.stats.letters.GROUPS`).
+    ``tester``: what runs the tests, with :func:`irpref.stats.significance`'s signature
+    (default: it; the CLI's ``--dask`` passes :func:`irpref.distributed.significance`).
     """
-    if test not in RANK_TESTS:
-        raise UsageError(f"test must be one of {', '.join(RANK_TESTS)}, not {test!r}")
+    check_rank_test(test)
     correction = check_correction([test], correction)
-    tests = (tester or significance)(tables, test, correction=correction, family="measure",
+    check_rank_family(family)
+    if family == "all" and test in FAMILY_WISE:
+        raise UsageError(f"--family all with --test {test}: its p-values are family-wise "
+                         "within each measure, not across measures; use --family measure, "
+                         "or --test t with --correction holm over all measures")
+    _check_groups(groups)
+    pairwise = rank_tables(tables, kinds)
+    tests = (tester or significance)(pairwise, test, correction=correction, family="measure",
                                      ci="none", bootstrap=0, seed=seed,
-                                     permutations=permutations, kinds=kinds)
-    board = ranks_from_tests(tables, tests, alpha, bootstrap=bootstrap, seed=seed,
-                             confidence=confidence, kinds=kinds)
-    if test in ("hsd",) or bootstrap:
+                                     permutations=permutations, effects=False)
+    board = ranks_from_tests(pairwise, tests, alpha, correction=correction, family=family,
+                             groups=groups, bootstrap=bootstrap, seed=seed,
+                             confidence=confidence)
+    if test == "hsd" or bootstrap:
         board["seed"] = seed
-    board.attrs.update(test=test, correction=correction, alpha=alpha, bootstrap=bootstrap,
-                       seed=seed, confidence=confidence)
+    board.attrs.update(test=test, correction=correction, family=family, alpha=alpha,
+                       bootstrap=bootstrap, seed=seed, confidence=confidence)
     return board
 
 
-def ranks_from_tests(tables, tests: pd.DataFrame, alpha: float, *, bootstrap: int = 0,
-                     seed: int = 0, confidence: float = 0.95,
-                     kinds: dict[str, str] | None = None) -> pd.DataFrame:
-    """The leaderboard of ``tables`` read from ``tests``, the rows of
-    :func:`irpref.stats.significance` over every pair of each measure (whatever
-    their family): a pair is significant when its ``p_adjusted`` < ``alpha``. The
-    one test result that decides a report's verdicts ranks its runs too."""
-    pairwise = {pw.measure: pw for pw in pairwise_list(tables, kinds)}
-    parts = [measure_board(pairwise[str(measure)], rows, alpha, bootstrap, seed, confidence)
-             for measure, rows in tests.groupby("measure", sort=False)]
+def rank_tables(tables, kinds: dict[str, str] | None = None) -> list[Pairwise]:
+    """One metric :class:`Pairwise` per measure of ``tables``: the per-query scores that
+    are ranked (:func:`run_scores`: a metric's values, a preference's per-query win rates
+    or Borda points), which the leaderboard's tests compare. A measure without a better
+    direction is refused (UsageError)."""
+    out = []
+    for pw in pairwise_list(tables, kinds):
+        if pw.sign == 0:
+            raise UsageError(f"{pw.measure} has no better direction (its record says so): "
+                             "nothing to rank")
+        out.append(pw if pw.kind == "metric" else Pairwise(
+            pw.measure, "metric", pw.runs, pw.queries, scores=run_scores(pw),
+            orientation_=pw.orientation))
+    return out
+
+
+def ranks_from_tests(pairwise: list[Pairwise], tests: pd.DataFrame, alpha: float, *,
+                     correction: str, family: str = "measure", groups: str = "auto",
+                     bootstrap: int = 0, seed: int = 0, confidence: float = 0.95
+                     ) -> pd.DataFrame:
+    """The leaderboard of the ranked scores ``pairwise`` (:func:`rank_tables`) read from
+    ``tests``, the rows of :func:`irpref.stats.significance` over every pair of them:
+    their raw p-values, corrected here over the one-sided family (see the module doc)."""
+    _check_groups(groups)
+    by_name = {pw.measure: pw for pw in pairwise}
+    tests = tests.reset_index(drop=True)
+    rejected = rank_rejections(tests, alpha, correction, family)
+    parts, differ = [], []
+    for measure, rows in tests.groupby("measure", sort=False):
+        board, different = measure_board(by_name[str(measure)], rows, rejected[rows.index],
+                                         bootstrap, seed, confidence)
+        parts.append(board)
+        differ.append(different)
     if not parts:
         return pd.DataFrame(columns=RANK_COLUMNS)
-    return pd.concat(parts, ignore_index=True)
+    kind, shown = _groups(differ, groups)
+    for board, g in zip(parts, shown):
+        board["group"] = g
+    board = pd.concat(parts, ignore_index=True)
+    test = tests.groupby("measure", sort=False)["test"].first()
+    board["test"] = board["measure"].map(test).to_numpy(object)
+    board["correction"], board["family"], board["alpha"] = correction, family, float(alpha)
+    board["simultaneous"] = [simultaneous(t, correction) for t in board["test"]]
+    extra = [c for c in board.columns if c not in RANK_COLUMNS]
+    board = board[RANK_COLUMNS + extra]
+    board.attrs["groups"] = kind
+    return board
 
 
-def measure_board(pw: Pairwise, rows: pd.DataFrame, alpha: float, bootstrap: int = 0,
-                  seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
-    """The leaderboard rows of one measure, from its tests ``rows``."""
-    sign = pw.sign
-    if sign == 0:
-        raise UsageError(f"{pw.measure} has no better direction (its record says so): "
-                         "nothing to rank")
-    scores = run_scores(pw)
-    with np.errstate(invalid="ignore"):
-        mean = np.nanmean(scores, axis=1) if scores.shape[1] else np.full(pw.n_runs, np.nan)
-    better = significant_matrix(rows, pw.runs, alpha)
+def _groups(differ: list[np.ndarray], groups: str) -> tuple[str, list[list[str]]]:
+    """(``letters`` or ``ranges``, each measure's groups) for the ``different`` matrices
+    in board order, as ``groups`` asks (:data:`irpref.stats.letters.GROUPS`)."""
+    if groups == "ranges" or (groups == "auto" and max(map(len, differ)) > len(LETTERS)):
+        return "ranges", [group_ranges(d) for d in differ]
+    letters = [letter_display(d) for d in differ]
+    if groups == "auto" and max(len(set("".join(g))) for g in letters) > len(LETTERS):
+        return "ranges", [group_ranges(d) for d in differ]
+    return "letters", letters
+
+
+def report_leaderboard(tables, tests: pd.DataFrame, alpha: float, *, correction: str,
+                       family: str = "measure") -> pd.DataFrame:
+    """A report's leaderboard: the metrics of ``tables`` read the report's own paired
+    tests ``tests`` (Student's t on their per-query differences, what :func:`leaderboard`
+    runs); a preference is ranked by its win rates, which the report does not test, so
+    they are tested here (t, the same correction)."""
+    pairwise = rank_tables(tables)
+    metrics = {pw.measure for pw in pairwise_list(tables, None) if pw.kind == "metric"}
+    rows = tests[tests["measure"].astype(str).isin(metrics) & (tests["test"] == "t")]
+    others = [pw for pw in pairwise if pw.measure not in metrics]
+    if others:
+        rows = pd.concat([rows, significance(others, "t", correction=correction, ci="none",
+                                             bootstrap=0, seed=0, effects=False)],
+                         ignore_index=True)
+    return ranks_from_tests(pairwise, rows, alpha, correction=correction, family=family)
+
+
+def measure_board(pw: Pairwise, rows: pd.DataFrame, rejected: np.ndarray, bootstrap: int = 0,
+                  seed: int = 0, confidence: float = 0.95) -> tuple[pd.DataFrame, np.ndarray]:
+    """The leaderboard rows of one measure, best first, without the group, and the
+    (R, R) matrix of the pairs that differ in board order; ``rows``: its tests,
+    ``rejected``: which of them are rejected (:func:`rank_rejections`)."""
+    scores = pw.scores
+    mean = tied_means(exact_means(scores), exact_means(np.abs(scores)))
+    key = np.where(np.isnan(mean), np.inf, -pw.sign * mean)  # smaller is better
+    better = rejection_matrix(rows, rejected, pw.runs) & (key[:, None] < key[None, :])
     low, high = rank_bounds(better)
-    rank = point_ranks(mean, sign)
+    rank = point_ranks(mean, pw.sign)
     order = np.lexsort((np.arange(pw.n_runs), rank))
-    board = pd.DataFrame({
-        "run": pw.runs, "measure": pw.measure, "mean": mean, "rank": rank,
-        "rank_low": low, "rank_high": high,
-        "group": letter_display(better | better.T, order),
-    })
+    board = pd.DataFrame({"run": pw.runs, "measure": pw.measure, "mean": mean, "rank": rank,
+                          "rank_low": low, "rank_high": high})
     if bootstrap:
-        m_low, m_high = marginal_ranks(scores, sign, bootstrap,
+        m_low, m_high = marginal_ranks(scores, pw.sign, bootstrap,
                                        reseed(seed, f"rank:{pw.measure}"), confidence)
         board["marginal_low"], board["marginal_high"] = m_low, m_high
-    return board.iloc[order].reset_index(drop=True)
+    different = (better | better.T)[np.ix_(order, order)]
+    return board.iloc[order].reset_index(drop=True), different
+
+
+def tied_means(mean: np.ndarray, scale: np.ndarray, tolerance: float = TIE_TOLERANCE
+               ) -> np.ndarray:
+    """``mean`` with the means that tie made equal: sorted, two neighbours within
+    ``tolerance`` x (scale_a + scale_b) are one group (``scale``: each run's mean |value|,
+    the size of what its sum rounds); each group takes its lower-median member's mean
+    (the same value whatever the runs' order). NaN stays NaN."""
+    mean = np.asarray(mean, dtype=np.float64).copy()
+    ok = np.flatnonzero(~np.isnan(mean))
+    if len(ok) < 2:
+        return mean
+    order = ok[np.argsort(mean[ok], kind="stable")]
+    m, s = mean[order], np.asarray(scale, dtype=np.float64)[order]
+    new = np.concatenate([[True], np.diff(m) > tolerance * (s[1:] + s[:-1])])
+    group = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, len(m)))
+    mean[order] = m[(starts + (sizes - 1) // 2)[group]]
+    return mean
+
+
+def point_ranks(score: np.ndarray, sign: int) -> np.ndarray:
+    """1 + the number of runs with a strictly better score along axis 0 (``sign`` +1:
+    higher is better, -1: lower); ties share the best rank; a NaN score ranks last."""
+    from scipy.stats import rankdata
+
+    s = np.asarray(score, dtype=np.float64) * -sign  # smaller is better now
+    s = np.where(np.isnan(s), np.inf, s)
+    return rankdata(s, axis=0, method="min").astype(np.int64)
+
+
+def _check_groups(groups: str) -> None:
+    if groups not in GROUPS:
+        raise UsageError(f"groups must be one of {', '.join(GROUPS)}, not {groups!r}")
 
 
 def run_scores(pw: Pairwise, ranking: str | None = None) -> np.ndarray:
@@ -164,161 +318,6 @@ def _ranking(measure: str) -> str:
         return PREFERENCES[parse_preference(measure).name].ranking
     except (ValueError, KeyError):
         return "mean"
-
-
-def significant_matrix(rows: pd.DataFrame, runs: Sequence[str], alpha: float) -> np.ndarray:
-    """(R, R) boolean: ``better[i, j]`` when run i is significantly better than run j
-    (adjusted p < alpha, in the direction of the test by the measure's orientation:
-    the oriented mean difference, wins - losses for the sign test)."""
-    index = {str(r): k for k, r in enumerate(runs)}
-    a = rows["run_a"].astype(str).map(index).to_numpy(np.intp)
-    b = rows["run_b"].astype(str).map(index).to_numpy(np.intp)
-    direction = test_directions(rows)
-    significant = (rows["p_adjusted"].to_numpy(np.float64) < alpha) & (direction != 0)
-    better = np.zeros((len(runs), len(runs)), bool)
-    up = significant & (direction > 0)
-    down = significant & (direction < 0)
-    better[a[up], b[up]] = True
-    better[b[down], a[down]] = True
-    return better
-
-
-def test_directions(rows: pd.DataFrame) -> np.ndarray:
-    """+1 / -1 / 0 per significance row: run_a better / worse than run_b by the
-    measure's orientation (the sign of the mean, of wins - losses for the sign test)."""
-    from irpref.measures.base import ORIENTATION_SIGNS
-
-    orient = rows["orientation"].map(ORIENTATION_SIGNS).fillna(0).to_numpy(np.float64)
-    mean = np.sign(rows["mean"].to_numpy(np.float64)) * orient
-    wins = rows["wins"].to_numpy(np.float64, na_value=np.nan)
-    losses = rows["losses"].to_numpy(np.float64, na_value=np.nan)
-    with np.errstate(invalid="ignore"):
-        direction = np.where(rows["test"].to_numpy(object) == "sign", np.sign(wins - losses),
-                             mean)
-    return np.where(orient == 0, 0.0, np.nan_to_num(direction))
-
-
-def rank_bounds(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(rank_low, rank_high) of every run from ``better[i, j]`` (i significantly better
-    than j): 1 + the runs significantly better, R - the runs significantly worse."""
-    better = np.asarray(better, bool)
-    r = better.shape[0]
-    return 1 + better.sum(0), r - better.sum(1)
-
-
-def point_ranks(score: np.ndarray, sign: int) -> np.ndarray:
-    """1 + the number of runs with a strictly better score along axis 0 (``sign`` +1:
-    higher is better, -1: lower); ties share the best rank; a NaN score ranks last."""
-    from scipy.stats import rankdata
-
-    s = np.asarray(score, dtype=np.float64) * -sign  # smaller is better now
-    s = np.where(np.isnan(s), np.inf, s)
-    return rankdata(s, axis=0, method="min").astype(np.int64)
-
-
-LETTERS = ("abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-           + "".join(chr(c) for c in range(0x3B1, 0x3CA) if c != 0x3C2))
-"""The first letters of a display; beyond them, CJK ideographs (one character each)."""
-
-
-def letter(k: int) -> str:
-    """The k-th letter (0-based): a-z, A-Z, Greek, then CJK ideographs."""
-    return LETTERS[k] if k < len(LETTERS) else chr(0x4E00 + k - len(LETTERS))
-
-
-def letter_display(different: np.ndarray, order: Sequence[int] | None = None) -> list[str]:
-    """A compact letter display: per run, a string of letters such that two runs share
-    a letter exactly when ``different[i, j]`` is False (their difference is not
-    significant).
-
-    The letters are the maximal cliques of the graph of not-significantly-different
-    runs, the sets the insert-absorb algorithm converges to (Piepho, "An algorithm
-    for a letter-based representation of all-pairwise comparisons", J. Comput.
-    Graph. Stat. 13, 2004: start from one letter holding every run, split each
-    letter holding a significant pair in two, absorb letters inside others); they
-    are found here directly by Bron-Kerbosch with pivoting (Tomita, Tanaka &
-    Takahashi 2006), which stays fast when most pairs differ. Piepho's sweep then
-    drops, smallest first, every letter whose pairs and runs other letters still
-    cover. A significant pair never shares a letter (a clique holds none) and a
-    non-significant pair always does (it lies in a maximal clique, and the sweep
-    keeps it covered). Letters are named in ``order`` (default: run order): ``a``
-    is the letter of the first run. Few letters, not a proven minimum (finding that
-    is NP-hard).
-    """
-    diff = np.asarray(different, bool)
-    r = diff.shape[0]
-    if r == 0:
-        return []
-    alike = ~diff
-    np.fill_diagonal(alike, False)
-    neighbours = [_bits(np.flatnonzero(alike[i])) for i in range(r)]
-    letters = _sweep(_maximal_cliques(neighbours, r), r)
-    order = np.arange(r) if order is None else np.asarray(order, dtype=np.intp)
-    position = np.empty(r, np.intp)
-    position[order] = np.arange(r)
-    members = [list(_members(c)) for c in letters]
-    letters = [c for _, c in sorted(zip((min(position[m]) for m in members), letters),
-                                    key=lambda x: x[0])]
-    groups = [""] * r
-    for k, c in enumerate(letters):
-        name = letter(k)
-        for j in _members(c):
-            groups[j] += name
-    return groups
-
-
-def _bits(indices) -> int:
-    """A Python int with the bits ``indices`` set."""
-    out = 0
-    for i in indices:
-        out |= 1 << int(i)
-    return out
-
-
-def _members(bits: int):
-    """The set bits of ``bits``, ascending."""
-    while bits:
-        low = bits & -bits
-        yield low.bit_length() - 1
-        bits ^= low
-
-
-def _maximal_cliques(neighbours: list[int], r: int) -> list[int]:
-    """Every maximal clique (as a bitset) of the graph ``neighbours`` (bitsets), by
-    Bron-Kerbosch with Tomita's pivot, without recursion."""
-    out = []
-    stack = [(0, (1 << r) - 1, 0)]  # (clique, candidates, excluded)
-    while stack:
-        clique, cand, excluded = stack.pop()
-        if not cand:
-            if not excluded:
-                out.append(clique)
-            continue
-        pivot = max(_members(cand | excluded), key=lambda u: (cand & neighbours[u]).bit_count())
-        for v in _members(cand & ~neighbours[pivot]):
-            bit = 1 << v
-            stack.append((clique | bit, cand & neighbours[v], excluded & neighbours[v]))
-            cand &= ~bit
-            excluded |= bit
-    return out
-
-
-def _sweep(cliques: list[int], r: int) -> list[int]:
-    """Drop, smallest first, each letter whose every run and pair of runs another kept
-    letter still holds: ``count[i, j]`` letters hold both i and j (``count[i, i]``: i)."""
-    kept = sorted(cliques, key=lambda c: (c.bit_count(), c))
-    runs = [np.fromiter(_members(c), np.intp) for c in kept]
-    count = np.zeros((r, r), np.int32)
-    for idx in runs:
-        count[np.ix_(idx, idx)] += 1
-    alive = []
-    for c, idx in zip(kept, runs):
-        block = np.ix_(idx, idx)
-        if count[block].min() >= 2:  # every run and pair of c is in another letter
-            count[block] -= 1
-        else:
-            alive.append(c)
-    return alive
 
 
 def marginal_ranks(scores: np.ndarray, sign: int, samples: int, seed, confidence: float

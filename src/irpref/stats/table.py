@@ -85,6 +85,7 @@ def pair_tests(
     strict: bool = False,
     ci: str | None = None,
     pairs: tuple[np.ndarray, np.ndarray] | None = None,
+    effects: bool = True,
 ) -> pd.DataFrame:
     """One row per run pair (default: every a < b): statistic, raw and adjusted p, effect sizes.
 
@@ -116,13 +117,16 @@ def pair_tests(
     win_share, or rank_biserial for wilcoxon, whose rows have no effect interval);
     ``seed`` the seed of rows that drew random numbers (hsd, bootstrap intervals).
     ``pairs``: index arrays (a, b) of the run pairs to test, in any order
-    (the family of hsd and tukey stays all pairs).
+    (the family of hsd and tukey stays all pairs). ``effects=False`` leaves the
+    effects' intervals out (``effect_low``/``effect_high`` NaN: the exact
+    noncentral-t interval is most of the work of a t test over many pairs; a
+    leaderboard reads p and the direction only).
     """
     correction = default_correction([test]) if correction is None else correction
     check_family("measure", correction, False)
     rows = _pair_rows(pairwise, test, permutations=permutations, seed=seed, bootstrap=bootstrap,
                       confidence=confidence, wilcoxon_method=wilcoxon_method, strict=strict,
-                      ci=ci, pairs=pairs,
+                      ci=ci, pairs=pairs, effects=effects,
                       label=int(seed) if isinstance(seed, (int, np.integer)) else None)
     return assign_families(rows, "measure", correction)
 
@@ -145,6 +149,7 @@ def _pair_rows(
     pairwise: Pairwise, test: str, *, permutations: int, seed: SeedLike, bootstrap: int,
     confidence: float, wilcoxon_method: str, strict: bool, ci: str | None,
     pairs: tuple[np.ndarray, np.ndarray] | None, label: int | None = None,
+    effects: bool = True,
 ) -> pd.DataFrame:
     """The rows of :func:`pair_tests` before any correction: ``p_adjusted`` is p
     for the family-wise tests (hsd, tukey) and NaN for the others, filled once
@@ -174,7 +179,7 @@ def _pair_rows(
     if ci in ("bootstrap", "bca"):
         counts = draw_counts(pairwise.n_queries, bootstrap, reseed(seed, "bootstrap"))
     blocks = [_block(pairwise.pair_values(a[i:i + PAIR_BLOCK], b[i:i + PAIR_BLOCK]),
-                     pairwise.sign, test, confidence, wilcoxon_method, ci, counts)
+                     pairwise.sign, test, confidence, wilcoxon_method, ci, counts, effects)
               for i in range(0, len(a), PAIR_BLOCK)]
     cols = {k: np.concatenate([blk[k] for blk in blocks]) if blocks else np.empty(0)
             for k in BLOCK_COLUMNS}
@@ -189,7 +194,7 @@ BLOCK_COLUMNS = ("n", "mean", "effect", "wins", "losses", "ties", "statistic", "
 
 
 def _block(d: np.ndarray, sign: int, test: str, confidence: float, wilcoxon_method: str,
-           ci: str, counts: np.ndarray | None) -> dict[str, np.ndarray]:
+           ci: str, counts: np.ndarray | None, effects: bool = True) -> dict[str, np.ndarray]:
     """The per-pair statistics of one block of per-query values d (P, Q): the test's
     statistic and p (hsd and tukey: filled by the caller), effect and its interval,
     wins/losses/ties by the orientation ``sign``, the interval of the mean by ``ci``."""
@@ -206,13 +211,15 @@ def _block(d: np.ndarray, sign: int, test: str, confidence: float, wilcoxon_meth
         statistic, p = np.where(np.isnan(p_sign), np.nan, wins), p_sign  # NaN: no query
     elif test == "wilcoxon":
         statistic, p, _ = wilcoxon(d, wilcoxon_method)
+    effect_low = effect_high = nan
     if test == "sign":
         with np.errstate(invalid="ignore", divide="ignore"):
             effect = wins / (wins + losses)
-        effect_low, effect_high = win_share_interval(wins, losses, confidence)
+        if effects:
+            effect_low, effect_high = win_share_interval(wins, losses, confidence)
     elif test == "wilcoxon":  # no interval of the rank-biserial correlation is given
-        effect, effect_low, effect_high = rank_biserial(d), nan, nan
-    else:
+        effect = rank_biserial(d)
+    elif effects:
         with np.errstate(invalid="ignore", divide="ignore"):
             effect_low, effect_high = smd_interval(effect * np.sqrt(n), n, confidence)
     if sign == 0:  # no better or worse: no wins, losses or win share
@@ -291,6 +298,7 @@ def significance(
     family: str = "measure",
     ci: str | None = None,
     pairs: tuple[np.ndarray, np.ndarray] | None = None,
+    effects: bool = True,
 ) -> pd.DataFrame:
     """Test run pairs of every measure in tidy tables; one row per (measure, test, pair).
 
@@ -325,6 +333,7 @@ def significance(
                   within the block; :func:`assign_families` over all blocks' rows
                   gives the whole family's). The family of hsd and tukey stays all
                   pairs.
+    effects:      False: no intervals of the effect sizes (see :func:`pair_tests`).
 
     See :func:`pair_tests` for the columns; :func:`irpref.discriminative_power`
     summarizes the result.
@@ -347,7 +356,7 @@ def significance(
             out.append(_pair_rows(
                 pw, resolved, permutations=permutations, seed=reseed(seed, "hsd"),
                 bootstrap=bootstrap, confidence=confidence, wilcoxon_method=wilcoxon_method,
-                strict=strict, ci=ci, pairs=tested,
+                strict=strict, ci=ci, pairs=tested, effects=effects,
                 label=int(seed) if isinstance(seed, (int, np.integer)) else None,
             ))
     frame = assign_families(pd.concat(out, ignore_index=True), family, correction,
