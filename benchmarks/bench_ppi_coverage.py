@@ -26,6 +26,7 @@ Usage::
 
     python benchmarks/bench_ppi_coverage.py [--subsets 1000] [--sizes 10 15 20 30]
         [--seed 0] [--bootstrap-subsets 100] [--pairs 200] [--quick] [--csv FILE]
+    python benchmarks/bench_ppi_coverage.py --from-csv FILE
 
 (``../shared/data`` relative to the project root, or ``IRPREF_DATA``; the per-query
 values are cached in ``benchmarks/data/ppi-coverage``.) ``--quick``: 200 subsets,
@@ -160,6 +161,47 @@ def per_judge(table: pd.DataFrame, method: str = DEFAULT) -> str:
     return "\n".join(lines)
 
 
+def smallest(table: pd.DataFrame, by: list[str], method: str = DEFAULT) -> str:
+    """The method's smallest coverage over the other cells, per ``by`` and n."""
+    g = table[table["method"] == method]
+    sizes = sorted(g["n"].unique())
+    lines = [f"| {', '.join(by)} | {' | '.join(f'n={n}' for n in sizes)} |",
+             "|---|" + "---:|" * len(sizes)]
+    for key, block in g.groupby(by, sort=False):
+        shown = []
+        for n in sizes:
+            at = block[block["n"] == n]
+            if at.empty:
+                shown.append("")
+                continue
+            worst = at.loc[at["coverage"].idxmin()]
+            shown.append(f"{_pct(worst['coverage'])} +- {_pct(worst['mc_se'])}")
+        label = " ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+        lines.append(f"| {label} | {' | '.join(shown)} |")
+    return "\n".join(lines)
+
+
+def report(table: pd.DataFrame, args) -> None:
+    """The Markdown tables of a finished study."""
+    print(f"\n{args.subsets} subsets per cell (bootstrap-t: {args.bootstrap_subsets}, "
+          f"measures at n = {', '.join(map(str, TARGETS))}), at most {args.pairs} run pairs "
+          f"per preference, level {args.confidence:g}, seed {args.seed}; coverage in %, "
+          "+- its Monte Carlo standard error.\n")
+    print(summary(table))
+    print(f"\n{DEFAULT}: smallest coverage over measures and preferences, per judge:\n")
+    print(smallest(table, ["collection", "rel", "judge"]))
+    print(f"\n{DEFAULT}: smallest coverage over collections and judges, per measure:\n")
+    print(smallest(table, ["measure"]))
+    print(f"\n{DEFAULT}, per collection, judge and measure:\n")
+    print(per_judge(table))
+    defaults = table[table["method"] == DEFAULT]
+    for n, floor in TARGETS.items():
+        low = defaults[(defaults["n"] == n) & (defaults["coverage"] < floor)]
+        print(f"\nn = {n}: {len(low)} cells of the default below {floor:g}" +
+              ("".join(f"\n  {r.collection}{r.rel} {r.judge} {r.measure}: "
+                       f"{_pct(r.coverage)} +- {_pct(r.mc_se)}" for r in low.itertuples())))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--subsets", type=int, default=1000)
@@ -170,26 +212,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pairs", type=int, default=200,
                    help="run pairs per preference at most (a seeded sample; default 200)")
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--csv", type=Path, default=None)
+    p.add_argument("--csv", type=Path, default=None, help="write every cell to FILE")
+    p.add_argument("--from-csv", type=Path, default=None,
+                   help="print the tables of a study written by --csv (no new runs)")
     args = p.parse_args(argv)
     if args.quick:
         args.subsets, args.sizes, args.bootstrap_subsets = 200, [10, 20], 0
+    if args.from_csv:
+        report(pd.read_csv(args.from_csv), args)
+        return 0
     table = study(args)
     if args.csv:
         table.to_csv(args.csv, index=False)
-    print(f"\n{args.subsets} subsets per cell (bootstrap-t: {args.bootstrap_subsets}, "
-          f"measures at n = {', '.join(map(str, TARGETS))}), at most {args.pairs} run pairs "
-          f"per preference, level {args.confidence:g}, seed {args.seed}; coverage in %, "
-          "+- its Monte Carlo standard error.\n")
-    print(summary(table))
-    print(f"\n{DEFAULT}, per collection, judge and measure:\n")
-    print(per_judge(table))
-    defaults = table[table["method"] == DEFAULT]
-    for n, floor in TARGETS.items():
-        low = defaults[(defaults["n"] == n) & (defaults["coverage"] < floor)]
-        print(f"\nn = {n}: {len(low)} cells of the default below {floor:g}" +
-              ("".join(f"\n  {r.collection}{r.rel} {r.judge} {r.measure}: "
-                       f"{_pct(r.coverage)} +- {_pct(r.mc_se)}" for r in low.itertuples())))
+    report(table, args)
     return 0
 
 

@@ -235,6 +235,18 @@ def test_t_interval_inverts_halls_transformation(n, big_n, lam, confidence, seed
     assert excludes == (got.p[0] < 1 - confidence) or abs(got.p[0] - (1 - confidence)) < 1e-9
 
 
+def test_hall_limit_keeps_a_9_of_10_sign_preference_significant():
+    """Wins on 9 of 10 human-judged queries (values 1 x 9, -1): the sign test's p is
+    0.021; with Hall's correction held to |b| q <= 1/2 the p-value is 0.018, above
+    10 of 10's (0.002, the range bound) and far from the unlimited correction's 0.24."""
+    rng = np.random.default_rng(0)
+    f, fu = rng.random(10) * 0.01, rng.random(30) * 0.01
+    nine = ppi_mean(np.r_[np.ones(9), -1.0], f, fu, value_range=(-1, 1))
+    ten = ppi_mean(np.ones(10), f, fu, value_range=(-1, 1))
+    assert nine.p[0] == pytest.approx(0.0176, abs=5e-4) and nine.low[0] > 0
+    assert ten.p[0] == pytest.approx(2 * 0.5**10) and ten.p[0] < nine.p[0]
+
+
 def test_symmetric_errors_give_the_plain_t_interval():
     """No skewness (errors symmetric about their mean, lambda 0): Hall's g is the
     identity and the interval is Student's t with n - 1 degrees of freedom."""

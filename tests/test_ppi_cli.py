@@ -278,6 +278,10 @@ def test_one_or_two_human_queries_are_refused(dl19, tmp_path):
     out = irpref_cli("evaluate", machine, *runs[:2], "-m", "AP", "--human-qrels", two, *NORMAL)
     assert out.returncode == 0, out.stderr
     assert "ppi_py's normal interval from 2 human-judged queries covers less" in out.stderr
+    three = write_qrels(tmp_path / "three.qrels", h[h["query"].isin(first[:3])])
+    out = irpref_cli("evaluate", machine, *runs[:2], "-m", "AP", "--human-qrels", three)
+    assert out.returncode == 0, out.stderr
+    assert "PPI intervals from 3 human-judged queries: the coverage study" in out.stderr
 
 
 @pytest.mark.slow
@@ -399,6 +403,7 @@ def test_one_query_left_to_the_machine(dl19, tmp_path):
     assert out.returncode == 1 and "1 query is left to the machine labels" in out.stderr
 
 
+@pytest.mark.slow
 def test_estimate_outside_the_range_is_flagged_in_every_format(tmp_path):
     """lambda 1 with a machine judge that calls nothing relevant on the human-judged
     queries and everything elsewhere: P@5's estimate is 2, flagged in the note column
@@ -530,6 +535,7 @@ def test_design_plans_from_the_pilot(dl19):
     assert (got["n_ppi_low"] <= got["n_ppi"]).all()
 
 
+@pytest.mark.slow
 def test_design_warns_on_a_small_pilot_and_says_how_uncertain_it_is(dl19, tmp_path):
     """A pilot of 2 queries planned 33 with nothing said: now a warning, and the plan's
     range from the pilot variance's chi-square interval (1 degree of freedom)."""
