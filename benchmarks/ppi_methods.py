@@ -140,32 +140,29 @@ def t_same(y, f, fu, confidence, value_range):
     return _bound(y, estimate - half, estimate + half, _same(y), confidence, value_range)
 
 
-def _per_query_weights(y, f, fu, confidence, value_range, weights):
-    """t+Hall with per-query weights (rows, n): theta = mean(y - w f) + mean(w) mean(fu)."""
+def _per_query_weights(y, f, fu, confidence, value_range, weights, spent: int = 1):
+    """t+Hall with per-query weights (rows, n): theta = mean(y - w f) + mean(w) mean(fu);
+    residual variance with divisor n - ``spent``, t with n - ``spent``."""
     n, big_n = y.shape[1], fu.shape[1]
     var_f, m3_f = _var_all(f, fu)
     w = weights(y, f, var_f, big_n)
     lam = w.mean(1)
     e = y - w * f
     estimate = e.mean(1) + lam * fu.mean(1)
-    se = np.sqrt(e.var(1, ddof=1) / n + lam**2 * var_f / big_n)
+    se = np.sqrt(e.var(1, ddof=spent) / n + lam**2 * var_f / big_n)
     b = _skew(e - e.mean(1, keepdims=True), n, lam, m3_f, big_n, se)
-    low, high = hall_bounds(estimate, se, b, stats.t.ppf(0.5 + confidence / 2, n - 1))
+    low, high = hall_bounds(estimate, se, b, stats.t.ppf(0.5 + confidence / 2, n - spent))
     return _bound(y, low, high, _same(y) & (lam == 0), confidence, value_range)
+
+
+def _same_weight(y, f, var_f, big_n):
+    return np.broadcast_to(_tuned(y, f, var_f, big_n)[:, None], y.shape)
 
 
 def hall_same_n2(y, f, fu, confidence, value_range):
     """PPI++ estimate (ppi_py's), residual variance with divisor n - 2 (one degree of
     freedom spent on the weight), t with n - 2 and Hall's correction."""
-    n, big_n = y.shape[1], fu.shape[1]
-    var_f, m3_f = _var_all(f, fu)
-    lam = _tuned(y, f, var_f, big_n)
-    e = y - lam[:, None] * f
-    estimate = e.mean(1) + lam * fu.mean(1)
-    se = np.sqrt(e.var(1, ddof=2) / n + lam**2 * var_f / big_n)
-    b = _skew(e - e.mean(1, keepdims=True), n, lam, m3_f, big_n, se)
-    low, high = hall_bounds(estimate, se, b, stats.t.ppf(0.5 + confidence / 2, n - 2))
-    return _bound(y, low, high, _same(y) & (lam == 0), confidence, value_range)
+    return _per_query_weights(y, f, fu, confidence, value_range, _same_weight, spent=2)
 
 
 def hall_loo(y, f, fu, confidence, value_range):
