@@ -50,52 +50,43 @@ from irpref.stats.intervals import t_interval
 from irpref.stats.paired import sign_test
 from irpref.stats.pairwise import Pairwise, preference_kind
 from irpref.stats.ppi import (
-    SE_FLOOR,
+    MIN_LABELLED,
+    check_interval,
     check_lambda,
-    pilot_moments,
-    planned_lambda,
+    equal_value_bound,
+    plan_queries,
     ppi_mean,
-    queries_needed,
 )
-from irpref.stats.ppi import half_width as expected_half_width
+from irpref.stats.ppi_checks import (
+    ScaleMismatch,
+    SmallSample,
+    Unusual,
+    announce_scales,
+    measure_range,
+    notes,
+    preference_range,
+    warn_small_pilot,
+    warn_small_sample,
+)
 from irpref.stats.table import COLUMNS
 
-__all__ = ["DESIGN_COLUMNS", "EVALUATE_COLUMNS", "SIGNIFICANCE_COLUMNS", "SmallSample",
-           "TwoJudgments", "UndefinedValues", "judge_both", "ppi_design", "ppi_evaluate",
-           "ppi_significance"]
+__all__ = ["DESIGN_COLUMNS", "EVALUATE_COLUMNS", "SIGNIFICANCE_COLUMNS", "ScaleMismatch",
+           "SmallSample", "TwoJudgments", "UndefinedValues", "Unusual", "judge_both",
+           "ppi_design", "ppi_evaluate", "ppi_significance"]
 
 EVALUATE_COLUMNS = ["run", "measure", "value", "low", "high", "n_labeled", "n_unlabeled",
-                    "lambda", "human", "human_low", "human_high", "machine"]
-SIGNIFICANCE_COLUMNS = [*COLUMNS, "n_unlabeled", "lambda"]
-DESIGN_COLUMNS = ["run", "measure", "half_width", "n_ppi", "n_human", "queries", "pilot_n",
-                  "pilot_half_width", "lambda", "rho", "var_human", "var_machine"]
+                    "lambda", "human", "human_low", "human_high", "machine", "note"]
+SIGNIFICANCE_COLUMNS = [*COLUMNS, "n_unlabeled", "lambda", "note"]
+DESIGN_COLUMNS = ["run", "measure", "half_width", "n_ppi", "n_ppi_low", "n_ppi_high",
+                  "n_human", "queries", "pilot_n", "pilot_half_width", "lambda", "rho",
+                  "var_human", "var_machine"]
 
 MEAN_AGGREGATES = (None, np.mean, np.nanmean)
 """The aggregates whose summary is the mean PPI estimates (a sum or geometric mean is not)."""
 
 
-SMALL_SAMPLE = 15
-"""Fewer human-judged queries than this: the normal interval may cover less than its level."""
-
-
 class UndefinedValues(UserWarning):
     """A measure is undefined (NaN) on some queries of a run: skipped or scored 0."""
-
-
-class SmallSample(UserWarning):
-    """Few human-judged queries: the PPI interval's normal approximation is rough."""
-
-
-def warn_small_sample(n: np.ndarray, stacklevel: int = 3) -> None:
-    """One :class:`SmallSample` warning when some row has fewer than :data:`SMALL_SAMPLE`
-    human-judged queries (simulated coverage in the README, "LLM-judged evaluation")."""
-    least = int(np.min(n)) if len(n) else SMALL_SAMPLE
-    if least < SMALL_SAMPLE:
-        warnings.warn(SmallSample(
-            f"PPI intervals from {least} human-judged queries rest on a normal approximation "
-            f"that may cover less than its level below {SMALL_SAMPLE} queries (on DL 2019, "
-            "95% PPI++ intervals from 10 of 43 queries covered 92%, for RR 89%)"),
-            stacklevel=stacklevel)
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,11 +122,13 @@ def _shown(names: Sequence[str]) -> str:
 
 
 def judge_both(qrels, human_qrels, runs, *, measures: Sequence = (), preferences: Sequence = (),
-               settings: Settings) -> TwoJudgments:
+               settings: Settings, least: int = MIN_LABELLED["t"]) -> TwoJudgments:
     """Read both qrels, check that every human-judged query has machine labels (an
-    :class:`~irpref.errors.InputError` naming the others) and that H judges at least 2
-    queries, then judge ``runs`` once under each (queries a run lacks announced
-    once, under the machine qrels, by the rule ``settings.missing``)."""
+    :class:`~irpref.errors.InputError` naming the others) and that H judges at least
+    ``least`` queries, announce qrels grading on different scales
+    (:func:`~irpref.stats.ppi_checks.announce_scales`), then judge ``runs`` once under
+    each (queries a run lacks announced once, under the machine qrels, by the rule
+    ``settings.missing``)."""
     machine_q, human_q = as_qrels(qrels), as_qrels(human_qrels)
     known = set(_query_ids(machine_q))
     human_ids = _query_ids(human_q)
@@ -145,11 +138,13 @@ def judge_both(qrels, human_qrels, runs, *, measures: Sequence = (), preferences
             f"{len(absent)} human-judged quer{'y is' if len(absent) == 1 else 'ies are'} not in "
             f"the machine qrels {machine_q.source} ({_shown(absent)}): PPI needs machine "
             "labels on every query"))
-    if len(human_ids) < 2:
+    if len(human_ids) < least:
         raise InputError(human_q.source, None, (
             f"{len(human_ids)} human-judged quer{'y' if len(human_ids) == 1 else 'ies'}: PPI "
-            "needs at least 2 (a variance of the machine's error)"))
+            f"needs at least {least} ({_why_least(least)})"))
     s = settings
+    announce_scales(machine_q.grade, human_q.grade, s.rel, machine_q.source, human_q.source,
+                    stacklevel=4)
     layout, count_docs = layout_for(measures, preferences, settings=s)
     machine = judge_inputs(machine_q, runs, s, layout=layout, count_docs=count_docs)
     human = judge_inputs(human_q, runs, s, layout=layout, count_docs=count_docs,
@@ -157,6 +152,15 @@ def judge_both(qrels, human_qrels, runs, *, measures: Sequence = (), preferences
     announce_missing(machine, s.missing, stacklevel=4)
     column = pd.Index(human.queries).get_indexer(machine.queries)
     return TwoJudgments(machine, human, column >= 0, column, s, human_q.source)
+
+
+def _why_least(least: int) -> str:
+    """Why PPI needs ``least`` human-judged queries (:data:`MIN_LABELLED`)."""
+    if least >= 3:
+        return ("from 2 the interval would rest on 1 degree of freedom, with no other query "
+                "to estimate the weight from and no way to see skewed errors: it could not "
+                "claim its level")
+    return "a variance of the machine's error"
 
 
 # --------------------------------------------------------------------- per-query values
@@ -261,20 +265,32 @@ def split(human: np.ndarray, machine: np.ndarray, labeled: np.ndarray):
     return human[:, labeled], machine[:, labeled], machine[:, ~labeled]
 
 
-def check_sizes(result, names: Sequence[str], source: str) -> None:
-    """Refuse rows with fewer than 2 human-judged queries or none without (InputError)."""
+def check_sizes(result, names: Sequence[str], source: str, interval: str = "t",
+                least: int | None = None) -> None:
+    """Refuse rows with fewer than ``least`` human-judged queries (default
+    :data:`MIN_LABELLED` of ``interval``), with none left to the machine labels, or
+    (``normal``) with one: InputError."""
     n, big_n = np.asarray(result.n), np.asarray(result.n_unlabeled)
-    few = np.flatnonzero(n < 2)
+    least = MIN_LABELLED[interval] if least is None else least
+    few = np.flatnonzero(n < least)
     if len(few):
         who = _shown([names[i] for i in few])
         raise InputError(source, None, (
-            f"{who}: fewer than 2 human-judged queries with a value ({int(n[few[0]])}): PPI "
-            "needs at least 2 (see the warnings on queries lacking or undefined)"))
+            f"{who}: fewer than {least} human-judged queries with a value "
+            f"({int(n[few[0]])}): PPI needs at least {least} ({_why_least(least)}; see the "
+            "warnings on queries lacking or undefined)"))
     none = np.flatnonzero(big_n < 1)
     if len(none):
         raise InputError(source, None, (
             f"{_shown([names[i] for i in none])}: every query with a value is human-judged: "
             "nothing is left for the machine labels to add; evaluate with the human qrels"))
+    one = np.flatnonzero(big_n < 2)
+    if interval == "normal" and len(one):
+        raise InputError(source, None, (
+            f"{_shown([names[i] for i in one])}: 1 query is left to the machine labels: "
+            "ppi_py's normal interval takes the variance of that one value, 0 by "
+            "construction, and would leave the machine labels' error out; the default "
+            "--ppi-interval t estimates it from every machine value"))
 
 
 def _settings(settings: Settings | None, **keywords) -> Settings:
@@ -294,7 +310,7 @@ def _parsed(measures, settings: Settings) -> list[Measure]:
 
 def ppi_evaluate(
     qrels, human_qrels, runs, measures, *, lam: str | float = "auto", confidence: float = 0.95,
-    rel: int = 1, depth: int | None = None, ties: str = "docid",
+    interval: str = "t", rel: int = 1, depth: int | None = None, ties: str = "docid",
     missing: str = DEFAULT_MISSING, corpus_size: int | None = None, judged_only: bool = False,
     use_tag: bool = False, columns=None, settings: Settings | None = None,
 ) -> pd.DataFrame:
@@ -303,21 +319,25 @@ def ppi_evaluate(
 
     Columns (:data:`EVALUATE_COLUMNS`): ``value``, ``low``, ``high``: the PPI(++)
     estimate and its ``confidence`` interval (``lam``: ``"auto"`` PPI++, 1 PPI, 0
-    human labels only; :func:`irpref.stats.ppi.ppi_mean`), ``n_labeled`` /
-    ``n_unlabeled`` the queries behind it, ``lambda`` the weight used; ``human``,
-    ``human_low``, ``human_high``: the mean under the human qrels over the
-    human-judged queries with its Student t interval (what ``irpref evaluate
-    HUMAN_QRELS`` gives on them); ``machine``: the mean under the machine qrels
-    over all queries. Judging settings as :func:`irpref.evaluate` (or
-    ``settings=``). Refused: human-judged queries absent from the machine qrels,
-    fewer than 2 human-judged queries (:class:`~irpref.errors.InputError`)."""
+    human labels only; ``interval``: ``"t"`` the small-sample interval, ``"normal"``
+    ppi_py's; :func:`irpref.stats.ppi.ppi_mean`), ``n_labeled`` / ``n_unlabeled``
+    the queries behind it, ``lambda`` the weight used (PPI++'s tuned on the human-judged
+    queries for ``"auto"``); ``human``, ``human_low``, ``human_high``: the mean
+    under the human qrels over the human-judged queries with its Student t interval
+    (the range bound where they are all equal); ``machine``: the mean
+    under the machine qrels over all queries; ``note``: what the row's interval
+    cannot claim (:func:`irpref.stats.ppi_checks.notes`). Judging settings as
+    :func:`irpref.evaluate` (or ``settings=``). Refused: human-judged queries absent
+    from the machine qrels, fewer than 3 human-judged queries (2 for ``normal``)
+    (:class:`~irpref.errors.InputError`)."""
     s = _settings(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                   corpus_size=corpus_size, judged_only=judged_only, use_tag=use_tag,
                   columns=columns)
-    lam = check_lambda(lam, "lam")
+    lam, interval = check_lambda(lam, "lam"), check_interval(interval, "interval")
     parsed = _parsed(measures, s)
     labels = [m if isinstance(m, str) else str(m) for m in _names(measures)]
-    both = judge_both(qrels, human_qrels, runs, measures=parsed, settings=s)
+    both = judge_both(qrels, human_qrels, runs, measures=parsed, settings=s,
+                      least=MIN_LABELLED[interval])
     computed = {}
     for m in parsed:
         if m not in computed:
@@ -327,13 +347,19 @@ def ppi_evaluate(
     human = np.concatenate([h for h, _ in stacked])  # (K * R, Q), measure-major
     machine = np.concatenate([mm for _, mm in stacked])
     y, yhat, yu = split(human, machine, both.labeled)
-    result = ppi_mean(y, yhat, yu, lam=lam, confidence=confidence)
+    ranges = np.repeat([measure_range(m) for m in parsed], len(both.runs), axis=0)
+    result = ppi_mean(y, yhat, yu, lam=lam, confidence=confidence, interval=interval,
+                      value_range=(ranges[:, 0], ranges[:, 1]))
     runs_col = np.tile(np.asarray(both.runs, dtype=object), len(parsed))
     measure_col = np.repeat(np.asarray(labels, dtype=object), len(both.runs))
-    check_sizes(result, [f"run {r}, {m}" for r, m in zip(runs_col, measure_col)],
-                both.human_source)
-    warn_small_sample(result.n)
+    names = [f"run {r}, {m}" for r, m in zip(runs_col, measure_col)]
+    check_sizes(result, names, both.human_source, interval)
+    warn_small_sample(result.n, interval)
+    used = np.where(np.isnan(yhat), np.nan, y)
+    note = notes(result, used, machine, ranges, names)
     low, high, _ = t_interval(y, confidence)  # the human labels alone, where defined
+    same, b_low, b_high = equal_value_bound(y, confidence, (ranges[:, 0], ranges[:, 1]))
+    low, high = np.where(same, b_low, low), np.where(same, b_high, high)  # never width 0
     with np.errstate(invalid="ignore"):
         human_mean = np.nanmean(y, axis=1)
         machine_mean = np.nanmean(machine, axis=1)
@@ -341,9 +367,9 @@ def ppi_evaluate(
         "run": runs_col, "measure": measure_col, "value": result.estimate,
         "low": result.low, "high": result.high, "n_labeled": result.n,
         "n_unlabeled": result.n_unlabeled, "lambda": result.lam, "human": human_mean,
-        "human_low": low, "human_high": high, "machine": machine_mean,
+        "human_low": low, "human_high": high, "machine": machine_mean, "note": note,
     }, columns=EVALUATE_COLUMNS)
-    frame.attrs.update(confidence=confidence, lam=lam, missing=s.missing)
+    frame.attrs.update(confidence=confidence, lam=lam, missing=s.missing, interval=interval)
     return frame
 
 
@@ -364,30 +390,32 @@ def _split_kinds(measures, settings: Settings) -> tuple[list[Measure], list[str]
 
 
 def _pairwise(both: TwoJudgments, metrics: list[Measure], preferences: list[str]
-              ) -> list[tuple[Pairwise, Pairwise]]:
-    """(human, machine) :class:`~irpref.stats.Pairwise` of every measure over the
-    machine queries (human: NaN off the human-judged queries)."""
+              ) -> list[tuple[Pairwise, Pairwise, tuple[float, float]]]:
+    """(human, machine, range) of every measure over the machine queries (human
+    :class:`~irpref.stats.Pairwise`: NaN off the human-judged queries; range: of a
+    difference of the metric, or of the preference)."""
     runs, queries = both.runs, both.queries
     computed: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
     for m in metrics:
         if m not in computed:
             computed[m] = metric_values(both, m)
     settle_undefined(both, [str(m) for m in computed], list(computed.values()))
-    out = [tuple(Pairwise.from_scores(v, runs, queries, str(m)) for v in computed[m])
-           for m in metrics]
+    out = [(*(Pairwise.from_scores(v, runs, queries, str(m)) for v in computed[m]),
+            measure_range(m, difference=True)) for m in metrics]
     for name, human, machine in (preference_values(both, preferences) if preferences else ()):
         kind = preference_kind(name, machine)
-        out.append(tuple(Pairwise.from_matrix(v, kind, runs, queries, name)
-                         for v in (human, machine)))
+        out.append((*(Pairwise.from_matrix(v, kind, runs, queries, name)
+                      for v in (human, machine)), preference_range(name)))
     return out
 
 
 def ppi_significance(
     qrels, human_qrels, runs, measures, *, baseline: str | Sequence[str] | None = None,
     correction: str = "holm", family: str = "measure", lam: str | float = "auto",
-    confidence: float = 0.95, rel: int = 1, depth: int | None = None, ties: str = "docid",
-    missing: str = DEFAULT_MISSING, corpus_size: int | None = None, judged_only: bool = False,
-    use_tag: bool = False, columns=None, settings: Settings | None = None,
+    confidence: float = 0.95, interval: str = "t", rel: int = 1, depth: int | None = None,
+    ties: str = "docid", missing: str = DEFAULT_MISSING, corpus_size: int | None = None,
+    judged_only: bool = False, use_tag: bool = False, columns=None,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """PPI tests of every run pair (a < b in input order), or of every run against
     each ``baseline``, for metrics (per-query differences run_a - run_b) and
@@ -395,41 +423,49 @@ def ppi_significance(
 
     The columns of :func:`irpref.significance` (:data:`SIGNIFICANCE_COLUMNS`) with
     ``test`` = ``ppi``: ``mean``, ``ci_low``, ``ci_high`` the PPI(++) estimate of
-    the mean and its ``confidence`` interval, ``p`` its two-sided p-value against 0,
-    ``statistic`` the z score, ``n`` the human-judged queries and ``n_unlabeled``
-    the others, ``lambda`` the weight; ``wins``/``losses``/``ties`` count the
+    the mean and its ``confidence`` interval (``interval`` as
+    :func:`ppi_evaluate`), ``p`` its two-sided p-value against 0 (p < 1 -
+    confidence exactly when the interval excludes 0), ``statistic`` the t statistic
+    after Hall's correction (``t``) or the z score (``normal``), ``n`` the
+    human-judged queries and ``n_unlabeled`` the others, ``lambda`` the weight,
+    ``note`` what the row cannot claim; ``wins``/``losses``/``ties`` count the
     human-judged queries by the measure's orientation; ``p_adjusted`` applies
     ``correction`` within each ``family`` (``measure``, ``baseline``, ``all``).
     Effect sizes are not defined for PPI (NaN)."""
     s = _settings(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                   corpus_size=corpus_size, judged_only=judged_only, use_tag=use_tag,
                   columns=columns)
-    lam = check_lambda(lam, "lam")
+    lam, interval = check_lambda(lam, "lam"), check_interval(interval, "interval")
     baselines = baseline_list(baseline)
     check_family(family, correction, bool(baselines))
     metrics, preferences = _split_kinds(measures, s)
     both = judge_both(qrels, human_qrels, runs, measures=metrics, preferences=preferences,
-                      settings=s)
+                      settings=s, least=MIN_LABELLED[interval])
     tables = _pairwise(both, metrics, preferences)
     if len(both.runs) < 2:
         raise UsageError(f"significance needs at least 2 runs, got {len(both.runs)}")
     machine0 = tables[0][1]
     a, b = baseline_pairs(machine0, baselines) if baselines else machine0.pairs
-    parts = [split(h.pair_values(a, b), m.pair_values(a, b), both.labeled) for h, m in tables]
+    parts = [split(h.pair_values(a, b), m.pair_values(a, b), both.labeled)
+             for h, m, _ in tables]
     y, yhat, yu = (np.concatenate(x) for x in zip(*parts))
-    result = ppi_mean(y, yhat, yu, lam=lam, confidence=confidence, null=0.0)
-    names = [f"{m.measure}: {ra} - {rb}" for _, m in tables
+    ranges = np.repeat([r for _, _, r in tables], len(a), axis=0)
+    result = ppi_mean(y, yhat, yu, lam=lam, confidence=confidence, null=0.0,
+                      interval=interval, value_range=(ranges[:, 0], ranges[:, 1]))
+    names = [f"{m.measure}: {ra} - {rb}" for _, m, _ in tables
              for ra, rb in zip(machine0.runs[a], machine0.runs[b])]
-    check_sizes(result, names, both.human_source)
-    warn_small_sample(result.n)
-    frame = _pair_rows(tables, a, b, y, yhat, result)
+    check_sizes(result, names, both.human_source, interval)
+    warn_small_sample(result.n, interval)
+    machine = np.concatenate([yhat, yu], axis=1)
+    note = notes(result, np.where(np.isnan(yhat), np.nan, y), machine, ranges, names)
+    frame = _pair_rows([t[:2] for t in tables], a, b, y, yhat, result, note)
     frame = assign_families(frame, family, correction, by_baseline=bool(baselines))
     frame.attrs.update(correction=correction, baseline=baseline, family=family,
-                       confidence=confidence, lam=lam)
+                       confidence=confidence, lam=lam, interval=interval)
     return frame
 
 
-def _pair_rows(tables, a, b, y, yhat, result) -> pd.DataFrame:
+def _pair_rows(tables, a, b, y, yhat, result, note) -> pd.DataFrame:
     """The significance rows of the stacked PPI ``result`` (measure-major)."""
     k = len(a)
     used = np.where(np.isnan(yhat), np.nan, y)  # the human-judged queries PPI used
@@ -440,18 +476,17 @@ def _pair_rows(tables, a, b, y, yhat, result) -> pd.DataFrame:
     wins[sign == 0] = losses[sign == 0] = np.nan
     nan = np.full(len(y), np.nan)
     runs = tables[0][1].runs
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = result.estimate / np.maximum(result.se, SE_FLOOR)
     return pd.DataFrame({
         "measure": np.repeat([m.measure for _, m in tables], k), "test": "ppi",
         "run_a": np.tile(runs[a], len(tables)), "run_b": np.tile(runs[b], len(tables)),
         "n": result.n, "mean": result.estimate, "effect": nan, "wins": wins,
-        "losses": losses, "ties": ties, "statistic": z, "p": result.p, "p_adjusted": nan,
+        "losses": losses, "ties": ties, "statistic": result.statistic, "p": result.p,
+        "p_adjusted": nan,
         "ci_low": result.low, "ci_high": result.high, "es_anova": nan, "effect_low": nan,
         "effect_high": nan, "es_anova_low": nan, "es_anova_high": nan, "ci": "ppi",
         "orientation": np.repeat([m.orientation for _, m in tables], k),
         "family": "", "family_size": 0, "n_unlabeled": result.n_unlabeled,
-        "lambda": result.lam,
+        "lambda": result.lam, "note": note,
     }, columns=SIGNIFICANCE_COLUMNS)
 
 
@@ -459,9 +494,10 @@ def _pair_rows(tables, a, b, y, yhat, result) -> pd.DataFrame:
 
 def ppi_design(
     qrels, human_qrels, runs, measures, *, half_width: float, confidence: float = 0.95,
-    lam: str | float = "auto", rel: int = 1, depth: int | None = None, ties: str = "docid",
-    missing: str = DEFAULT_MISSING, corpus_size: int | None = None, judged_only: bool = False,
-    use_tag: bool = False, columns=None, settings: Settings | None = None,
+    lam: str | float = "auto", interval: str = "t", rel: int = 1, depth: int | None = None,
+    ties: str = "docid", missing: str = DEFAULT_MISSING, corpus_size: int | None = None,
+    judged_only: bool = False, use_tag: bool = False, columns=None,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """How many human-judged queries a PPI interval of half-width ``half_width`` needs,
     per run and measure, planned from the pilot (the human-judged queries given).
@@ -470,50 +506,38 @@ def ppi_design(
     labels), ``var_machine`` (sigma_f^2, under the machine labels, every query),
     ``rho`` their correlation; ``queries`` T the queries with machine labels.
     ``n_ppi`` is the fewest n < T whose expected half-width (the PPI++ variance at
-    n of T labelled, :func:`irpref.stats.ppi.queries_needed`) is at most the target
-    (NaN: even n = T - 1 is not enough), ``lambda`` the weight there; ``n_human``
-    = ceil(z^2 sigma_Y^2 / h^2) the queries the human labels alone would need;
-    ``pilot_half_width`` the expected half-width with the pilot's own ``pilot_n``."""
+    n of T labelled times the ``interval``'s critical value, t with n - 1 degrees of
+    freedom or z: :func:`irpref.stats.ppi.queries_needed`) is at most the target
+    (NaN: even n = T - 1 is not enough), ``lambda`` the weight there;
+    ``n_ppi_low`` / ``n_ppi_high`` the same plan with the pilot's variances at the
+    ends of their chi-square ``confidence`` interval (pilot_n - 1 degrees of
+    freedom): how far the plan can be off from the pilot's size alone; ``n_human``
+    the queries the human labels alone would need; ``pilot_half_width`` the
+    expected half-width with the pilot's own ``pilot_n``. A pilot of fewer than
+    :data:`~irpref.stats.ppi_checks.SMALL_SAMPLE` queries gets a
+    :class:`~irpref.stats.ppi_checks.SmallSample` warning."""
     s = _settings(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                   corpus_size=corpus_size, judged_only=judged_only, use_tag=use_tag,
                   columns=columns)
-    lam = check_lambda(lam, "lam")
+    lam, interval = check_lambda(lam, "lam"), check_interval(interval, "interval")
     if not (half_width > 0 and np.isfinite(half_width)):
         raise UsageError(f"half_width={half_width}: must be a positive number")
     parsed = _parsed(measures, s)
-    both = judge_both(qrels, human_qrels, runs, measures=parsed, settings=s)
+    both = judge_both(qrels, human_qrels, runs, measures=parsed, settings=s, least=2)
     values = [metric_values(both, m) for m in parsed]
     settle_undefined(both, [str(m) for m in parsed], values)
     human = np.concatenate([h for h, _ in values])
     machine = np.concatenate([mm for _, mm in values])
     y, yhat, yu = split(human, machine, both.labeled)
-    n, big_n, var_y, var_f, cov = pilot_moments(y, yhat, yu)
     runs_col = np.tile(np.asarray(both.runs, dtype=object), len(parsed))
     measure_col = np.repeat(np.asarray([str(m) for m in parsed], dtype=object), len(both.runs))
-    check_sizes(ppi_mean(y, yhat, yu), [f"run {r}, {m}" for r, m in zip(runs_col, measure_col)],
-                both.human_source)
-    total = n + big_n
-    n_ppi = queries_needed(half_width, total, var_y, var_f, cov, lam=lam,
-                           confidence=confidence)
-    z = _normal_quantile(confidence)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rho = np.where((var_y > 0) & (var_f > 0), cov / np.sqrt(var_y * var_f), np.nan)
-    frame = pd.DataFrame({
-        "run": runs_col, "measure": measure_col, "half_width": half_width,
-        "n_ppi": pd.Series(n_ppi).astype("Int64"),  # <NA>: not reachable below T
-        "n_human": np.maximum(np.ceil(z * z * var_y / half_width**2), 2).astype(np.int64),
-        "queries": total, "pilot_n": n,
-        "pilot_half_width": expected_half_width(n, total, var_y, var_f, cov, lam=lam,
-                                                confidence=confidence),
-        "lambda": planned_lambda(np.where(np.isnan(n_ppi), n, n_ppi), total, var_f, cov,
-                                 lam=lam),
-        "rho": rho, "var_human": var_y, "var_machine": var_f,
-    }, columns=DESIGN_COLUMNS)
-    frame.attrs.update(confidence=confidence, lam=lam)
+    check_sizes(ppi_mean(y, yhat, yu, interval="normal"),
+                [f"run {r}, {m}" for r, m in zip(runs_col, measure_col)], both.human_source,
+                interval, least=2)  # a pilot needs 2 for a variance
+    plan = plan_queries(y, yhat, yu, half_width, lam=lam, confidence=confidence,
+                        interval=interval)
+    warn_small_pilot(plan["pilot_n"])
+    frame = pd.DataFrame({"run": runs_col, "measure": measure_col, "half_width": half_width,
+                          **plan}, columns=DESIGN_COLUMNS)
+    frame.attrs.update(confidence=confidence, lam=lam, interval=interval)
     return frame
-
-
-def _normal_quantile(confidence: float) -> float:
-    from scipy import stats
-
-    return float(stats.norm.ppf(1.0 - (1.0 - confidence) / 2.0))

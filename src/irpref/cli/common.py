@@ -178,6 +178,12 @@ def mark_given(action: argparse.Action, parser, namespace, values, option_string
     seen.add(action.dest)
 
 
+def given(args: argparse.Namespace, dest: str) -> bool:
+    """Whether the single-valued option stored in ``dest`` was given on the command line
+    (not left at its default)."""
+    return dest in getattr(args, _SEEN, ())
+
+
 def _shown(values) -> str:
     return " ".join(map(str, values)) if isinstance(values, list) else str(values)
 

@@ -231,6 +231,8 @@ def compact_view(results: pd.DataFrame) -> pd.DataFrame:
     view["p_adjusted"] = results["p_adjusted"]
     view["significant"] = results["significant"]
     view["verdict"] = results["verdict"]
+    if "note" in results and results["note"].astype(bool).any():  # PPI: what a row can't claim
+        view["note"] = results["note"]
     return view.rename(columns={"mean": "mean (a - b)"})
 
 

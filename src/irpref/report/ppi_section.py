@@ -28,6 +28,8 @@ def ppi_table(frame: pd.DataFrame) -> pd.DataFrame:
     with np.errstate(invalid="ignore", divide="ignore"):
         out["width_ratio"] = ((frame["high"] - frame["low"])
                               / (frame["human_high"] - frame["human_low"])).to_numpy()
+    if "note" in frame:
+        out["note"] = frame["note"].to_numpy()
     return out.reset_index(drop=True)
 
 
@@ -79,6 +81,9 @@ def ppi_section(frame: pd.DataFrame, *, human_source: str, machine_source: str,
     level = a.get("confidence", 0.95)
     lam = a.get("lam", "auto")
     weight = "PPI++'s tuned weight" if lam == "auto" else f"the fixed weight lambda = {lam:g}"
+    how = ("ppi_py's normal interval" if a.get("interval") == "normal" else
+           "a Student t interval with Hall's skewness correction and the jackknife "
+           "variance, the weight re-tuned without each human-judged query")
     figures = [Block("details", f"{m}: PPI and human-only intervals", open=not many, children=[
         Block("figure", f"{m}: PPI and human-only intervals",
               png=png_of(ppi_intervals(frame, m)))]) for m in pd.unique(frame["measure"])]
@@ -86,11 +91,12 @@ def ppi_section(frame: pd.DataFrame, *, human_source: str, machine_source: str,
         f"Machine labels ({machine_source}) on every query and human labels ({human_source}) "
         f"on a sample of them: each mean estimated by prediction-powered inference over "
         f"queries (Angelopoulos et al., Science 2023; PPI++ with {weight}: Angelopoulos, "
-        f"Duchi & Zrnic, 2023), its {level:g} interval valid however biased the machine "
-        "judge is, provided the human-judged queries are a random sample and the machine "
-        "labels were fixed before it; beside it the mean of the human-judged queries alone "
-        "with its t interval, and the machine labels' mean over every query. width_ratio "
-        "below 1: the machine labels narrowed the interval.")
+        f"Duchi & Zrnic, 2023), its {level:g} interval ({how}) valid however biased the "
+        "machine judge is, provided the human-judged queries are a random sample and the "
+        "machine labels were fixed before it; beside it the mean of the human-judged queries "
+        "alone with its t interval, and the machine labels' mean over every query. "
+        "width_ratio below 1: the machine labels narrowed the interval; note: what a row's "
+        "interval cannot claim.")
     return Section("ppi", "Machine labels with a human sample", sentence, [
         *figures,
         Block("details", "PPI estimates and intervals per run and measure", open=not many,
