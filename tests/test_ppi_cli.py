@@ -575,3 +575,25 @@ def test_report_has_the_ppi_section(dl19, tmp_path):
     page = (tmp_path / "r.html").read_text()
     assert "Machine labels with a human sample" in page
     assert page.count("PPI and human-only intervals") >= 2 and "width_ratio" in page
+
+
+@pytest.mark.slow
+def test_design_legend_largest_plan_counts_unreachable_runs(dl19):
+    """The legend's "largest over the runs" is unreachable when one run's plan is: a
+    maximum that skipped that run printed a number every run could not meet."""
+    machine, human, runs = dl19
+    out = irpref_cli("design", "--human-qrels", human, machine, *runs[:6], "-m", "nDCG@10",
+                     "--rel", 2, "--half-width", 0.08)
+    assert out.returncode == 0, out.stderr
+    table = _tsv("design", "--human-qrels", human, machine, *runs[:6], "-m", "nDCG@10",
+                 "--rel", 2, "--half-width", 0.08)
+    largest = out.stdout.split("Largest over the runs: ")[1]
+    assert table["n_ppi"].isna().any() and table["n_ppi"].notna().any()
+    assert largest.startswith("nDCG@10: more than the collection has")
+    reachable = irpref_cli("design", "--human-qrels", human, machine, *runs[:6], "-m",
+                           "nDCG@10", "--rel", 2, "--half-width", 0.09)
+    plans = _tsv("design", "--human-qrels", human, machine, *runs[:6], "-m", "nDCG@10",
+                 "--rel", 2, "--half-width", 0.09)["n_ppi"]
+    assert plans.notna().all()
+    assert (reachable.stdout.split("Largest over the runs: ")[1]
+            .startswith(f"nDCG@10: {int(plans.max())} ("))

@@ -239,9 +239,10 @@ def run_design(args: argparse.Namespace) -> int:
                        half_width=args.half_width, confidence=confidence,
                        lam=args.ppi_lambda, interval=args.ppi_interval,
                        settings=settings_from_args(args))
-    most = frame.groupby("measure", sort=False)[["n_ppi", "n_ppi_low", "n_ppi_high"]].max()
-    worst = "; ".join(f"{m}: {_count(r.n_ppi)} ({_count(r.n_ppi_low)}-{_count(r.n_ppi_high)})"
-                      for m, r in most.iterrows())
+    # a run that no number of queries serves (NA) makes the largest plan unreachable too
+    most = frame.groupby("measure", sort=False)[["n_ppi", "n_ppi_low", "n_ppi_high"]].agg(
+        lambda s: s.max(skipna=False))
+    worst = "; ".join(f"{m}: {_plan(r)}" for m, r in most.iterrows())
     legend = (f"n_ppi: human-judged queries (of queries, the rest machine-judged) whose "
               f"{confidence:g} PPI interval ({_lambda_text(args.ppi_lambda)}, "
               f"{'normal' if args.ppi_interval == 'normal' else 't'} critical value) is "
@@ -258,6 +259,13 @@ def run_design(args: argparse.Namespace) -> int:
 
 def _count(n) -> str:
     return "more than the collection has" if pd.isna(n) else str(int(n))
+
+
+def _plan(row) -> str:
+    """The largest plan of a measure and its range, in words."""
+    if pd.isna(row.n_ppi_low):
+        return _count(row.n_ppi)
+    return f"{_count(row.n_ppi)} ({_count(row.n_ppi_low)} to {_count(row.n_ppi_high)})"
 
 
 def report_section(args: argparse.Namespace, measures: list[str]):
