@@ -1,6 +1,6 @@
 """Benchmark: judged-only evaluation (``X(judged_only=true)``) beside the plain measure.
 
-The target (issue 23): judged-only evaluation costs at most 1.3x the plain
+The target: judged-only evaluation costs at most 1.3x the plain
 measure. A judged-only measure reads the condensed lists
 (:func:`irpref.condense.condense`), built once per judged rankings however
 many measures ask, so its extra cost is one pass over the items. On seeded

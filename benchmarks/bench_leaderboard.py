@@ -1,6 +1,6 @@
 """Benchmark: significance and rank at leaderboard scale, against evaluate of the same runs.
 
-The leaderboard shape of issue 30: 1,000 runs x 50 queries x depth 100 (5 M
+The leaderboard shape: 1,000 runs x 50 queries x depth 100 (5 M
 run lines, about 270 MB), seeded with ``generate.py`` (``--runs 1000
 --queries 50 --docs 100``; written to ``DATA`` when missing). Every figure is a
 whole process (imports included), the commands interleaved repeat by repeat

@@ -1,6 +1,6 @@
 """Seeded synthetic recommendation collections: many users, shallow rankings.
 
-The shape recommender evaluations have (issue 30): ``users`` users (queries),
+The shape recommender evaluations have: ``users`` users (queries),
 each with ``judged`` rated items (qrels rows, ratings 0-5), and ``runs`` runs
 that recommend the top ``depth`` items of every user. A run's top list mixes
 items the user rated (hits) with items the user never rated, scored with 6

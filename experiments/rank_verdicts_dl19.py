@@ -1,4 +1,5 @@
-"""What issue 38 changed in verdicts and ranks on a collection (default DL 2019
+"""What the direction rule, the one-sided rank family and exact means change in
+verdicts and ranks on a collection (default DL 2019
 passage, grade >= 2, ``--corpus-size 8841823`` for ASL and SL1).
 
 Per measure, over every pair of runs:

@@ -1,5 +1,5 @@
 """Bad and edge-case input files: each is refused with its file, line and
-problem, or read to exactly the right values (issue 15's input contract).
+problem, or read to exactly the right values (the input contract).
 
 Three parts:
 

@@ -1,4 +1,4 @@
-"""``--judged-only`` on ``irpref agree`` and ``irpref report`` (issue 23).
+"""``--judged-only`` on ``irpref agree`` and ``irpref report``.
 
 The option gives every measure and preference the command evaluates, its
 defaults included, ``judged_only=true`` (condensed lists, Sakai 2007); every

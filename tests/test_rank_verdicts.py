@@ -1,4 +1,4 @@
-"""Verdicts and ranks that follow the test (issue 38).
+"""Verdicts and ranks that follow the test.
 
 - a verdict's direction is its test's statistic: Wilcoxon by its signed ranks, not
   the mean (the two-run case of the issue, through the installed command; every

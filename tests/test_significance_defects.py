@@ -1,4 +1,4 @@
-"""The statistics defects of issue 28, each through the installed command where
+"""Statistics defects fixed once, each through the installed command where
 it names one, and the blocked significance table.
 
 - seeds: a fixed default (0), written into the output (``seed`` column) on the

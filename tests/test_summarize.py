@@ -127,7 +127,7 @@ def test_many_rows_sum_as_numpy_does(shuffle):
 
 def test_equal_values_in_another_order_give_one_mean():
     """P@10 = k/10 over 54 queries, 199/540: np.mean gives three doubles for eight orders
-    of the same values, the exact mean one (issue 38)."""
+    of the same values, the exact mean one."""
     rng = np.random.default_rng(0)
     k = rng.integers(0, 11, 54)
     while k.sum() != 199:
