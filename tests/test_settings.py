@@ -120,7 +120,7 @@ def test_a_cli_call_in_process_leaves_no_state_behind(capsys):
     assert "RR(judged_only=true)" in capsys.readouterr().out
     assert warnings.filters == filters and warnings.showwarning is show
     assert list(irpref.evaluate(QRELS, RUNS[:1], ["RR"])["measure"].unique()) == ["RR"]
-    from irpref import progress
+    from irpref.runtime import progress
 
     assert progress.silenced() is False
 

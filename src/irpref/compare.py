@@ -24,7 +24,7 @@ import pandas as pd
 
 from irpref.evaluate import announce_missing, judge_inputs, layout_for
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.base import parse_labelled
 from irpref.measures.subtopic_judgments import use_subtopics
 from irpref.params import DEFAULT_MISSING, Settings

@@ -16,21 +16,21 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-import irpref.scan as scan
-from irpref.bounds import residual_bounds
+import irpref.judging.scan as scan
 from irpref.errors import InputError, MissingQueries
-from irpref.interning import intern, merge_docs
 from irpref.io.frames import as_qrels, as_runs
-from irpref.judged import LAYOUTS, JudgedRankings
+from irpref.judging.interning import intern, merge_docs
+from irpref.judging.judged import LAYOUTS, JudgedRankings
+from irpref.judging.ranking import concat_blocks, judge, judge_block
 from irpref.measures import Measure, parse_measure
 from irpref.measures.arithmetic import mean_aggregate
 from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
+from irpref.measures.bounds import residual_bounds
 from irpref.measures.subtopic_judgments import check_subtopics, use_subtopics, with_subtopics
 from irpref.measures.trec_prefs import use_preferences
-from irpref.memory import release_block
 from irpref.params import DEFAULT_MISSING, Settings
 from irpref.preferences import parse_preference
-from irpref.ranking import concat_blocks, judge, judge_block
+from irpref.runtime.memory import release_block
 
 __all__ = [
     "announce_missing",

@@ -21,7 +21,7 @@ import irpref.stats as stats
 from irpref.compare import compare_matrices
 from irpref.errors import MissingQueries, UsageError
 from irpref.evaluate import evaluate, judge_inputs, layout_for
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures import parse_measure
 from irpref.params import DEFAULT_MISSING, Settings
 from irpref.preferences import parse_preference

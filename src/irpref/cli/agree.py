@@ -109,8 +109,8 @@ def _thresholds(values) -> list[int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irpref.agreement import agree
-    from irpref.agreement.systems import split_measures
+    from irpref.llm_judged.agreement import agree
+    from irpref.llm_judged.agreement.systems import split_measures
 
     thresholds = _thresholds(args.thresholds)
     for flag, wanted in (("--swaps", args.swaps), ("--scores", args.scores),

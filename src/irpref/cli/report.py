@@ -83,10 +83,10 @@ def _check(args: argparse.Namespace) -> tuple[Path, str]:
 
 def run(args: argparse.Namespace) -> int:
     out, kind = _check(args)  # a UsageError: usage and exit 2 (irpref.cli.main)
+    from irpref.judging.store import is_judged_file
     from irpref.report import ReportOptions, build_report, write_report
     from irpref.report.build import DEFAULT_MEASURES
     from irpref.report.verdicts import check_report_family
-    from irpref.store import is_judged_file
 
     check_report_family(args.family)
     if kind != ".json":  # JSON draws no figure

@@ -68,7 +68,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     needs the files. ``qrels_b``: a second set of qrels; adds "Agreement
     between the two judgments" (needs the run files).
     """
-    import irpref.progress as progress
+    import irpref.runtime.progress as progress
     from irpref.errors import UsageError
 
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,

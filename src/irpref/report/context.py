@@ -129,7 +129,7 @@ class ReportContext:
     options: ReportOptions
     qrels: object
     runs: object
-    judged: object  # irpref.judged.JudgedRankings
+    judged: object  # irpref.judging.judged.JudgedRankings
     saved: bool  # judged rankings saved by irpref judge (no run files to judge again)
     results: pd.DataFrame  # per-query metric values (run, query, measure, value)
     prefs: pd.DataFrame  # per-query preferences (run_a, run_b, query, measure, value)

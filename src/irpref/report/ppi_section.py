@@ -2,8 +2,8 @@
 prediction-powered (PPI++) estimate with its interval next to the human-only
 mean with its t interval and the machine-only mean, as a table and a figure.
 
-It takes the plain table of :func:`irpref.prediction_powered.ppi_evaluate`
-(columns :data:`~irpref.prediction_powered.EVALUATE_COLUMNS`) and draws nothing
+It takes the plain table of :func:`irpref.llm_judged.prediction_powered.ppi_evaluate`
+(columns :data:`~irpref.llm_judged.prediction_powered.EVALUATE_COLUMNS`) and draws nothing
 the table does not hold: the figure's ``irpref_data`` is those rows.
 """
 
