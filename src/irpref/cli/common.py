@@ -12,6 +12,7 @@ import contextlib
 import os
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
@@ -31,6 +32,13 @@ TREC_EVAL_FLAGS = {
     "c": ("--missing zero", False),
     "n": (None, False),
 }
+
+
+def warn(text: str) -> None:
+    """A warning of the command itself, by the one warning path of every command:
+    ``irpref: warning: TEXT`` on standard error, once however often it is raised,
+    nothing under ``--quiet`` (the rules of :func:`irpref.cli.main._setup_warnings`)."""
+    warnings.warn(text, UserWarning, stacklevel=2)
 
 
 class CommandParser(argparse.ArgumentParser):

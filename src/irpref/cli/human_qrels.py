@@ -14,7 +14,7 @@ The subcommands call in here from a few lines of their own:
 - ``irpref design --human-qrels H QRELS RUN... -m M --half-width W``: the
   human-judged queries an interval of half-width W needs;
 - ``irpref report ... --human-qrels H``: a section with the PPI estimates next
-  to the human-only ones (:func:`report_section`).
+  to the human-only ones (:func:`report_options`; the report builds it).
 
 One level per interval (:func:`ppi_level`): ``--alpha A`` and ``--confidence C``
 both set it (1 - A or C; given both, they must agree), in every subcommand.
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 
 import pandas as pd
 
@@ -45,7 +44,7 @@ from irpref.errors import UsageError
 from irpref.llm_judged.ppi import check_interval, check_lambda
 from irpref.report.formats import write_frame
 
-__all__ = ["add_arguments", "ppi_level", "report_section", "run_design", "run_evaluate",
+__all__ = ["add_arguments", "ppi_level", "report_options", "run_design", "run_evaluate",
            "significance_results", "wanted"]
 
 
@@ -260,15 +259,12 @@ def _count(n) -> str:
     return "more than the collection has" if pd.isna(n) else str(int(n))
 
 
-def report_section(args: argparse.Namespace, measures: list[str]):
-    """The report's section of PPI estimates beside the human-only ones
-    (:func:`irpref.report.ppi_section.ppi_section`) for ``-m`` (default ``measures``)."""
-    from irpref.llm_judged.prediction_powered import ppi_evaluate
-    from irpref.report.ppi_section import ppi_section
-
+def report_options(args: argparse.Namespace, measures: list[str]) -> tuple[str, dict]:
+    """``irpref report ... --human-qrels H``: the inputs and ``-m`` (default ``measures``)
+    checked before any is read, then H and the PPI options of
+    :class:`irpref.report.ReportOptions`; :func:`irpref.report.build_report` builds the
+    section on the runs it judged."""
     _inputs(args)
-    frame = ppi_evaluate(args.qrels, args.human_qrels, args.runs, _measures(args, measures),
-                         lam=args.ppi_lambda, confidence=ppi_level(args),
-                         interval=args.ppi_interval, settings=settings_from_args(args))
-    return ppi_section(frame, human_source=Path(args.human_qrels).name,
-                       machine_source=Path(args.qrels).name)
+    _measures(args, measures)
+    return args.human_qrels, dict(ppi_lambda=args.ppi_lambda, ppi_interval=args.ppi_interval,
+                                  ppi_confidence=ppi_level(args))

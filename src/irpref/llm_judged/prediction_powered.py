@@ -122,13 +122,16 @@ def _shown(names: Sequence[str]) -> str:
 
 
 def judge_both(qrels, human_qrels, runs, *, measures: Sequence = (), preferences: Sequence = (),
-               settings: Settings, least: int = MIN_LABELLED["t"]) -> TwoJudgments:
+               settings: Settings, least: int = MIN_LABELLED["t"],
+               machine: JudgedRankings | None = None) -> TwoJudgments:
     """Read both qrels, check that every human-judged query has machine labels (an
     :class:`~irpref.errors.InputError` naming the others) and that H judges at least
     ``least`` queries, announce qrels grading on different scales
     (:func:`~irpref.llm_judged.ppi_checks.announce_scales`), then judge ``runs`` once under
     each (queries a run lacks announced once, under the machine qrels, by the rule
-    ``settings.missing``)."""
+    ``settings.missing``). ``machine``: the runs already judged under ``qrels`` with
+    ``settings`` (e.g. by the report, which announced the queries they lack): judged
+    here under ``human_qrels`` only."""
     machine_q, human_q = as_qrels(qrels), as_qrels(human_qrels)
     known = set(_query_ids(machine_q))
     human_ids = _query_ids(human_q)
@@ -146,10 +149,11 @@ def judge_both(qrels, human_qrels, runs, *, measures: Sequence = (), preferences
     announce_scales(machine_q.grade, human_q.grade, s.rel, machine_q.source, human_q.source,
                     stacklevel=4)
     layout, count_docs = layout_for(measures, preferences, settings=s)
-    machine = judge_inputs(machine_q, runs, s, layout=layout, count_docs=count_docs)
+    if machine is None:
+        machine = judge_inputs(machine_q, runs, s, layout=layout, count_docs=count_docs)
+        announce_missing(machine, s.missing, stacklevel=4)
     human = judge_inputs(human_q, runs, s, layout=layout, count_docs=count_docs,
                          warn=False)  # every other query is absent
-    announce_missing(machine, s.missing, stacklevel=4)
     column = pd.Index(human.queries).get_indexer(machine.queries)
     return TwoJudgments(machine, human, column >= 0, column, s, human_q.source)
 
@@ -313,6 +317,7 @@ def ppi_evaluate(
     interval: str = "t", rel: int = 1, depth: int | None = None, ties: str = "docid",
     missing: str = DEFAULT_MISSING, corpus_size: int | None = None, judged_only: bool = False,
     use_tag: bool = False, columns=None, settings: Settings | None = None,
+    judged: JudgedRankings | None = None,
 ) -> pd.DataFrame:
     """Per run and measure, the PPI estimate of the mean over queries with machine
     labels ``qrels`` on every query and human labels ``human_qrels`` on some.
@@ -329,15 +334,17 @@ def ppi_evaluate(
     cannot claim (:func:`irpref.llm_judged.ppi_checks.notes`). Judging settings as
     :func:`irpref.evaluate` (or ``settings=``). Refused: human-judged queries absent
     from the machine qrels, fewer than 3 human-judged queries (2 for ``normal``)
-    (:class:`~irpref.errors.InputError`)."""
-    s = _settings(settings, rel=rel, depth=depth, ties=ties, missing=missing,
-                  corpus_size=corpus_size, judged_only=judged_only, use_tag=use_tag,
-                  columns=columns)
+    (:class:`~irpref.errors.InputError`). ``judged``: ``runs`` already judged under
+    ``qrels`` (as :func:`irpref.report.build_report` has them), so that they are judged
+    again under ``human_qrels`` only."""
+    s = Settings.resolve(settings, judged.settings if judged is not None else None, rel=rel,
+                         depth=depth, ties=ties, missing=missing, corpus_size=corpus_size,
+                         judged_only=judged_only, use_tag=use_tag, columns=columns)
     lam, interval = check_lambda(lam, "lam"), check_interval(interval, "interval")
     parsed = _parsed(measures, s)
     labels = [m if isinstance(m, str) else str(m) for m in _names(measures)]
     both = judge_both(qrels, human_qrels, runs, measures=parsed, settings=s,
-                      least=MIN_LABELLED[interval])
+                      least=MIN_LABELLED[interval], machine=judged)
     computed = {}
     for m in parsed:
         if m not in computed:
