@@ -27,7 +27,7 @@ from irpref.io.hashing import PairIndex
 from irpref.io.records import Qrels
 from irpref.judging.interning import Collection, intern, refuse_repeated_names
 from irpref.judging.judged import NONPOOL, JudgedRankings, deferred_rankings
-from irpref.params import DEFAULT_MISSING, Settings, check_depth, check_ties
+from irpref.params import DEFAULT_MISSING, Settings
 
 __all__ = ["CompactBlock", "concat_blocks", "judge", "judge_block"]
 
@@ -314,6 +314,13 @@ def judge(
     settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
                                 use_tag=use_tag, columns=columns)
+    return judge_with(coll, settings, in_place=in_place)
+
+
+def judge_with(coll: Collection, settings: Settings, *, in_place: bool = False
+               ) -> JudgedRankings:
+    """:func:`judge` under settings already resolved (the library's own callers: the
+    public entry points resolve their keywords once, and pass the value on)."""
     offsets, doc, score, query, present = _ranked(coll, settings.ties, settings.depth, in_place)
     grade = _join_grades(coll, query, doc)
     return JudgedRankings(
@@ -336,9 +343,9 @@ def _ranked(
     coll: Collection, ties: str, depth: int | None, in_place: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every run ranked (``ties``) and cut at ``depth``: segment offsets and
-    the documents, scores and query codes of the items; ``present`` (R, Q)."""
-    ties = check_ties(ties, "ties")
-    depth = check_depth(depth, "depth")
+    the documents, scores and query codes of the items; ``present`` (R, Q). ``ties``
+    and ``depth`` were checked by :class:`~irpref.params.Settings` (or by the reader
+    of :mod:`irpref.judging.scan`)."""
     rows, offsets, doc = _rank_order(coll, "input" if ties == "input" else "docid", in_place)
     if rows is None:  # files already in rank order: no gather
         score, query = coll.run_score, coll.run_query
