@@ -88,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _trec_eval(argv: list[str]) -> int:
+    from irpref.runtime import threads
+
+    threads.check_env()  # a bad IRPREF_THREADS is refused before any work, as elsewhere
     _register_sources()
     return importlib.import_module("irpref.cli.trec_eval").run_raw(argv)
 
