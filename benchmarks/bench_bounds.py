@@ -5,11 +5,11 @@ For each shape (query count, depth 100/1000, a low or high share of unjudged
 documents, numeric or string document ids; collections written by
 ``generate.py`` with a seed, into ``--data``): *kernel*: the measures computed
 on judged rankings in memory (the layout the process judges), then the same
-plus :func:`irpref.bounds.residual_bounds` (median of ``--repeats``);
+plus :func:`irpref.measures.bounds.residual_bounds` (median of ``--repeats``);
 *process*: ``irpref evaluate`` with and without ``--bounds``, each a new
 process (plain evaluation judges the compact layout when it can, and so do
 bounds, completing it with the unjudged items,
-:func:`irpref.bounds.with_unjudged`). Prints the medians and the ratios
+:func:`irpref.measures.bounds.with_unjudged`). Prints the medians and the ratios
 bounds / plain. Process runs are interleaved (plain, bounds, plain, ...) so
 load from other work on the machine falls on both alike; ``--before SRC``
 also times ``--bounds`` with another checkout's ``src`` (e.g. ``git archive
@@ -57,9 +57,9 @@ def _median_time(fn, repeats: int) -> float:
 
 
 def kernel(qrels: Path, runs: list[Path], measures: list[str], repeats: int) -> tuple:
-    from irpref.bounds import residual_bounds, with_unjudged
     from irpref.evaluate import judge_inputs, layout_for
     from irpref.measures import parse_measure
+    from irpref.measures.bounds import residual_bounds, with_unjudged
 
     ms = [parse_measure(m) for m in measures]
     layout, count_docs = layout_for(ms)  # as the process judges (bounds complete it)

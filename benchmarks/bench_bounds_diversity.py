@@ -6,7 +6,7 @@ Subtopic qrels: ``--topics`` topics, 1-``--subtopics`` subtopic labels each
 per topic; ``--runs`` runs of ``--depth`` documents per topic drawn from the
 judged ones and a larger unjudged pool (``--unjudged`` share). Prints the
 median (of ``--repeats``) in-memory time of the plain measures and of the
-plain measures plus :func:`irpref.bounds.residual_bounds`, and their ratio,
+plain measures plus :func:`irpref.measures.bounds.residual_bounds`, and their ratio,
 per measure and together.
 
 Usage::
@@ -68,10 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
 
-    from irpref.bounds import residual_bounds
     from irpref.evaluate import judge_inputs
     from irpref.io.subtopics import as_subtopic_qrels, collapse
     from irpref.measures import parse_measure
+    from irpref.measures.bounds import residual_bounds
     from irpref.measures.diversity import attach_subtopics
 
     sub, runs = collection(args.topics, args.subtopics, args.judged, args.runs, args.depth,

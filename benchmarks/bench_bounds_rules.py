@@ -21,9 +21,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from irpref.bounds import assign, top_grade
 from irpref.evaluate import judge_inputs
 from irpref.measures import parse_measure
+from irpref.measures.bounds import assign, top_grade
 
 MEASURES = ["SetP", "SetF", "Utility", "NumNonRelJudgedRet", "RelP@10", "RprecMult", "GMAP",
             "YAAP", "Bpref", "infAP", "IPrec(recall=0.5)", "IPrecAvg", "RL-AP", "RL-nDCG",

@@ -2,7 +2,7 @@
 
 The target: judged-only evaluation costs at most 1.3x the plain
 measure. A judged-only measure reads the condensed lists
-(:func:`irpref.condense.condense`), built once per judged rankings however
+(:func:`irpref.judging.condense.condense`), built once per judged rankings however
 many measures ask, so its extra cost is one pass over the items. On seeded
 synthetic collections (``--runs`` runs; queries, depth and the share of
 retrieved documents left unjudged varied; scores rounded so ties occur), this
@@ -14,7 +14,7 @@ timed alternately within each repeat, so load on the machine hits both):
 - ``plain`` / ``judged_only``: computing the measures on fresh judged rankings
   (no cached views: the judged-only time includes condensing), and their
   ratio ``kernels x``;
-- ``condense``: :func:`irpref.condense.condense` alone; ``AP`` the first
+- ``condense``: :func:`irpref.judging.condense.condense` alone; ``AP`` the first
   measure alone, plain, and ``one x`` its judged-only time over it (the
   in-memory single-measure case);
 - ``total x``: (judge + judged_only) / (judge + plain), the cost of an
@@ -48,8 +48,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from irpref.condense import _judged_items, condense
 from irpref.evaluate import judge_inputs
+from irpref.judging.condense import _judged_items, condense
 from irpref.measures import parse_measure
 from irpref.measures.base import reads_compact, with_params
 
@@ -103,7 +103,7 @@ def timed(func) -> float:
 
 
 def parts(judged, measure, repeats: int) -> str:
-    """The steps of :func:`irpref.condense.condense` and the measure on the
+    """The steps of :func:`irpref.judging.condense.condense` and the measure on the
     condensed lists, each as a multiple of the plain measure's time."""
     grade = judged.grade
     kept = _judged_items(judged)

@@ -52,8 +52,8 @@ TARGETS = {10: 0.93, 20: 0.945}
 
 def value_range(key: str) -> tuple[float, float]:
     """The range of a measure's or preference's values, from its record."""
+    from irpref.llm_judged.ppi_checks import measure_range, preference_range
     from irpref.measures import parse_measure
-    from irpref.stats.ppi_checks import measure_range, preference_range
 
     if key in judges.PREFERENCES:
         return preference_range(key)

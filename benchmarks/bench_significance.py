@@ -16,7 +16,7 @@ and prints wall and CPU seconds (median of ``--repeats``; CPU time is the
 fairer figure on a busy machine) and discriminative power. ``--kernels both``
 (the default) times every HSD twice in the same process, with the NumPy
 kernels (``IRPREF_KERNELS=numpy``) and with the C extension
-``irpref._kernels``, prints the ratio and checks that the p-values are
+``irpref._native.kernels``, prints the ratio and checks that the p-values are
 identical; ``--hsd-measures`` picks the measures (default: all seven), and
 the bootstrap CI is timed on a metric and on a real-valued preference.
 
@@ -162,6 +162,7 @@ def bench(name: str, qrels: Path, runs: list[Path], rel: int, args) -> None:
     import irpref
     from irpref import stats as S
     from irpref.compare import compare_matrices
+    from irpref.runtime import native
     from irpref.stats import hsd as H
 
     print(f"\n== {name}: {len(runs)} runs, rel >= {rel}")
@@ -205,14 +206,14 @@ def bench(name: str, qrels: Path, runs: list[Path], rel: int, args) -> None:
     head = "".join(f"  {m + ' wall':>11s} {m + ' cpu':>10s}" for m in modes)
     ratio = f"  {'ratio':>6s} {'same p':>6s}" if len(modes) == 2 else ""
     print(f"  {'measure':10s} {'kind':7s}{head}{ratio}  {'paired %':>8s}  {'hsd %':>6s}")
-    previous = os.environ.get(H.KERNELS_ENV)
+    previous = os.environ.get(native.ENV)
     try:
         for pw in pairwise:
             if pw not in chosen:
                 continue
             cells, walls, ps = "", [], []
             for mode in modes:
-                os.environ[H.KERNELS_ENV] = mode
+                os.environ[native.ENV] = mode
                 (p, _), secs, cpu = _time(
                     lambda pw=pw: S.tukey_hsd(pw, args.permutations, seed=1), args.repeats)
                 cells += f"  {secs:11.2f} {cpu:10.2f}"
@@ -231,9 +232,9 @@ def bench(name: str, qrels: Path, runs: list[Path], rel: int, args) -> None:
                   + ", ".join(f"{k} {v:g} s" for k, v in BEFORE.items()))
     finally:
         if previous is None:
-            os.environ.pop(H.KERNELS_ENV, None)
+            os.environ.pop(native.ENV, None)
         else:
-            os.environ[H.KERNELS_ENV] = previous
+            os.environ[native.ENV] = previous
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,7 +2,7 @@
 
 For the shipped example (src/irpref/examples/dl19) and, with ``--data DIR``, a
 collection of ``generate.py`` (``DIR/qrels.txt``, ``DIR/runs/run-*``): times
-``judge_inputs`` (parse, intern, judge) and ``irpref.store.load`` (with its
+``judge_inputs`` (parse, intern, judge) and ``irpref.judging.store.load`` (with its
 staleness check: stat of every input), interleaved, median of ``--repeats``.
 
 Usage::
@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 
 def bench(name: str, qrels: Path, runs: list[Path], repeats: int) -> None:
     import irpref
-    from irpref.store import load, save
+    from irpref.judging.store import load, save
 
     judged = irpref.judge_inputs(qrels, runs, warn=False)
     with tempfile.TemporaryDirectory() as tmp:

@@ -18,7 +18,7 @@ grades are the truth. A *judge* relabels every judged (query, document) pair:
 :func:`values` gives, per collection, relevance level and judge, the per-query
 values of every measure (run x query) and preference (run pair x query) under
 the human and the machine labels, computed by the code path of ``--human-qrels``
-(:func:`irpref.prediction_powered.judge_both`), cached in ``benchmarks/data``.
+(:func:`irpref.llm_judged.prediction_powered.judge_both`), cached in ``benchmarks/data``.
 """
 
 from __future__ import annotations
@@ -123,9 +123,9 @@ def _as_frame(qrels: pd.DataFrame) -> pd.DataFrame:
 def compute(name: str, rel: int, judge_name: str, seed: int) -> dict[str, np.ndarray]:
     """Per-query values under the human (``h:``) and machine (``m:``) labels: measures
     (runs, queries), preferences (pairs a < b, queries)."""
+    from irpref.llm_judged.prediction_powered import judge_both, metric_values, preference_values
     from irpref.measures import parse_measure
     from irpref.params import Settings
-    from irpref.prediction_powered import judge_both, metric_values, preference_values
 
     human, runs, _ = collection(name)
     machine = machine_qrels(name, human, judge_name, seed)

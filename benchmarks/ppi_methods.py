@@ -3,7 +3,7 @@
 Every method takes dense rows ``y``, ``f`` (rows, n): human values and machine values
 on the human-judged queries, ``fu`` (rows, N): machine values on the others, the
 level and the range of the values, and returns (low, high) per row. The shipped
-ones call :func:`irpref.stats.ppi.ppi_mean`; the others are written here, on the
+ones call :func:`irpref.llm_judged.ppi.ppi_mean`; the others are written here, on the
 same pieces (weights, variances, Hall's transformation), to be compared with it:
 
 - ``ppi_py``: PPI++ as ppi_py 0.2.3 computes it: the weight tuned on the same
@@ -32,7 +32,7 @@ same pieces (weights, variances, Hall's transformation), to be compared with it:
   ``finite-population human t``: the human-judged queries alone, likewise.
 
 The methods with Hall's correction, the same-sample ``t`` and the finite-population
-ones give an all-equal sample the range bound of :func:`irpref.stats.ppi.ppi_mean`.
+ones give an all-equal sample the range bound of :func:`irpref.llm_judged.ppi.ppi_mean`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from irpref.stats.ppi import ppi_mean
+from irpref.llm_judged.ppi import ppi_mean
 
 Z = {}
 
@@ -104,7 +104,7 @@ def _skew(centred_per_query, n, lam, m3_f, big_n, se):
 
 
 def _bound(y, low, high, bounded, confidence, value_range):
-    """The all-equal rows' range bound (as :func:`irpref.stats.ppi.ppi_mean`)."""
+    """The all-equal rows' range bound (as :func:`irpref.llm_judged.ppi.ppi_mean`)."""
     n = y.shape[1]
     c = y[:, 0]
     share = 1 - ((1 - confidence) / 2) ** (1 / n)

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from irpref.aggregate import majority, mc4
+from irpref.preferences.aggregate import majority, mc4
 
 
 @pytest.mark.parametrize("runs", [10, 30, 100])

@@ -16,8 +16,12 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
 import irpref
-from irpref.agreement.labels import alpha_from_confusion, join_labels, kappa_from_confusion
 from irpref.errors import InputError
+from irpref.llm_judged.agreement.labels import (
+    alpha_from_confusion,
+    join_labels,
+    kappa_from_confusion,
+)
 
 DATA = Path(__file__).parent / "data" / "llmjudge-sample"
 HUMAN, H2O = DATA / "human.qrels", DATA / "h2oloo-fewself.qrels"
@@ -185,7 +189,8 @@ def test_coverage_leniency_and_negative_grades(tmp_path):
     assert sorted(t for s, t in got if s == "kappa_binary") == [1, 2, 3]
     out = irpref_cli("agree", a, b, "--format", "tsv")
     assert out.returncode == 0
-    assert "note: 1 pairs judged only by QRELS_A, 2 only by QRELS_B" in out.stderr
+    assert out.stderr.count("irpref: warning: 1 pairs judged only by QRELS_A, 2 only by "
+                            "QRELS_B") == 1
     assert irpref_cli("agree", a, b, "--quiet").stderr == ""
 
 
@@ -294,7 +299,7 @@ def test_cli_bad_file_names_file_and_line(tmp_path):
 @pytest.mark.parametrize("docs_b", [["d1", "d2", "d3"], ["e1"]])
 def test_join_is_exact_when_hashes_collide(tmp_path, monkeypatch, docs_b):
     """Every document hashes alike: the join must still pair only equal ids."""
-    from irpref.agreement import labels as module
+    from irpref.llm_judged.agreement import labels as module
 
     a = write_qrels(tmp_path / "a.qrels", [("q1", "d1", 1), ("q1", "d2", 0), ("q2", "e1", 2)]
                     if len(docs_b) > 1 else [("q1", "e2", 1)])

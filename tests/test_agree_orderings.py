@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irpref
-from irpref.agreement.orderings import swapped_pairs, tau_ap, tau_b, top_overlap
+from irpref.llm_judged.agreement.orderings import swapped_pairs, tau_ap, tau_b, top_overlap
 
 
 def _tau_ap_no_ties(reference, estimate) -> float:

@@ -1,4 +1,4 @@
-"""Residual bounds (irpref.bounds): every registered family's rule against the
+"""Residual bounds (irpref.measures.bounds): every registered family's rule against the
 brute force over every assignment of grades to the unjudged documents."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import irpref
-from irpref.bounds import enumerate_bounds, residual_bounds, top_grade
 from irpref.evaluate import judge_inputs
 from irpref.measures import parse_measure
 from irpref.measures.base import REGISTRY
+from irpref.measures.bounds import enumerate_bounds, residual_bounds, top_grade
 
 DOCS = list("abcdefgh")
 TOL = 1e-9

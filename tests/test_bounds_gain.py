@@ -12,9 +12,9 @@ from helpers import write_trec
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from irpref.bounds import enumerate_bounds, residual_bounds
 from irpref.evaluate import judge_inputs
 from irpref.measures import parse_measure
+from irpref.measures.bounds import enumerate_bounds, residual_bounds
 
 DOCS = list("abcdefgh")
 TEXTS = ["nDCGRel", "RnDCG", "RnDCG(rel=2)", "G"]

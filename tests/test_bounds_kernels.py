@@ -1,4 +1,4 @@
-"""The C kernels of the residual bounds (irpref._kernels.ap_bounds and
+"""The C kernels of the residual bounds (irpref._native.kernels.ap_bounds and
 largest_ratio) give the NumPy rules' values, on random rankings; the rules
 themselves are checked against every assignment in tests/test_bounds.py."""
 
@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_bounds import _judge, collections
 
-from irpref.bounds import residual_bounds
-from irpref.kernels import KERNELS_ENV, c_kernels
 from irpref.measures import parse_measure
+from irpref.measures.bounds import residual_bounds
+from irpref.runtime.native import ENV, native
 
-pytestmark = pytest.mark.skipif(c_kernels() is None, reason="the C extension is not built")
+pytestmark = pytest.mark.skipif(native("kernels") is None, reason="the C extension is not built")
 
 
 @pytest.mark.slow
@@ -26,7 +26,7 @@ def test_c_and_numpy_bounds_agree(data, depth, k, rel, ties):
     got = {}
     for kernel in ("c", "numpy"):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setenv(KERNELS_ENV, kernel)
+            mp.setenv(ENV, kernel)
             judged = _judge(data, ties, depth, rel)
             ms = [parse_measure(t) for t in texts]
             got[kernel] = residual_bounds(judged, ms)

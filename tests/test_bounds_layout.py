@@ -1,4 +1,4 @@
-"""Residual bounds on compact judged rankings (irpref.bounds.with_unjudged) and
+"""Residual bounds on compact judged rankings (irpref.measures.bounds.with_unjudged) and
 the per-item scan of unjudged_scan.Unjudged: the same intervals as on the full
 layout, and the same sums as the (segment, j) pair scan they replace."""
 
@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irpref
-from irpref.bounds import residual_bounds, unjudged_items, with_unjudged
 from irpref.evaluate import judge_inputs
-from irpref.judged import LayoutError
+from irpref.judging.judged import LayoutError
 from irpref.measures import parse_measure
 from irpref.measures.base import REGISTRY, reads_compact
+from irpref.measures.bounds import residual_bounds, unjudged_items, with_unjudged
 from irpref.measures.unjudged_scan import unjudged_of
 
 DOCS = [f"d{i}" for i in range(14)]

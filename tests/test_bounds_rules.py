@@ -1,5 +1,5 @@
 """Residual bounds of the trec_eval extras, recall-level and search-length families
-against brute force (:func:`irpref.bounds.enumerate_bounds`) on small rankings:
+against brute force (:func:`irpref.measures.bounds.enumerate_bounds`) on small rankings:
 lower <= every assignment's value <= upper, equal to the enumerated extremes
 where the record says the rule is exact, and the plain value inside for the
 families that treat unjudged documents as non-relevant."""
@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irpref.bounds import assign, enumerate_bounds, top_grade
 from irpref.evaluate import judge_inputs
 from irpref.measures import parse_measure
 from irpref.measures.base import REGISTRY
+from irpref.measures.bounds import assign, enumerate_bounds, top_grade
 
 CORPUS = 40
 

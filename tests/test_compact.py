@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from irpref.compare import compare_matrices
 from irpref.evaluate import evaluate, judge_inputs, layout_for
-from irpref.judged import LayoutError
+from irpref.judging.judged import LayoutError
 from irpref.measures import parse_measure
 from irpref.measures.base import REGISTRY, reads_compact
 from irpref.params import Settings
@@ -253,7 +253,7 @@ def test_compact_refuses_what_it_lacks(data_dir):
 
 @pytest.mark.slow
 def test_saved_compact_file_round_trip(data_dir, tmp_path):
-    from irpref.store import load, save
+    from irpref.judging.store import load, save
 
     qrels, runs = _real(data_dir, "robust03")
     for ties in ("docid", "expected"):

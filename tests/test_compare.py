@@ -14,7 +14,10 @@ import pytest
 from helpers import irpref_cli
 
 import irpref
-from irpref.aggregate import (
+from irpref.compare import compare_matrices
+from irpref.io import TrecFormatError
+from irpref.io.subtopics import as_subtopic_qrels, collapse, read_subtopic_qrels
+from irpref.preferences.aggregate import (
     borda,
     kendall_tau,
     matrices_from_tidy,
@@ -23,9 +26,6 @@ from irpref.aggregate import (
     system_orderings,
     win_rates,
 )
-from irpref.compare import compare_matrices
-from irpref.io import TrecFormatError
-from irpref.io.subtopics import as_subtopic_qrels, collapse, read_subtopic_qrels
 
 QRELS = {"q1": {"a": 1, "b": 2, "c": 0, "d": 1}, "q2": {"a": 1, "e": 1}, "q3": {"x": 0}}
 RUNS = {

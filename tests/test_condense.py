@@ -1,4 +1,4 @@
-"""Condensed lists (irpref.condense; trec_eval -J, Sakai 2007).
+"""Condensed lists (irpref.judging.condense; trec_eval -J, Sakai 2007).
 
 The defining property, checked on hypothesis-generated collections (ties,
 negative grades, queries missing from runs or qrels, runs that retrieved only
@@ -21,10 +21,10 @@ from helpers import irpref_cli, sharing, write_qrels, write_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irpref.condense import condense
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.judged import NONPOOL, LayoutError
+from irpref.judging.condense import condense
+from irpref.judging.judged import NONPOOL, LayoutError
 from irpref.measures import parse_measure
 from irpref.measures.base import REGISTRY, reads_compact
 
@@ -261,7 +261,7 @@ def test_the_condensed_copy_lives_with_the_judged_rankings():
     import gc
     import weakref
 
-    from irpref.condense import condensed
+    from irpref.judging.condense import condensed
 
     qrels = pd.DataFrame([("q", "r", 1), ("q", "n", 0)], columns=["query_id", "doc_id",
                                                                  "relevance"])
@@ -283,7 +283,7 @@ def test_judged_items_equal_flatnonzero_at_every_share(share):
     indices, from the grades and from the cached judged mask."""
     from types import SimpleNamespace
 
-    from irpref.condense import _judged_items
+    from irpref.judging.condense import _judged_items
 
     rng = np.random.default_rng(7)
     grade = np.where(rng.random(20_000) < share, rng.integers(0, 3, 20_000),

@@ -24,11 +24,11 @@ import pytest
 import pytrec_eval
 
 import irpref
-from irpref.condense import condense
-from irpref.interning import intern
 from irpref.io.trec import read_qrels, read_run
-from irpref.ranking import judge
-from irpref.trec_eval_format import format_trec_eval, read_zscores, resolve_measures
+from irpref.judging.condense import condense
+from irpref.judging.interning import intern
+from irpref.judging.ranking import judge
+from irpref.trec_eval.format import format_trec_eval, read_zscores, resolve_measures
 
 # pytrec_eval name -> irpref measure (the measures and the rest pytrec_eval has;
 # iprec_at_recall and 11pt_avg are left out: pytrec_eval embeds trec_eval 9, which rounded

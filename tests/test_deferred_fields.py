@@ -1,11 +1,11 @@
 """Fields computed when first read are the fields computed at once.
 
 Compact judged rankings (and the qrels the C pass reads from a file) defer the
-query strings and the document keys (:class:`irpref.interning.Deferred`): an
+query strings and the document keys (:class:`irpref.judging.interning.Deferred`): an
 evaluation at the recommendation shape reads neither. Read, they must be what
 the full layout holds for the same items (the document of every kept item, the
 queries, the qrels' documents), whichever pass judged the runs; and a copy
-(``dataclasses.replace``, pickling, ``irpref.store``) holds every field.
+(``dataclasses.replace``, pickling, ``irpref.judging.store``) holds every field.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from environment import setenv
 
-from irpref import store
 from irpref.evaluate import judge_inputs
-from irpref.judged import NONPOOL
-from irpref.scan import ENV
+from irpref.judging import store
+from irpref.judging.judged import NONPOOL
+from irpref.judging.scan import ENV
 
 
 def _strings(judged, keys: np.ndarray) -> list[str]:

@@ -188,7 +188,7 @@ def test_leaderboard_compare_and_significance_identical(client, tmp_path, monkey
         np.testing.assert_array_equal(local.win_rates(name, perm), dask.win_rates(name, perm))
     frames = [pd.concat(list(c.tidy_frames())) for c in (local, dask)]
     pd.testing.assert_frame_equal(*frames)
-    tables = scored_tables(qrels, runs, ["AP", "sgnLP", "RPP"])
+    tables = scored_tables(qrels, runs, ["AP", "sgnLP", "RPP"], Settings())
     options = dict(correction="holm", seed=3, ci="t")
     tests = ["paired", "wilcoxon"]
     pd.testing.assert_frame_equal(irpref.significance(tables, tests, **options),
@@ -209,7 +209,7 @@ def test_preference_significance_by_pair_blocks(client, tmp_path, monkeypatch):
 
     monkeypatch.setattr(D, "TEST_VALUES", 100)  # 8 pairs a task: 3 tasks a measure and test
     qrels, runs = _random_collection(tmp_path, 21, runs=7, queries=12)
-    tables = scored_tables(qrels, runs, ["RR", "sgnLP", "RPP(p=dcg)"])
+    tables = scored_tables(qrels, runs, ["RR", "sgnLP", "RPP(p=dcg)"], Settings())
     for options in (dict(ci="t"), dict(ci="bca", bootstrap=60, baseline="run2")):
         options.update(seed=9, permutations=100)
         tests = ["paired", "wilcoxon", "hsd"]

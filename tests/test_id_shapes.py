@@ -12,11 +12,11 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from irpref import threads as pools
-from irpref.doc_keys import document_ids, sorted_codes
-from irpref.interning import intern
 from irpref.io.frames import as_qrels, as_runs
-from irpref.ranking import judge
+from irpref.judging.doc_keys import document_ids, sorted_codes
+from irpref.judging.interning import intern
+from irpref.judging.ranking import judge
+from irpref.runtime import threads as pools
 
 
 def _shapes(rng: random.Random, n: int) -> dict[str, list[str]]:

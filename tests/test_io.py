@@ -160,7 +160,7 @@ def test_cli_output_does_not_depend_on_the_allocator(tmp_path):
     import sys
 
     glibc = bool(os.confstr("CS_GNU_LIBC_VERSION")) if hasattr(os, "confstr") else False
-    probe = "from irpref.memory import keep_freed_memory as k; print(k())"
+    probe = "from irpref.runtime.memory import keep_freed_memory as k; print(k())"
     q, r = write(tmp_path, "q", QRELS), write(tmp_path, "r", RUN)
     cmd = ["irpref", "evaluate", str(q), str(r), "-m", "AP", "nDCG", "--format", "tsv"]
     outputs = []

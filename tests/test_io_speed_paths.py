@@ -19,12 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irpref.hashing import hash_strings
-from irpref.interning import intern
+from irpref.io.hashing import hash_strings
 from irpref.io.lines import normalise
 from irpref.io.records import TrecFormatError
 from irpref.io.trec import read_qrels, read_run
-from irpref.ranking import judge
+from irpref.judging.interning import intern
+from irpref.judging.ranking import judge
 
 RUN_ROWS = [
     ("q1", "d3", "1", "2.5"),
@@ -283,8 +283,8 @@ _ID_KINDS = {
 def test_document_ids_match_exact_path(kind, threads, monkeypatch):
     """Keys order as the strings do and are injective; dense codes and the
     distinct strings equal Arrow's exact sorted dictionary."""
-    from irpref import threads as pools
-    from irpref.doc_keys import document_ids, sorted_codes
+    from irpref.judging.doc_keys import document_ids, sorted_codes
+    from irpref.runtime import threads as pools
 
     monkeypatch.setenv("IRPREF_THREADS", str(threads))
     monkeypatch.setattr(pools, "available_cpus", lambda: 8)
@@ -408,8 +408,8 @@ def test_sparse_kernels_bit_identical_to_dense(grades, runs_rows, rel):
 def test_threaded_tie_sort_and_interning_match_serial(grades, runs_rows):
     """Interning and the docid tie sort cut into blocks on threads give the
     serial result (forced on tiny inputs: blocks of 3 items)."""
-    from irpref import ranking
-    from irpref import threads as pools
+    from irpref.judging import ranking
+    from irpref.runtime import threads as pools
 
     serial = _judged(grades, runs_rows)
     old = (os.environ.get("IRPREF_THREADS"), pools.PARALLEL_MIN, ranking._TIE_BLOCK,
@@ -517,7 +517,7 @@ def test_same_document_in_two_queries_is_not_a_repeat(tmp_path):
     st.sampled_from([1, 1 << 20, (1 << 63) + 3]),
 )
 def test_pair_index_finds_exactly_the_members(members, probes, scale):
-    from irpref.hashing import PairIndex
+    from irpref.io.hashing import PairIndex
 
     q = np.array([m[0] for m in members], np.int64)
     k = np.array([m[1] * scale % (1 << 64) for m in members], np.uint64)
@@ -533,7 +533,7 @@ def test_pair_index_finds_exactly_the_members(members, probes, scale):
 def test_tie_sort_of_keys_matches_brute_force(span_bits):
     """Groups sorted by key descending, whatever the width of the keys (packed
     in chunks of groups, or the two-key sort for the widest)."""
-    from irpref.ranking import _docid_desc_in_ties
+    from irpref.judging.ranking import _docid_desc_in_ties
 
     rng = np.random.default_rng(span_bits)
     sizes = rng.integers(1, 5, 6000)  # many groups: several packing chunks

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irpref
-from irpref.judged import NONPOOL
+from irpref.judging.judged import NONPOOL
 
 QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d1": 1}, "q3": {"d9": 1}}
 RUN = {"q1": {"d1": 0.5, "d4": 0.5, "d2": 0.9, "d3": 0.1}, "q2": {"d3": 1.0}}

@@ -23,20 +23,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irpref
-import irpref.condense
+import irpref.judging.condense
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.interning import intern
 from irpref.io.subtopics import as_subtopic_qrels
 from irpref.io.trec import read_qrels, read_run
-from irpref.judged import LayoutError
+from irpref.judging.interning import intern
+from irpref.judging.judged import LayoutError
+from irpref.judging.ranking import judge
 from irpref.measures import REGISTRY, parse_measure
 from irpref.measures.base import MODIFIERS, reads_compact, with_params
 from irpref.measures.subtopic_judgments import with_subtopics
 from irpref.preferences import PREFERENCES, parse_preference
 from irpref.preferences.pairs import preference_matrices
-from irpref.ranking import judge
-from irpref.trec_eval_format import format_trec_eval, resolve_measures
+from irpref.trec_eval.format import format_trec_eval, resolve_measures
 
 MEASURES = [parse_measure(t) for fam in REGISTRY.values() for t in fam.examples]
 PREFS = [parse_preference(t) for t in ("sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)",
@@ -227,13 +227,13 @@ def test_plain_and_judged_only_side_by_side():
 
 def test_condensed_once_per_judged_rankings(monkeypatch):
     calls = []
-    real = irpref.condense.condense
+    real = irpref.judging.condense.condense
 
     def counting(judged):
         calls.append(judged)
         return real(judged)
 
-    monkeypatch.setattr(irpref.condense, "condense", counting)
+    monkeypatch.setattr(irpref.judging.condense, "condense", counting)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         judged = judge_inputs(QRELS, RUNS[:3], rel=2)
@@ -242,8 +242,9 @@ def test_condensed_once_per_judged_rankings(monkeypatch):
     irpref.evaluate(None, None, texts, judged=judged)
     preference_matrices(judged, ["sgnLP(judged_only=true)", "RPP(judged_only=true)"])
     assert len(calls) == 1 and calls[0] is judged
-    once = irpref.condense.condensed(judged)
-    assert irpref.condense.condensed(once) is once and irpref.condense.condensed(judged) is once
+    once = irpref.judging.condense.condensed(judged)
+    condensed = irpref.judging.condense.condensed
+    assert condensed(once) is once and condensed(judged) is once
 
 
 # ---- trec_eval -J ---------------------------------------------------------------------
@@ -283,13 +284,13 @@ def test_every_all_trec_measure_with_the_modifier_prints_trec_eval_J(data_dir, t
 
     def lines(out: str, measures: bool = True) -> list[str]:
         # relstring (the grades of the top documents) and 11pt_avg are printed from
-        # the rankings by trec_eval_format itself, not through a measure: -J gives
+        # the rankings by irpref.trec_eval.format itself, not through a measure: -J gives
         # them condensed rankings; 11pt_avg is checked against IPrecAvg below
         return [ln for ln in out.splitlines(keepends=True)
                 if (ln.split()[0].startswith(("relstring", "11pt_avg"))) != measures]
 
     # trec_eval prints -nan for iprec at recall 0 of a ranking -J leaves empty (0/0,
-    # trec_eval_format.empty_iprec_nan); the measure's own value there is 0
+    # trec_eval.format.empty_iprec_nan); the measure's own value there is 0
     nan = {tuple(ln.split()[:2]) for ln in lines(want) if ln.split()[2] == "-nan"}
     assert [ln for ln in lines(text) if tuple(ln.split()[:2]) not in nan] == [
         ln for ln in lines(want) if tuple(ln.split()[:2]) not in nan]

@@ -18,7 +18,7 @@ import pytest
 from helpers import QRELS, RUNS, irpref_cli
 
 import irpref
-from irpref.agreement.systems import split_measures
+from irpref.llm_judged.agreement.systems import split_measures
 
 THREE = RUNS[:3]
 

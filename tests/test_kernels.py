@@ -1,4 +1,4 @@
-"""The optional C kernels of the randomized Tukey HSD (irpref._kernels) against the NumPy ones.
+"""The optional C kernels of the randomized Tukey HSD (irpref._native.kernels) against NumPy.
 
 Both paths must give the same permutations, the same per-permutation maxima
 bit for bit, and so the same p-values for a seed (``IRPREF_KERNELS=numpy``
@@ -16,20 +16,22 @@ from hypothesis import strategies as st
 import irpref
 from irpref import stats as S
 from irpref.compare import compare_matrices
+from irpref.runtime import native
 from irpref.stats import Pairwise
 from irpref.stats import hsd as H
 
 try:
-    from irpref import _kernels as C
+    from irpref._native import kernels as C
 except ImportError:  # tests/test_stats.py::test_c_extension_is_built fails then
     C = None
 
-pytestmark = pytest.mark.skipif(C is None, reason="the C extension irpref._kernels is not built")
+pytestmark = pytest.mark.skipif(C is None,
+                                reason="the C extension irpref._native.kernels is not built")
 
 
 def kernels(mode: str):
     """Run with ``IRPREF_KERNELS=mode``."""
-    return setenv(H.KERNELS_ENV, mode)
+    return setenv(native.ENV, mode)
 
 
 def both(fn):

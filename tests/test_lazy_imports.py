@@ -64,7 +64,7 @@ def test_trec_eval_loads_no_pandas_scipy_or_matplotlib(data_dir):
     d = data_dir / "trec_eval"
     got = _loaded(
         "import contextlib, io, json, sys\n"
-        "import irpref.cli.trec_eval, irpref.trec_eval_run, irpref.trec_eval_format\n"
+        "import irpref.cli.trec_eval, irpref.trec_eval.run, irpref.trec_eval.format\n"
         "imported = [m for m in ('pandas', 'scipy', 'matplotlib') if m in sys.modules]\n"
         "from irpref.cli.main import main\n"
         "out = io.StringIO()\n"

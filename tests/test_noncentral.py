@@ -25,7 +25,7 @@ PATHS = ["c", "numpy"]
 @pytest.fixture(params=PATHS)
 def path(request, monkeypatch):
     if request.param == "c":
-        pytest.importorskip("irpref._kernels")
+        pytest.importorskip("irpref._native.kernels")
         monkeypatch.setenv("IRPREF_KERNELS", "c")
     else:
         monkeypatch.setenv("IRPREF_KERNELS", "numpy")
@@ -67,7 +67,7 @@ def test_roots_match_scipy(path, level):
 
 
 def test_paths_agree(monkeypatch):
-    pytest.importorskip("irpref._kernels")
+    pytest.importorskip("irpref._native.kernels")
     rng = np.random.default_rng(2)
     t = np.concatenate([rng.normal(0, 5, 300), rng.normal(0, 1e4, 50), [1e8, -3e12, 0.0]])
     df = rng.choice([1, 2, 5, 49, 999], len(t)).astype(float)

@@ -99,7 +99,7 @@ def test_the_default_is_one_everywhere():
     assert params.DEFAULT_MISSING == "skip"  # trec_eval without -c
     for func in (irpref.evaluate,):
         assert inspect.signature(func).parameters["missing"].default == params.DEFAULT_MISSING
-    from irpref.judged import JudgedRankings
+    from irpref.judging.judged import JudgedRankings
 
     # the judged rankings take the rule from each evaluation: no default of their own
     assert inspect.signature(JudgedRankings.query_mask).parameters["missing"].default is \

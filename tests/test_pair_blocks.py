@@ -20,15 +20,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irpref.aggregate import win_rates
 from irpref.compare import compare_matrices
-from irpref.pairblocks import n_pairs, pair_blocks, pair_index, pair_range
 from irpref.preferences import comparison as comparison_module
 from irpref.preferences import pairs as pairs_module
+from irpref.preferences.aggregate import win_rates
 from irpref.preferences.engines import RangeMinima, RPPState
 from irpref.preferences.lexicographic import SENTINEL, lexicographic_ranks, rr_lp
 from irpref.preferences.populations import graded_populations
 from irpref.report.records import natural_key, sort_queries, write_json, write_tsv
+from irpref.runtime.pairblocks import n_pairs, pair_blocks, pair_index, pair_range
 from irpref.stats import Pairwise, significance
 
 PREFS = ["sgnLP", "rrLP", "sgnLR", "RPP", "RPP(p=dcg)", "RPP(p=inverse)",
@@ -176,11 +176,11 @@ def test_rpp_values_do_not_depend_on_their_company():
 @given(seed=st.integers(0, 10_000), g=st.integers(0, 4), r=st.integers(1, 9),
        width=st.integers(0, 7), v=st.integers(1, 3))
 def test_level_sums_c_and_numpy_agree(seed, g, r, width, v):
-    from irpref.kernels import c_kernels
     from irpref.preferences.engines import PAST, level_sums
+    from irpref.runtime.native import native
 
-    if c_kernels("_prefs") is None:
-        pytest.skip("the C extension irpref._prefs is not built")
+    if native("prefs") is None:
+        pytest.skip("the C extension irpref._native.prefs is not built")
     rng = np.random.default_rng(seed)
     pos = np.sort(rng.integers(1, 12, size=(g, r, width)), axis=2).astype(np.int32)
     pos[rng.random(pos.shape) < 0.3] = PAST

@@ -1,4 +1,4 @@
-"""PPI / PPI++ mean estimation (irpref.stats.ppi): ppi_py's normal interval against the
+"""PPI / PPI++ mean estimation (irpref.llm_judged.ppi): ppi_py's normal interval against the
 reference implementation ppi_py (package ppi-python 0.2.3), row by row; the default
 small-sample interval (cross-fitted weight, Student t, Hall's skewness correction,
 the range bound of all-equal samples) against brute force and against ppi_py at the
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from irpref.errors import UsageError
-from irpref.stats.ppi import (
+from irpref.llm_judged.ppi import (
     HALL_LIMIT,
     check_interval,
     check_lambda,

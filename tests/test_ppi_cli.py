@@ -1,6 +1,6 @@
 """``--human-qrels``: prediction-powered inference through the installed command, on real
 data: ``--ppi-interval normal`` against ppi_py (the oracle), the default against the
-library's :func:`irpref.stats.ppi.ppi_mean`, both fed with per-query values that plain
+library's :func:`irpref.llm_judged.ppi.ppi_mean`, both fed with per-query values that plain
 ``irpref evaluate`` / ``irpref compare`` print under each qrels; the degenerate cases,
 the level options and the refusals.
 
@@ -29,7 +29,7 @@ from ppi_collections import (
 from scipy import stats
 
 import irpref
-from irpref.stats.ppi import ppi_mean
+from irpref.llm_judged.ppi import ppi_mean
 
 ppi_py = pytest.importorskip("ppi_py")
 

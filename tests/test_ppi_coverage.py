@@ -23,8 +23,8 @@ import pytest
 from ppi_collections import DL19, machine_grades, read_qrels
 
 import irpref
+from irpref.llm_judged.ppi import ppi_mean
 from irpref.stats.intervals import t_interval
-from irpref.stats.ppi import ppi_mean
 
 MEASURES = ["AP", "nDCG@10", "RR", "P@10"]
 METHODS = ("default", "ppi_py", "PPI (lambda 1)", "human t")

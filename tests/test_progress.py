@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irpref import examples, progress
+from irpref import examples
+from irpref.runtime import progress
 
 # under pytest-xdist (scripts/test.sh: -n 2 --dist loadgroup) this module runs on one
 # worker, so its module-scoped HSD output (17 s) is built once
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.xdist_group("progress")
 QRELS = str(examples.qrels_path())
 RUNS = [str(p) for p in examples.run_paths()]
 try:  # the C kernels draw and test 300,000 permutations in under the bar's 0.5 s delay
-    import irpref._kernels  # noqa: F401
+    import irpref._native.kernels  # noqa: F401
 
     PERMUTATIONS = "3000000"
 except ImportError:

@@ -18,9 +18,9 @@ from test_tie_aware import check_against_brute_force
 from test_tie_aware import collections as tied_collections
 
 import irpref
-from irpref.bounds import enumerate_bounds, residual_bounds, top_grade
 from irpref.evaluate import judge_inputs
 from irpref.measures import REGISTRY, parse_measure
+from irpref.measures.bounds import enumerate_bounds, residual_bounds, top_grade
 
 DOCS = [f"d{i:02d}" for i in range(10)]
 

@@ -1,6 +1,6 @@
 """Recommendation-shaped inputs: the qrels C pass, the column mapping, Parquet output.
 
-- ``irpref.scan.qrels_index`` reads a TREC qrels file in one C pass; its
+- ``irpref.judging.scan.qrels_index`` reads a TREC qrels file in one C pass; its
   collection must be the one ``intern(read_qrels(path), [])`` makes (queries,
   row order, grades, document keys) and runs judged against it must give the
   same blocks, whatever the order of the queries in either file;
@@ -18,11 +18,11 @@ import pytest
 from helpers import irpref_cli
 
 import irpref
-import irpref.scan as scan
+import irpref.judging.scan as scan
 from irpref.errors import InputError, UsageError
-from irpref.interning import intern
 from irpref.io.columns import check_columns
 from irpref.io.trec import read_qrels
+from irpref.judging.interning import intern
 from irpref.report.records import write_parquet
 
 STYLES = {

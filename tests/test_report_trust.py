@@ -304,8 +304,8 @@ def test_report_numbers_are_the_library_numbers(report, results):
 
 
 def test_report_coverage_and_agreement_are_the_library_tables(report):
-    from irpref.agreement import agree
     from irpref.evaluate import judge_inputs
+    from irpref.llm_judged.agreement import agree
     from irpref.meta.ties import coverage
 
     rep, md, _, qrels_b = report

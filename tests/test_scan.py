@@ -1,4 +1,4 @@
-"""The one-pass C reader of run files (``irpref._scan``) against the Python reader.
+"""The one-pass C reader of run files (``irpref._native.scan``) against the Python reader.
 
 Invariant: for any run file, ``judge_inputs(..., layout="compact")`` with
 ``IRPREF_SCAN=c`` and with ``IRPREF_SCAN=python`` either raises the same
@@ -37,15 +37,15 @@ from helpers import irpref_exe
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from irpref import scan
 from irpref.evaluate import _unjudged_message, evaluate, judge_inputs
 from irpref.io.lines import read_buffer
 from irpref.io.trec import read_qrels
+from irpref.judging import scan
 
 try:  # the suite fails, never skips, when the extension is not built
-    from irpref import _scan
+    from irpref._native import scan as _scan
 except ImportError as exc:  # pragma: no cover - depends on the build
-    raise ImportError("irpref._scan is not built; reinstall with a C compiler") from exc
+    raise ImportError("irpref._native.scan is not built; reinstall with a C compiler") from exc
 
 SETTINGS = settings(
     max_examples=100, deadline=None, derandomize=True, database=None,

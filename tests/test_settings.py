@@ -120,7 +120,7 @@ def test_a_cli_call_in_process_leaves_no_state_behind(capsys):
     assert "RR(judged_only=true)" in capsys.readouterr().out
     assert warnings.filters == filters and warnings.showwarning is show
     assert list(irpref.evaluate(QRELS, RUNS[:1], ["RR"])["measure"].unique()) == ["RR"]
-    from irpref import progress
+    from irpref.runtime import progress
 
     assert progress.silenced() is False
 
@@ -209,3 +209,27 @@ def test_a_column_mapping_is_a_setting_every_entry_point_takes():
     table = irpref.compare(qrels, {"A": run, "B": run.assign(score=-run.score)}, ["sgnLP"],
                            columns=mapping)
     assert set(table["query"]) == {"u1", "u2"}
+
+
+@pytest.mark.parametrize("entry", ["significance", "leaderboard", "evaluate", "compare"])
+def test_a_public_call_resolves_its_settings_once(monkeypatch, entry):
+    """The public entry point resolves the keywords once; the functions it calls take
+    the Settings value (irpref.evaluate.evaluate_with, irpref.compare.compare_with,
+    judge_with: never the loose keywords again)."""
+    from irpref import examples
+
+    calls = []
+    real = Settings.resolve.__func__
+
+    def counting(cls, *args, **kwargs):
+        calls.append(kwargs)
+        return real(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Settings, "resolve", classmethod(counting))
+    qrels, runs = examples.qrels_path(), examples.run_paths()[:3]
+    if entry in ("significance", "leaderboard"):
+        getattr(irpref, entry)(qrels=qrels, runs=runs, measures=["AP", "sgnLP"], rel=2)
+    else:
+        getattr(irpref, entry)(qrels, runs, ["AP"] if entry == "evaluate" else ["sgnLP"],
+                               rel=2)
+    assert len(calls) == 1, calls

@@ -330,15 +330,16 @@ def test_hsd_drops_queries_some_run_lacks():
 
 
 def test_c_extension_is_built():
-    """``pip install -e .`` compiles irpref._kernels (tests/test_kernels.py compares it to NumPy).
+    """``pip install -e .`` compiles irpref._native.kernels (tests/test_kernels.py compares it
+to NumPy).
 
     The extension is optional for users (a failed build still installs, with
     the NumPy kernels); the test suite insists on it so that CI tests it.
     """
     try:
-        import irpref._kernels  # noqa: F401
+        import irpref._native.kernels  # noqa: F401
     except ImportError as exc:
-        pytest.fail(f"irpref._kernels is not built ({exc}); reinstall with a C compiler")
+        pytest.fail(f"irpref._native.kernels is not built ({exc}); reinstall with a C compiler")
 
 
 # ------------------------------------------------------------------- bootstrap

@@ -1,4 +1,4 @@
-"""Judged rankings saved to Parquet (irpref.store, irpref judge): exact round trip,
+"""Judged rankings saved to Parquet (irpref.judging.store, irpref judge): exact round trip,
 every command reads the file, and every kind of stale file is refused."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from helpers import irpref_cli
 
 import irpref
 from irpref import examples
+from irpref.judging.store import StaleCacheError, is_judged_file, load, save
 from irpref.params import Settings
-from irpref.store import StaleCacheError, is_judged_file, load, save
 
 EXAMPLE = Path(examples.__file__).parent / "dl19"
 RUNS = ["bm25base_p.gz", "bm25tuned_rm3_p.gz", "p_bert.gz"]

@@ -1,4 +1,4 @@
-"""The optional C helpers of irpref._strings and the document numbering built on them.
+"""The optional C helpers of irpref._native.strings and the document numbering built on them.
 
 Every result is checked against plain Python or against Arrow's numbering
 (``_sorted_codes``), which the helpers replace for ids without packed keys.
@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irpref import doc_keys
-from irpref.hashing import string_buffers
+from irpref.io.hashing import string_buffers
+from irpref.judging import doc_keys
 
 try:
-    from irpref import _strings
+    from irpref._native import strings as _strings
 except ImportError as exc:  # optional for users; the test suite insists on it
-    pytest.fail(f"irpref._strings is not built ({exc}); reinstall with a C compiler",
+    pytest.fail(f"irpref._native.strings is not built ({exc}); reinstall with a C compiler",
                 pytrace=False)
 
 ids = st.lists(
@@ -131,7 +131,7 @@ class _Colliding:
 
 def test_a_hash_collision_falls_back_to_arrow(monkeypatch):
     arrays = _split(["b", "a", "c", "a", "b"], 2)
-    monkeypatch.setattr(doc_keys, "_strings", _Colliding())
+    monkeypatch.setattr(doc_keys, "native", lambda name: _Colliding())
     assert doc_keys.numbered_strings(arrays) is None
     ids = doc_keys.document_ids(arrays)  # falls back: still exact
     codes, strings = _arrow_numbering(arrays)
@@ -145,7 +145,7 @@ def test_document_ids_of_unpackable_ids_are_the_same_with_and_without_helpers(
     values = [f"https://www.site{i % 7}.example.com/doc{i * 7919 % 1000}" for i in range(500)]
     arrays = _split(values, 3)
     if helpers == "none":
-        monkeypatch.setattr(doc_keys, "_strings", None)
+        monkeypatch.setattr(doc_keys, "native", lambda name: None)
     ids = doc_keys.document_ids(arrays)
     codes, strings = _arrow_numbering(arrays)
     assert ids.keys.tolist() == codes and ids.strings.to_pylist() == strings

@@ -1,4 +1,4 @@
-"""The one thread policy (irpref.threads) and native threads at exit.
+"""The one thread policy (irpref.runtime.threads) and native threads at exit.
 
 - ``worker_count``: the CPUs this process may use, lowered by ``IRPREF_THREADS``
   and the pool's cap; a bad ``IRPREF_THREADS`` is a usage error (exit 2);
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from helpers import QRELS, RUNS, irpref_cli
 
-from irpref import threads
 from irpref.errors import UsageError
+from irpref.runtime import threads
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "irpref"
 
@@ -87,7 +87,7 @@ def test_one_thread_prints_the_same_bytes(args):
 
 def test_every_pool_reads_the_one_policy():
     """No module sizes a pool by itself: os.sched_getaffinity / os.cpu_count
-    appear in irpref.threads only, and every ThreadPoolExecutor is a ``with``
+    appear in irpref.runtime.threads only, and every ThreadPoolExecutor is a ``with``
     block or shut down in a ``finally``."""
     for path in SRC.rglob("*.py"):
         text = path.read_text()

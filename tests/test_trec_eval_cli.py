@@ -18,7 +18,7 @@ from helpers import irpref_cli
 
 from irpref.cli.main import main as cli_main
 from irpref.cli.trec_eval import parse_argv
-from irpref.trec_eval_format import NICKNAMES, TREC_MEASURES
+from irpref.trec_eval.format import NICKNAMES, TREC_MEASURES
 
 
 def te(*args: str, cwd=None, input: str | None = None) -> subprocess.CompletedProcess:

@@ -26,7 +26,7 @@ from irpref.io.trec import read_run
 from irpref.measures.pref_judgments import judge_preferences
 from irpref.measures.pref_pairs import preference_pairs
 from irpref.measures.trec_prefs import PREFS_MEASURES, prefs_values
-from irpref.trec_eval_judgments import per_judge
+from irpref.trec_eval.judgments import per_judge
 
 TE = "trec_eval"
 

@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 
 # public name -> the module that defines it
 _SOURCES: dict[str, str] = {
-    "agree": "irpref.agreement",
+    "agree": "irpref.llm_judged.agreement",
     "search_lengths": "irpref.asl",
     "compare": "irpref.compare",
     "mean_preferences": "irpref.compare",
@@ -30,8 +30,8 @@ _SOURCES: dict[str, str] = {
     "summarize": "irpref.evaluate",
     "leaderboard": "irpref.inference",
     "significance": "irpref.inference",
-    "Collection": "irpref.interning",
-    "intern": "irpref.interning",
+    "Collection": "irpref.judging.interning",
+    "intern": "irpref.judging.interning",
     "calc_aggregate": "irpref.interop.ir_measures",
     "iter_calc": "irpref.interop.ir_measures",
     "Qrels": "irpref.io",
@@ -39,7 +39,7 @@ _SOURCES: dict[str, str] = {
     "TrecFormatError": "irpref.io",
     "read_qrels": "irpref.io",
     "read_run": "irpref.io",
-    "JudgedRankings": "irpref.judged",
+    "JudgedRankings": "irpref.judging.judged",
     "REGISTRY": "irpref.measures",
     "Measure": "irpref.measures",
     "parse_measure": "irpref.measures",
@@ -50,7 +50,7 @@ _SOURCES: dict[str, str] = {
     "worst_provider": "irpref.meta.robustness",
     "worst_user": "irpref.meta.robustness",
     "Settings": "irpref.params",
-    "judge": "irpref.ranking",
+    "judge": "irpref.judging.ranking",
     "Pairwise": "irpref.stats",
     "adjust_pvalues": "irpref.stats",
     "tukey_hsd": "irpref.stats",
@@ -129,21 +129,21 @@ sys.modules[__name__].__class__ = _Package
 
 
 if TYPE_CHECKING:  # the names for type checkers and IDEs; at run time __getattr__ loads them
-    from irpref.agreement import agree
     from irpref.asl import search_lengths
     from irpref.compare import compare, mean_preferences, preference_matrix
     from irpref.evaluate import evaluate, judge_inputs, summarize
     from irpref.inference import leaderboard, significance
-    from irpref.interning import Collection, intern
     from irpref.interop.ir_measures import calc_aggregate, iter_calc
     from irpref.io import Qrels, Run, TrecFormatError, read_qrels, read_run
-    from irpref.judged import JudgedRankings
+    from irpref.judging.interning import Collection, intern
+    from irpref.judging.judged import JudgedRankings
+    from irpref.judging.ranking import judge
+    from irpref.llm_judged.agreement import agree
     from irpref.measures import REGISTRY, Measure, parse_measure, parse_measures
     from irpref.measures.recall_metrics import RecallLevelMetric
     from irpref.meta.discriminative import discriminative_power
     from irpref.meta.orientation import orientation
     from irpref.meta.robustness import worst_provider, worst_user
     from irpref.params import Settings
-    from irpref.ranking import judge
     from irpref.stats import Pairwise, adjust_pvalues, tukey_hsd
     from irpref.topic_sets import design

@@ -24,7 +24,7 @@ import pandas as pd
 
 from irpref.errors import UsageError
 from irpref.evaluate import announce_missing, judge_inputs
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.search_length import search_length_slots
 from irpref.params import DEFAULT_MISSING, Settings
 

@@ -22,9 +22,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from irpref.evaluate import announce_missing, judge_inputs, layout_for
+from irpref.evaluate import announce_missing, judge_with, layout_for
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.base import parse_labelled
 from irpref.measures.subtopic_judgments import use_subtopics
 from irpref.params import DEFAULT_MISSING, Settings
@@ -69,6 +69,16 @@ def compare_matrices(
                                 rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
                                 use_tag=use_tag, columns=columns)
+    return compare_with(qrels, runs, measures, settings, subtopics=subtopics, judged=judged,
+                        client=client, stacklevel=4)
+
+
+def compare_with(qrels, runs, measures, settings: Settings, *, subtopics=None,
+                 judged: JudgedRankings | None = None, client=None, stacklevel: int = 3
+                 ) -> Comparison:
+    """:func:`compare_matrices` under settings already resolved (and checked against
+    ``judged``'s): the library's own callers pass the value the public entry point
+    resolved once."""
     prefs = parse_preferences(measures if measures is not None else DEFAULT_PREFERENCES,
                               judged_only=settings.judged_only)
     if client is not None:
@@ -86,8 +96,8 @@ def compare_matrices(
             raise ValueError("ST-RPP needs subtopic judgments: pass subtopics=...")
     if judged is None:
         layout, _ = layout_for(preferences=prefs, settings=settings, subtopics=sub)
-        judged = judge_inputs(qrels, runs, settings, layout=layout)
-    announce_missing(judged, settings.missing, stacklevel=3)
+        judged = judge_with(qrels, runs, settings, layout=layout)
+    announce_missing(judged, settings.missing, stacklevel=stacklevel)
     mask = judged.query_mask(settings.missing)
     return paired(preference_matrices(judged, prefs, subtopics=sub), judged.queries, mask)
 
@@ -108,7 +118,7 @@ def _on_dask(client, qrels, runs, prefs, settings: Settings, judged, subtopics) 
 
 def _presence(qrels, run, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
     """(qrels queries, (R_file, Q) query mask) of one run file (a Dask task)."""
-    judged = judge_inputs(qrels, [run], settings, warn=False)
+    judged = judge_with(qrels, [run], settings, warn=False)
     return judged.queries, judged.query_mask(settings.missing)
 
 
@@ -228,8 +238,8 @@ def compare(
         changed = parse_preference(p, judged_only=settings.judged_only)
         labelled.append((label if changed == p else str(changed), changed))
     unique = list(dict.fromkeys(p for _, p in labelled))  # two spellings: computed once
-    table = compare_matrices(qrels, runs, unique, settings=settings, subtopics=subtopics,
-                             judged=judged, client=client).tidy()
+    table = compare_with(qrels, runs, unique, settings, subtopics=subtopics, judged=judged,
+                         client=client, stacklevel=4).tidy()
     return _relabel(table, labelled)
 
 

@@ -301,7 +301,7 @@ class RelevantItems:
     Every preference (sgnLP, rrLP, sgnLR, RPP and its graded form) reads only
     the positions of relevant items at a level ``rel >= 1`` and the number of
     relevant items per query (:mod:`irpref.preferences.pairs`), so it computes
-    the same values on this as on the full :class:`~irpref.judged.JudgedRankings`.
+    the same values on this as on the full :class:`~irpref.judging.judged.JudgedRankings`.
     """
 
     compact = False  # the attributes below are those of the full layout
@@ -360,7 +360,7 @@ def _judge_one(qrels, run, settings: Settings) -> RelevantItems:
 
 
 class PairMap:
-    """``map_blocks`` (:mod:`irpref.pairblocks`) on Dask: ``func(shared, block, *args)``
+    """``map_blocks`` (:mod:`irpref.runtime.pairblocks`) on Dask: ``func(shared, block, *args)``
     for each block as a task, results yielded in block order with at most two
     tasks per worker in flight. ``shared`` (the state every block reads, e.g. a
     :class:`~irpref.preferences.Comparison`) is sent to every worker once per

@@ -16,21 +16,22 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-import irpref.scan as scan
-from irpref.bounds import residual_bounds
+import irpref.judging.scan as scan
 from irpref.errors import InputError, MissingQueries
-from irpref.interning import intern, merge_docs
 from irpref.io.frames import as_qrels, as_runs
-from irpref.judged import LAYOUTS, JudgedRankings
+from irpref.judging.interning import intern, merge_docs
+from irpref.judging.judged import LAYOUTS, JudgedRankings
+from irpref.judging.ranking import concat_blocks, judge_block
+from irpref.judging.ranking import judge_with as judge_with_settings
 from irpref.measures import Measure, parse_measure
 from irpref.measures.arithmetic import mean_aggregate
 from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
+from irpref.measures.bounds import residual_bounds
 from irpref.measures.subtopic_judgments import check_subtopics, use_subtopics, with_subtopics
 from irpref.measures.trec_prefs import use_preferences
-from irpref.memory import release_block
 from irpref.params import DEFAULT_MISSING, Settings
 from irpref.preferences import parse_preference
-from irpref.ranking import concat_blocks, judge, judge_block
+from irpref.runtime.memory import release_block
 
 __all__ = [
     "announce_missing",
@@ -131,6 +132,15 @@ def judge_inputs(
     settings = Settings.resolve(settings, rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
                                 use_tag=use_tag, columns=columns)
+    return judge_with(qrels, runs, settings, warn=warn, layout=layout, count_docs=count_docs,
+                      block_runs=block_runs, stacklevel=3)
+
+
+def judge_with(qrels, runs, settings: Settings, *, warn: bool = True, layout: str = "full",
+               count_docs: bool = False, block_runs: int = BLOCK_RUNS, stacklevel: int = 2
+               ) -> JudgedRankings:
+    """:func:`judge_inputs` under settings already resolved (the library's own callers:
+    the public entry points resolve their keywords once, and pass the value on)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     columns = settings.column_map
@@ -138,13 +148,13 @@ def judge_inputs(
         collection = intern(as_qrels(qrels, columns=columns),
                             as_runs(runs, use_tag=settings.use_tag, columns=columns))
         unjudged = collection.unjudged_queries
-        judged = judge(collection, settings, in_place=True)
+        judged = judge_with_settings(collection, settings, in_place=True)
     else:
         judged, unjudged = _judge_compact(qrels, runs, settings, count_docs, block_runs,
                                           columns)
     refuse_unshared(judged, unjudged)
     if warn and unjudged:
-        warnings.warn(_unjudged_message(unjudged), stacklevel=2)
+        warnings.warn(_unjudged_message(unjudged), stacklevel=stacklevel)
     return judged
 
 
@@ -483,6 +493,16 @@ def evaluate(
                                 rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
                                 use_tag=use_tag, columns=columns)
+    return evaluate_with(qrels, runs, measures, settings, judged=judged, subtopics=subtopics,
+                         bounds=bounds, stacklevel=4)
+
+
+def evaluate_with(qrels, runs, measures, settings: Settings, *,
+                  judged: JudgedRankings | None = None, subtopics=None, bounds: bool = False,
+                  stacklevel: int = 3) -> pd.DataFrame:
+    """:func:`evaluate` under settings already resolved (and checked against
+    ``judged``'s): the library's own callers pass the value the public entry point
+    resolved once."""
     # every name checked before reading (ir_measures objects through the converter
     # irpref.interop.ir_measures registers with the resolver)
     labelled = labelled_measures(measures, settings)
@@ -494,13 +514,13 @@ def evaluate(
                                         subtopics=sub)
         if bounds and settings.ties == "expected":  # the unjudged items' tie groups: full
             layout, count_docs = "full", False
-        judged = judge_inputs(qrels, runs, settings, layout=layout, count_docs=count_docs)
+        judged = judge_with(qrels, runs, settings, layout=layout, count_docs=count_docs)
     if sub is not None:
         judged = with_subtopics(judged, sub)
     if prefs is not None:
         judged = judged.with_preferences(prefs)
     mask = judged.query_mask(settings.missing)
-    announce_missing(judged, settings.missing, stacklevel=3)
+    announce_missing(judged, settings.missing, stacklevel=stacklevel)
     if not bounds:  # each measure computed as its rows are filled: one array held at a time
         return tidy(judged, computing(labelled, judged), mask)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once

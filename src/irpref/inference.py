@@ -18,10 +18,10 @@ from collections.abc import Sequence
 import pandas as pd
 
 import irpref.stats as stats
-from irpref.compare import compare_matrices
+from irpref.compare import compare_with
 from irpref.errors import MissingQueries, UsageError
-from irpref.evaluate import evaluate, judge_inputs, layout_for
-from irpref.judged import JudgedRankings
+from irpref.evaluate import evaluate_with, judge_with, layout_for
+from irpref.judging.judged import JudgedRankings
 from irpref.measures import parse_measure
 from irpref.params import DEFAULT_MISSING, Settings
 from irpref.preferences import parse_preference
@@ -48,25 +48,24 @@ def split_names(names: Sequence[str], *, judged_only: bool = False
     return list(dict.fromkeys(metrics)), list(dict.fromkeys(preferences))
 
 
-def scored_tables(qrels, runs, measures: Sequence[str] = DEFAULT_MEASURES, settings:
-                  Settings | None = None, *, judged: JudgedRankings | None = None) -> list:
+def scored_tables(qrels, runs, measures: Sequence[str], settings: Settings, *,
+                  judged: JudgedRankings | None = None) -> list:
     """The tables :func:`irpref.stats.significance` tests: a tidy metric table
     (:func:`irpref.evaluate`) and a preference comparison
-    (:func:`irpref.compare_matrices`), from one judging under ``settings``."""
-    settings = Settings.resolve(settings, judged.settings if judged is not None else None)
+    (:func:`irpref.compare_matrices`), from one judging under ``settings``, resolved
+    by the caller (and checked against ``judged``'s)."""
     metrics, preferences = split_names(measures, judged_only=settings.judged_only)
     if judged is None:
         layout, count_docs = layout_for(metrics, preferences, settings=settings)
-        judged = judge_inputs(qrels, runs, settings, layout=layout, count_docs=count_docs)
+        judged = judge_with(qrels, runs, settings, layout=layout, count_docs=count_docs)
     tables: list = []
     if metrics:
-        tables.append(evaluate(None, None, metrics, settings=settings, judged=judged))
+        tables.append(evaluate_with(None, None, metrics, settings, judged=judged))
     if preferences:
         with warnings.catch_warnings():
             if metrics:  # the runs lacking queries were announced once, by evaluate
                 warnings.simplefilter("ignore", MissingQueries)
-            tables.append(compare_matrices(None, None, preferences, settings=settings,
-                                           judged=judged))
+            tables.append(compare_with(None, None, preferences, settings, judged=judged))
     return tables
 
 

@@ -29,7 +29,7 @@ parses (``irpref.cli.common.checked``).
 The judging settings travel as one frozen value, :class:`Settings` (as
 trec_eval passes its ``EPI`` struct to every measure): built once at the
 edge (the CLI's arguments, or an entry point's keywords), checked once here,
-carried by :class:`~irpref.judged.JudgedRankings` and read from there.
+carried by :class:`~irpref.judging.judged.JudgedRankings` and read from there.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ import pandas as pd
 
 from irpref.errors import UsageError
 from irpref.evaluate import evaluate, judge_inputs
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures import parse_measures
 from irpref.params import DEFAULT_MISSING, Settings, check_alpha
 from irpref.stats import Pairwise, anova_two_way

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import sys
 
 import numpy as np
 import pandas as pd
@@ -22,6 +21,7 @@ from irpref.cli.common import (
     checked,
     open_output,
     settings_from_args,
+    warn,
 )
 from irpref.errors import UsageError
 from irpref.measures.base import split_names
@@ -109,8 +109,8 @@ def _thresholds(values) -> list[int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irpref.agreement import agree
-    from irpref.agreement.systems import split_measures
+    from irpref.llm_judged.agreement import agree
+    from irpref.llm_judged.agreement.systems import split_measures
 
     thresholds = _thresholds(args.thresholds)
     for flag, wanted in (("--swaps", args.swaps), ("--scores", args.scores),
@@ -130,11 +130,11 @@ def run(args: argparse.Namespace) -> int:
                    thresholds=thresholds, settings=settings, top=args.top, alpha=args.alpha,
                    judged_at=args.judged_at, scale=args.scale)
     only_a, only_b = len(result.labels.only_a), len(result.labels.only_b)
-    if (only_a or only_b) and not getattr(args, "quiet", False):
-        print(f"irpref: note: {only_a} pairs judged only by QRELS_A, {only_b} only by "
-              "QRELS_B: unjudged under the other side, which "
-              + ("--judged-only removes from the rankings" if args.judged_only
-                 else "most measures score as non-relevant"), file=sys.stderr)
+    if only_a or only_b:
+        warn(f"{only_a} pairs judged only by QRELS_A, {only_b} only by QRELS_B: unjudged "
+             "under the other side, which " + ("--judged-only removes from the rankings"
+                                               if args.judged_only
+                                               else "most measures score as non-relevant"))
     text = io.StringIO()  # the whole output is built before a line is printed
     fmt = args.format
     if args.confusion or args.confusion_at is not None:

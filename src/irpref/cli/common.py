@@ -12,13 +12,14 @@ import contextlib
 import os
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from irpref import params
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.params import DEFAULTS, TIES, Settings
 from irpref.report.formats import BINARY_FORMATS, FORMATS
 
@@ -31,6 +32,13 @@ TREC_EVAL_FLAGS = {
     "c": ("--missing zero", False),
     "n": (None, False),
 }
+
+
+def warn(text: str) -> None:
+    """A warning of the command itself, by the one warning path of every command:
+    ``irpref: warning: TEXT`` on standard error, once however often it is raised,
+    nothing under ``--quiet`` (the rules of :func:`irpref.cli.main._setup_warnings`)."""
+    warnings.warn(text, UserWarning, stacklevel=2)
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -385,8 +393,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def load_judged_file(args: argparse.Namespace, settings: Settings) -> JudgedRankings:
     """The saved file of ``irpref judge`` given in place of QRELS: no run files
-    after it, and the same judging settings (:func:`irpref.store.load`)."""
-    from irpref.store import load
+    after it, and the same judging settings (:func:`irpref.judging.store.load`)."""
+    from irpref.judging.store import load
 
     if getattr(args, "runs", None):
         raise UsageError(f"{args.qrels} is a saved judged file: give no run files after it "
@@ -412,7 +420,7 @@ def judge_args(
     the full layout) unless ``layout`` says; a saved compact file asked for
     a measure that needs the full layout is refused (exit 2)."""
     from irpref.evaluate import layout_for
-    from irpref.store import is_judged_file
+    from irpref.judging.store import is_judged_file
 
     count_docs = False
     needs_full = layout == "full"

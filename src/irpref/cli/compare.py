@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from irpref import params
-from irpref.aggregate import win_rate_orderings
 from irpref.cli.common import (
     add_dask,
     add_depth,
@@ -30,6 +29,7 @@ from irpref.cli.common import (
 from irpref.compare import compare_matrices
 from irpref.errors import UsageError
 from irpref.preferences import DEFAULT_PREFERENCES, PREFERENCES
+from irpref.preferences.aggregate import win_rate_orderings
 from irpref.report.formats import render_text, write_table
 from irpref.report.records import natural_key
 
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         as_usage(lambda: parse_preferences(args.measures, judged_only=settings.judged_only))
     if args.dask:  # read, judged and compared on Dask (irpref.distributed)
         return _on_dask(args, settings)
-    from irpref.store import is_judged_file
+    from irpref.judging.store import is_judged_file
 
     judged = load_judged_file(args, settings) if is_judged_file(args.qrels) else None
     comp = compare_matrices(args.qrels, args.runs, args.measures, settings=settings,
@@ -110,7 +110,7 @@ def _on_dask(args: argparse.Namespace, settings) -> int:
     """``--dask``: QRELS RUN... read, judged and compared on a Dask cluster, the
     blocks of run pairs computed there while the output is written."""
     from irpref.distributed import client_for, close
-    from irpref.store import is_judged_file
+    from irpref.judging.store import is_judged_file
 
     if is_judged_file(args.qrels):
         raise UsageError("--dask reads QRELS RUN...; a saved judged file is compared "

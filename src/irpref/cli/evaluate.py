@@ -123,7 +123,7 @@ def population_note(results: pd.DataFrame) -> str:
 def _on_dask(args: argparse.Namespace, measures: list[str], settings) -> pd.DataFrame:
     """``--dask``: QRELS RUN... evaluated one run per task (:mod:`irpref.distributed`)."""
     from irpref.distributed import client_for, close, evaluate, refuse_collection_wide
-    from irpref.store import is_judged_file
+    from irpref.judging.store import is_judged_file
 
     if is_judged_file(args.qrels):
         raise UsageError("--dask reads QRELS RUN...; a saved judged file is evaluated "

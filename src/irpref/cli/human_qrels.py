@@ -1,6 +1,6 @@
 """``--human-qrels H``: evaluate with machine labels (QRELS) on every query and human
 labels on some, by prediction-powered inference over queries
-(:mod:`irpref.prediction_powered`).
+(:mod:`irpref.llm_judged.prediction_powered`).
 
 The subcommands call in here from a few lines of their own:
 
@@ -14,7 +14,7 @@ The subcommands call in here from a few lines of their own:
 - ``irpref design --human-qrels H QRELS RUN... -m M --half-width W``: the
   human-judged queries an interval of half-width W needs;
 - ``irpref report ... --human-qrels H``: a section with the PPI estimates next
-  to the human-only ones (:func:`report_section`).
+  to the human-only ones (:func:`report_options`; the report builds it).
 
 One level per interval (:func:`ppi_level`): ``--alpha A`` and ``--confidence C``
 both set it (1 - A or C; given both, they must agree), in every subcommand.
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 
 import pandas as pd
 
@@ -42,10 +41,10 @@ from irpref.cli.common import (
     settings_from_args,
 )
 from irpref.errors import UsageError
+from irpref.llm_judged.ppi import check_interval, check_lambda
 from irpref.report.formats import write_frame
-from irpref.stats.ppi import check_interval, check_lambda
 
-__all__ = ["add_arguments", "ppi_level", "report_section", "run_design", "run_evaluate",
+__all__ = ["add_arguments", "ppi_level", "report_options", "run_design", "run_evaluate",
            "significance_results", "wanted"]
 
 
@@ -101,7 +100,7 @@ def _refuse(args: argparse.Namespace, flags: dict[str, object]) -> None:
 
 
 def _inputs(args: argparse.Namespace) -> None:
-    from irpref.store import is_judged_file
+    from irpref.judging.store import is_judged_file
 
     if is_judged_file(args.qrels):
         raise UsageError(f"{args.qrels} holds judged rankings: --human-qrels judges the runs "
@@ -163,7 +162,7 @@ def _refuse_given(args: argparse.Namespace, dests: dict[str, str]) -> None:
 
 def run_evaluate(args: argparse.Namespace, default_measures: list[str]) -> int:
     """``irpref evaluate QRELS RUN... --human-qrels H``: one row per run and measure."""
-    from irpref.prediction_powered import ppi_evaluate
+    from irpref.llm_judged.prediction_powered import ppi_evaluate
 
     _refuse(args, {"per_query": False, "bounds": False, "dask": None, "subtopics": None,
                    "baseline": None, "ci": None, "effects": False, "family": None})
@@ -191,11 +190,11 @@ def run_evaluate(args: argparse.Namespace, default_measures: list[str]) -> int:
 
 def significance_results(args: argparse.Namespace, default_measures: list[str]) -> pd.DataFrame:
     """``irpref significance ... --human-qrels H``: the table of
-    :func:`irpref.prediction_powered.ppi_significance` (``test`` = ``ppi``); the
+    :func:`irpref.llm_judged.prediction_powered.ppi_significance` (``test`` = ``ppi``); the
     command writes it as it writes every test (``significant``, ``verdict``,
     ``--compact``, ``--summary``)."""
     from irpref.cli.baseline_view import baselines
-    from irpref.prediction_powered import ppi_significance
+    from irpref.llm_judged.prediction_powered import ppi_significance
 
     if args.tests:
         raise UsageError(f"--test {' '.join(args.tests)} does not combine with --human-qrels "
@@ -221,7 +220,7 @@ def significance_results(args: argparse.Namespace, default_measures: list[str]) 
 
 def run_design(args: argparse.Namespace) -> int:
     """``irpref design --human-qrels H QRELS RUN... -m M --half-width W``."""
-    from irpref.prediction_powered import ppi_design
+    from irpref.llm_judged.prediction_powered import ppi_design
 
     if args.half_width is None:
         raise UsageError("--human-qrels plans an interval: give --half-width W")
@@ -268,15 +267,12 @@ def _plan(row) -> str:
     return f"{_count(row.n_ppi)} ({_count(row.n_ppi_low)} to {_count(row.n_ppi_high)})"
 
 
-def report_section(args: argparse.Namespace, measures: list[str]):
-    """The report's section of PPI estimates beside the human-only ones
-    (:func:`irpref.report.ppi_section.ppi_section`) for ``-m`` (default ``measures``)."""
-    from irpref.prediction_powered import ppi_evaluate
-    from irpref.report.ppi_section import ppi_section
-
+def report_options(args: argparse.Namespace, measures: list[str]) -> tuple[str, dict]:
+    """``irpref report ... --human-qrels H``: the inputs and ``-m`` (default ``measures``)
+    checked before any is read, then H and the PPI options of
+    :class:`irpref.report.ReportOptions`; :func:`irpref.report.build_report` builds the
+    section on the runs it judged."""
     _inputs(args)
-    frame = ppi_evaluate(args.qrels, args.human_qrels, args.runs, _measures(args, measures),
-                         lam=args.ppi_lambda, confidence=ppi_level(args),
-                         interval=args.ppi_interval, settings=settings_from_args(args))
-    return ppi_section(frame, human_source=Path(args.human_qrels).name,
-                       machine_source=Path(args.qrels).name)
+    _measures(args, measures)
+    return args.human_qrels, dict(ppi_lambda=args.ppi_lambda, ppi_interval=args.ppi_interval,
+                                  ppi_confidence=ppi_level(args))

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irpref.store import is_judged_file, save
+    from irpref.judging.store import is_judged_file, save
 
     if is_judged_file(args.qrels):
         raise UsageError(f"{args.qrels} is already a saved judged file: judge QRELS RUN...")

@@ -9,11 +9,11 @@ One contract for every subcommand (``irpref trec_eval`` included):
 - every error is one line ``irpref CMD: error: ...``; anything unexpected is
   ``irpref CMD: internal error: ...`` and ``--debug`` shows the traceback;
 - ``--quiet`` silences warnings, notes and progress bars (bars are drawn on
-  standard error only when it is a terminal, see :mod:`irpref.progress`).
+  standard error only when it is a terminal, see :mod:`irpref.runtime.progress`).
 
 Nothing of a command outlives it in the process: the warning filters and
 the progress switch are restored when it returns, and the allocator policy
-(:func:`irpref.memory.keep_freed_memory`) is applied only when ``main`` runs
+(:func:`irpref.runtime.memory.keep_freed_memory`) is applied only when ``main`` runs
 as the process itself (``argv`` not given: the ``irpref`` command,
 ``python -m irpref``), never when a program calls ``main([...])``.
 
@@ -33,7 +33,7 @@ import sys
 import traceback
 import warnings
 
-from irpref import progress
+from irpref.runtime import progress
 
 # subcommand -> (module under irpref.cli, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         print(_version())
         return 0
     if whole_process and command is not None:
-        from irpref.memory import keep_freed_memory
+        from irpref.runtime.memory import keep_freed_memory
 
         keep_freed_memory()  # large arrays are reused, not faulted in again
     silenced = progress.silenced()
@@ -88,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _trec_eval(argv: list[str]) -> int:
+    from irpref.runtime import threads
+
+    threads.check_env()  # a bad IRPREF_THREADS is refused before any work, as elsewhere
     _register_sources()
     return importlib.import_module("irpref.cli.trec_eval").run_raw(argv)
 
@@ -134,7 +137,7 @@ def _dispatch(argv: list[str], command: str | None, flags: dict) -> int:
     _setup_warnings(flags["--quiet"])
     progress.silence(flags["--quiet"])  # bars only on a terminal, never with --quiet
     try:
-        from irpref import threads
+        from irpref.runtime import threads
 
         threads.check_env()  # a bad IRPREF_THREADS is refused before any work
         return int(modules[args.command].run(args) or 0)

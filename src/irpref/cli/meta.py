@@ -136,9 +136,9 @@ def _inputs(args: argparse.Namespace, options: SimpleNamespace, exp: Experiment)
     the subtopic qrels; every name and option is checked before any file is read;
     the runs lacking judged queries are announced (``--missing``, one line each)."""
     from irpref.evaluate import announce_missing
+    from irpref.judging.store import is_judged_file
     from irpref.measures.subtopic_judgments import use_subtopics
     from irpref.meta.pairwise import check_measures
-    from irpref.store import is_judged_file
 
     settings = settings_from_args(args)
     subtopics = getattr(args, "subtopics", None)

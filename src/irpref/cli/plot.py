@@ -74,7 +74,7 @@ def _check(args: argparse.Namespace) -> Path:
                          f"not {out.suffix or 'no extension'}")
     if not out.parent.is_dir():
         raise UsageError(f"-o {args.output}: directory {out.parent} does not exist")
-    from irpref.store import is_judged_file
+    from irpref.judging.store import is_judged_file
 
     if not args.runs and not is_judged_file(args.qrels):
         raise UsageError("no RUN file given (give QRELS RUN..., or a file saved by irpref "
@@ -103,7 +103,7 @@ def _resolve(name: str | None, names: list[str], given: list[str], what: str) ->
 def figure(args: argparse.Namespace):
     """The requested figure (a matplotlib Figure with ``irpref_data``)."""
     from irpref.evaluate import judge_inputs
-    from irpref.store import is_judged_file
+    from irpref.judging.store import is_judged_file
 
     settings = settings_from_args(args).replace(ties="docid", depth=None, corpus_size=None)
     saved = is_judged_file(args.qrels)

@@ -18,7 +18,6 @@ paper tables).
 from __future__ import annotations
 
 import argparse
-import sys
 
 from irpref import params
 from irpref.cli.baseline_view import CORRECTION_HELP
@@ -33,6 +32,7 @@ from irpref.cli.common import (
     checked,
     open_output,
     settings_from_args,
+    warn,
 )
 from irpref.cli.significance import measure_tables
 from irpref.report.formats import write_frame
@@ -111,10 +111,10 @@ def _groups(value, flag: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     args.correction = check_correction([args.test], args.correction)
-    if not simultaneous(args.test, args.correction) and not getattr(args, "quiet", False):
-        print(f"irpref rank: warning: --correction {args.correction}: the rank intervals are "
-              "not simultaneous (the simultaneous column says so; holm or bonferroni, or "
-              "--test hsd / tukey, give intervals that hold together)", file=sys.stderr)
+    if not simultaneous(args.test, args.correction):
+        warn(f"--correction {args.correction}: the rank intervals are not simultaneous (the "
+             "simultaneous column says so; holm or bonferroni, or --test hsd / tukey, give "
+             "intervals that hold together)")
     args.measures = args.measures or DEFAULT_MEASURES
     tables = measure_tables(args, settings_from_args(args))
     options = dict(correction=args.correction, family=args.family, alpha=args.alpha,

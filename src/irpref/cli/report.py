@@ -15,6 +15,7 @@ of runs under one family rule (:mod:`irpref.report.verdicts`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -83,10 +84,10 @@ def _check(args: argparse.Namespace) -> tuple[Path, str]:
 
 def run(args: argparse.Namespace) -> int:
     out, kind = _check(args)  # a UsageError: usage and exit 2 (irpref.cli.main)
+    from irpref.judging.store import is_judged_file
     from irpref.report import ReportOptions, build_report, write_report
     from irpref.report.build import DEFAULT_MEASURES
     from irpref.report.verdicts import check_report_family
-    from irpref.store import is_judged_file
 
     check_report_family(args.family)
     if kind != ".json":  # JSON draws no figure
@@ -104,13 +105,13 @@ def run(args: argparse.Namespace) -> int:
     options = ReportOptions(alpha=args.alpha, correction=args.correction, family=args.family,
                             confidence=args.confidence, bootstrap=args.bootstrap,
                             seed=args.seed, beta=args.beta, title=args.title)
-    ppi = (human_qrels.report_section(args, list(DEFAULT_MEASURES))  # cli/human_qrels.py
-           if human_qrels.wanted(args) else None)
+    human = None
+    if human_qrels.wanted(args):  # checked before any input is read (cli/human_qrels.py)
+        human, ppi = human_qrels.report_options(args, list(DEFAULT_MEASURES))
+        options = dataclasses.replace(options, **ppi)
     report = build_report(args.qrels, args.runs, args.measures, baseline=baselines(args) or None,
                           settings=settings_from_args(args), judged=judged,
-                          qrels_b=args.qrels_b, options=options)
-    if ppi is not None:
-        report.sections.append(ppi)
+                          qrels_b=args.qrels_b, human_qrels=human, options=options)
     figures = write_report(report, out)
     print(f"wrote {out}" + (f" and {len(figures)} figures beside it" if kind == ".md" else ""),
           file=sys.stderr)

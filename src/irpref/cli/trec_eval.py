@@ -9,7 +9,7 @@ the same measure names and nicknames (``official``, ``all_trec``, ``set``,
 the same tie-breaks (score descending, then docid descending; for
 preferences, docid ascending, as form_prefs_counts.c does). trec_eval's flag
 syntax is parsed here (the command dispatcher hands the raw arguments to
-:func:`run_raw`); :mod:`irpref.trec_eval_run` is trec_eval's main loop. Numbers
+:func:`run_raw`); :mod:`irpref.trec_eval.run` is trec_eval's main loop. Numbers
 are read with C's ``atol`` as trec_eval reads them; the values for which
 trec_eval's answer is not a number are refused (:func:`check_request`).
 """
@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 from irpref.errors import InputError
 from irpref.io.records import TrecFormatError
-from irpref.trec_eval_format import NICKNAMES, TREC_MEASURES, resolve_measures
-from irpref.trec_eval_params import TrecEvalError, atol
-from irpref.trec_eval_run import Request, evaluate
+from irpref.trec_eval.format import NICKNAMES, TREC_MEASURES, resolve_measures
+from irpref.trec_eval.params import TrecEvalError, atol
+from irpref.trec_eval.run import Request, evaluate
 
 PARSER_KWARGS = {"add_help": False}
 

@@ -16,7 +16,7 @@ case-insensitive aliases). ir_measures' meaning is kept: its ``rel`` (default
 thing whatever ``rel`` is given to :func:`irpref.evaluate`. ir_measures'
 ``judged_only=True`` (its pytrec_eval provider's ``judged_docs_only_flag``,
 trec_eval ``-J``: unjudged documents removed before scoring) is irpref's
-``judged_only=true`` modifier (:mod:`irpref.condense`): ``AP(judged_only=True)``
+``judged_only=true`` modifier (:mod:`irpref.judging.condense`): ``AP(judged_only=True)``
 -> ``AP(judged_only=true,rel=1)``. A parameter irpref does not implement
 (``nDCG(dcg='exp-log2')``, custom ``gains``) is refused with a
 :class:`~irpref.errors.UsageError` rather than silently computed another way.
@@ -150,7 +150,7 @@ def to_irpref(measure: Any) -> str:
         given = ", ".join(f"{k}={v!r}" for k, v in params.items())
         raise _unsupported(measure, f"parameter {given}")
     _add_default_rel(measure, family, out)
-    if judged_only:  # the condensed lists (irpref.condense), as pytrec_eval's -J flag
+    if judged_only:  # the condensed lists (irpref.judging.condense), as pytrec_eval's -J flag
         out["judged_only"] = "true"
     text = family
     if out:

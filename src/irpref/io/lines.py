@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-from irpref.hashing import hash_strings, query_keys
+from irpref.io.hashing import hash_strings, query_keys
 from irpref.io.records import GRADE_MAX, PathLike, TrecFormatError
 
 _SCORE = re.compile(

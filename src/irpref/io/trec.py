@@ -30,7 +30,7 @@ raise a :class:`TrecFormatError` naming the first bad line, so a broken file
 never yields a number; if it finds nothing, the error still names the file.
 
 Evaluating run files does not go through :class:`Run` at all when the C
-extension is built: :mod:`irpref.scan` checks each file by these same rules
+extension is built: :mod:`irpref.judging.scan` checks each file by these same rules
 while judging it in one pass, and hands any file it refuses back to this
 reader, which names the problem.
 """
@@ -46,7 +46,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-import irpref.progress as progress
+import irpref.runtime.progress as progress
 from irpref.io.columns import Columns
 from irpref.io.lines import (
     check_unique_pairs,
@@ -64,7 +64,7 @@ from irpref.io.lines import (
 )
 from irpref.io.records import PathLike, Qrels, Run, TrecFormatError, run_name_from_path
 from irpref.io.tables import read_table_qrels, read_table_run, row_line, table_format
-from irpref.threads import IO_CAP, worker_count
+from irpref.runtime.threads import IO_CAP, worker_count
 
 __all__ = ["QRELS_SOURCES", "read_qrels", "read_run", "read_runs"]
 
@@ -270,7 +270,7 @@ def read_runs(
     """Read several run files (each as :func:`read_run`) on a pool of threads.
 
     Parsing, hashing and NumPy work release the GIL, so files are read in
-    parallel; ``threads`` defaults to :func:`irpref.threads.worker_count`
+    parallel; ``threads`` defaults to :func:`irpref.runtime.threads.worker_count`
     (at most 4). Runs come back in the order of ``paths``; the first failing
     file in that order raises its error.
     """

@@ -1,7 +1,7 @@
 """The arithmetic every kernel and bounds rule shares, defined once.
 
 Items lie flat, run x query segment after segment (``offsets[s]:offsets[s+1]``,
-:class:`~irpref.judged.JudgedRankings`); the functions here divide, cut and
+:class:`~irpref.judging.judged.JudgedRankings`); the functions here divide, cut and
 sum within those segments:
 
 - :func:`divide`, the guarded division: 0 where the denominator is not
@@ -9,7 +9,7 @@ sum within those segments:
 - :func:`within_cutoff`, :func:`within_segment_cumsum`, :func:`segment_last`,
   :func:`for_every_run`;
 - :func:`segment_scan` and :func:`log2_table`: AP's sums, DCG, RR and counts of
-  relevant items in one C pass over the items (``irpref._kernels``; None when
+  relevant items in one C pass over the items (``irpref._native.kernels``; None when
   the C kernels are off, and the caller's NumPy code gives the same values);
 - trec_eval's arithmetic, reproduced exactly: :func:`exact_cumsum` (sums in C
   loop order), :func:`power_table` (p^i multiplied out rank by rank), C
@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
-from irpref.kernels import c_kernels
+from irpref.judging.judged import JudgedRankings
+from irpref.runtime.native import native
 
 if TYPE_CHECKING:
     from irpref.measures.base import Measure
@@ -66,7 +66,8 @@ def divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 SCANS = {"ap": 0, "dcg": 1, "rr": 2, "count": 3}
-"""What :func:`segment_scan` computes per segment (``irpref._kernels.segment_scan``'s kinds)."""
+"""What :func:`segment_scan` computes per segment (the kinds of
+``irpref._native.kernels.segment_scan``)."""
 
 
 def segment_scan(judged: JudgedRankings, kind: str, rel: int = 1,
@@ -84,7 +85,7 @@ def segment_scan(judged: JudgedRankings, kind: str, rel: int = 1,
     Each sum is added left to right from 0, as the NumPy kernels' ``np.bincount``
     adds, so the values are theirs bit for bit; no per-item array is made.
     """
-    kernels = c_kernels()
+    kernels = native("kernels")
     if kernels is None:
         return None
     table = np.zeros(0)

@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from irpref.condense import condensed
 from irpref.errors import UsageError
-from irpref.judged import JudgedRankings, LayoutError
+from irpref.judging.condense import condensed
+from irpref.judging.judged import JudgedRankings, LayoutError
 
 __all__ = [
     "JUDGED_ONLY",
@@ -307,7 +307,7 @@ class Family:
     at_param: str = ""
     # other tools' parameter spellings: {key: (irpref key, {their value: irpref value})}
     param_spellings: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
-    # residual bounds (irpref.bounds): "monotone" when the value never falls as
+    # residual bounds (irpref.measures.bounds): "monotone" when the value never falls as
     # an unjudged document gains a grade (lower = the value with the unjudged
     # documents non-relevant, upper = all of the top grade: exact); a rule
     # (judged, measure) -> (lower, upper), each (R, Q), whose docstring proves
@@ -483,7 +483,7 @@ class Measure:
 
     def compute(self, judged: JudgedRankings) -> np.ndarray:
         """(R, Q) per-query values under ``judged.ties``; with ``judged_only=true``
-        on the condensed lists (:func:`irpref.condense.condensed`, computed once
+        on the condensed lists (:func:`irpref.judging.condense.condensed`, computed once
         per judged rankings however many measures ask)."""
         if judged.layout != "full" and not reads_compact(self, judged.ties):
             raise LayoutError(

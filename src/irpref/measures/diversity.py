@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import divide
 from irpref.measures.base import REL, Alias, Measure, Param, register
 from irpref.measures.diversity_bounds import (

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import divide
 from irpref.measures.base import Measure
 from irpref.measures.subtopic_judgments import alpha_of, ideal_gain, joined, labels

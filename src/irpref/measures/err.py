@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from irpref.errors import UsageError
-from irpref.judged import NONPOOL, JudgedRankings
+from irpref.judging.judged import NONPOOL, JudgedRankings
 from irpref.measures.arithmetic import divide
 from irpref.measures.base import REL, Measure, Param, attach_kernel, register
 from irpref.measures.ties import TieGroups, expected_marked

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
-from irpref.kernels import c_kernels
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import exact_cumsum, log2_table
 from irpref.measures.base import Param
+from irpref.runtime.native import native
 
 __all__ = ["GAIN", "Gains", "custom_ideal_dcg", "gains", "ideal_cg", "ideal_dcg",
            "ideal_gain_prefix"]
@@ -125,7 +125,7 @@ def ideal_dcg(judged: JudgedRankings, cutoff: int | None, gain: str = "linear") 
     bit-identical to trec_eval's ``ideal_dcg``; ``gain="exp"`` uses 2^g - 1.
     Linear gains: one C pass over the qrels rows when the C kernels are on.
     """
-    kernels = c_kernels() if gain == "linear" else None
+    kernels = native("kernels") if gain == "linear" else None
     if kernels is not None:
         offsets = np.ascontiguousarray(judged.qrels_offsets, np.int64)
         widest = int(np.diff(offsets).max(initial=0))

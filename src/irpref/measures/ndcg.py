@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import divide, segment_scan
 from irpref.measures.base import (
     TREC_CUTS,

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
-from irpref.kernels import c_kernels
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import divide
 from irpref.measures.base import Measure
 from irpref.measures.unjudged_scan import Unjudged, holds_value, position_weights, unjudged_of
+from irpref.runtime.native import native
 
 __all__ = ["gain_ratio_bounds", "largest_ratio"]
 
@@ -50,7 +50,7 @@ def largest_ratio(w: np.ndarray, count: np.ndarray, seg_query: np.ndarray, n0: n
 
     Only c up to the number of positive weights is scanned: beyond, W stops
     growing while D does not fall, so no larger c does better. (The C kernel
-    ``irpref._kernels.gain_ratio_bounds`` runs the same rounds per segment.)"""
+    ``irpref._native.kernels.gain_ratio_bounds`` runs the same rounds per segment.)"""
     n_s = len(count)
     item_seg = np.repeat(np.arange(n_s), count)
     within = np.arange(len(w)) - np.repeat(np.cumsum(count) - count, count)
@@ -161,7 +161,7 @@ def gain_ratio_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, n
     n0 = n0.astype(np.float64)
     layer_gain, at_least, dcum = _layers(judged, m, u, table, gain_of)
     seg_query = np.arange(judged.n_segments) % judged.n_queries
-    kernels = c_kernels()
+    kernels = native("kernels")
     if kernels is not None:  # both bounds, one pass per segment in C
         lead, w = _weighted(judged, m, u, n_tab)
         lower, upper = np.empty(judged.n_segments), np.empty(judged.n_segments)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irpref.errors import UsageError
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 
 __all__ = [
     "IMPUTATIONS",

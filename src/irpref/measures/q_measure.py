@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import divide, exact_cumsum
 from irpref.measures.base import REL, Alias, Measure, Param, attach_kernel, register
 from irpref.measures.gains import GAIN, gains, ideal_gain_prefix

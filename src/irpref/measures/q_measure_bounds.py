@@ -33,7 +33,7 @@ known to give them. Every assignment satisfies, position by position,
 Lower: every judged relevant term is at least its value against cg*T, every
 other term at least 0, and N' <= min(R0 + u, k): Q' >= the value of the
 ranking as judged against the qrels with every unjudged document at T (the
-kernel itself on such qrels, :func:`~irpref.bounds.assign` with the grades of
+kernel itself on such qrels, :func:`~irpref.measures.bounds.assign` with the grades of
 the ranking kept; under expected ties the expectation of that bound).
 Upper: with A the sum over judged relevant ranks r <= k of min(1, BR_up(r))
 (BR_up from the second line), and x <= u_in assigned relevant within k (each
@@ -51,10 +51,10 @@ import dataclasses
 
 import numpy as np
 
-from irpref.bounds import assign, top_grade
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import divide, within_segment_cumsum
 from irpref.measures.base import Measure
+from irpref.measures.bounds import assign, top_grade
 from irpref.measures.gains import gains, ideal_gain_prefix
 from irpref.measures.unjudged_scan import Pair, binary_scan_bounds, holds_value, unjudged_of
 

@@ -4,7 +4,7 @@ NumRel, NumRelRet, P, R, F1, AP, RR, Success, Rprec, RBP, exactly as trec_eval
 the end of the module; their bounds rules are in
 :mod:`irpref.measures.rank_bounds`.
 
-Each kernel maps :class:`~irpref.judged.JudgedRankings` to an (R, Q) array
+Each kernel maps :class:`~irpref.judging.judged.JudgedRankings` to an (R, Q) array
 of per-query values, vectorised over every run and query at once. The
 trec_eval source file a measure follows is named in its ``source``.
 Conventions shared with trec_eval: an item is relevant when its grade is
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import divide, power_table, segment_scan
 from irpref.measures.base import (
     REL,

@@ -2,9 +2,9 @@
 
 For one run and query the residual interval of a measure is its smallest and
 largest value over every assignment of grades ``0 .. T`` (``T``: the highest
-grade of the qrels, :func:`irpref.bounds.top_grade`) to the unjudged
+grade of the qrels, :func:`irpref.measures.bounds.top_grade`) to the unjudged
 documents the run retrieved, the number of relevant documents (the ideal
-ranking) counting those made relevant (:mod:`irpref.bounds`). Measures that
+ranking) counting those made relevant (:mod:`irpref.measures.bounds`). Measures that
 never fall as a document gains a grade declare ``bounds="monotone"`` in their
 record; the others declare a rule from this module, whose docstring proves it.
 
@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
-from irpref.kernels import c_kernels
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import divide
 from irpref.measures.base import Measure
 from irpref.measures.unjudged_scan import (
@@ -33,6 +32,7 @@ from irpref.measures.unjudged_scan import (
     position_weights,
     unjudged_of,
 )
+from irpref.runtime.native import native
 
 __all__ = ["ap_bounds", "f1_bounds", "recall_bounds", "rprec_bounds", "unchanged_bounds"]
 
@@ -120,7 +120,7 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     within k of 1/i (each gains a hit); from the bottom it adds [p < k] (J(p) + 1)
     / p + the same sum + sum over the deeper items already made relevant within k
     of 1/rank (J(p): judged relevant above p; ranks 1-based). The C kernel
-    (``irpref._kernels.ap_bounds``, when built) runs both scans per segment in
+    (``irpref._native.kernels.ap_bounds``, when built) runs both scans per segment in
     one pass each, to the same values up to rounding. Under ties="expected" AP
     is not linear: :func:`~irpref.measures.unjudged_scan.binary_scan_bounds` (exact, slower)."""
     if judged.ties == "expected":
@@ -138,7 +138,7 @@ def ap_bounds(judged: JudgedRankings, m: Measure) -> tuple[np.ndarray, np.ndarra
     at0 = divide(s0, r0)
     if not len(u.index):
         return at0.reshape(u.shape), at0.reshape(u.shape)
-    kernels = c_kernels()
+    kernels = native("kernels")
     if kernels is not None:  # the same scans, one pass per segment in C
         lower, upper = np.empty(judged.n_segments), np.empty(judged.n_segments)
         kernels.ap_bounds(np.ascontiguousarray(rel.rank, np.int64),

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.base import (
     REL,
     Measure,

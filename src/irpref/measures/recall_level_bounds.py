@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.bounds import assign, top_grade
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import within_segment_cumsum
 from irpref.measures.base import Measure
+from irpref.measures.bounds import assign, top_grade
 from irpref.measures.positions import relevant_positions, resolve_corpus_size
 from irpref.measures.recall_metrics import RecallLevelMetric, named_metric
 from irpref.measures.unjudged_scan import Candidates, Pair, candidates, scan_bounds

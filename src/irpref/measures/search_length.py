@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.base import (
     Measure,
     Param,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.bounds import assign, top_grade
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.base import Measure
+from irpref.measures.bounds import assign, top_grade
 from irpref.measures.recall_level_bounds import PositionCounts
 from irpref.measures.unjudged_scan import Pair, scan_bounds
 

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from irpref.errors import UsageError
 from irpref.io.subtopics import SubtopicQrels, as_subtopic_qrels, collapse
-from irpref.judged import JudgedRankings, matching_rows
+from irpref.judging.judged import JudgedRankings, matching_rows
 from irpref.measures.base import Measure
 
 __all__ = [

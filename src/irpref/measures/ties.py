@@ -27,8 +27,8 @@ all runs and queries (no enumeration):
 Conventions are trec_eval's: relevant means grade >= rel, nDCG gains are the
 grades (grades <= 0 gain nothing), a query without relevant documents scores
 0, P@k divides by k. Tie groups are those of
-:attr:`~irpref.judged.JudgedRankings.tie_offsets`: the depth cut-off (trec_eval
--M) is applied by :func:`~irpref.judged.judge` to the canonical docid order, so
+:attr:`~irpref.judging.judged.JudgedRankings.tie_offsets`: the depth cut-off (trec_eval
+-M) is applied by :func:`~irpref.judging.judged.judge` to the canonical docid order, so
 when it splits a tie group only the kept items are averaged over. Relevant
 documents that were never retrieved count in the denominators (R, AP, Rprec,
 nDCG's ideal) exactly as in the tie-oblivious measures.
@@ -47,7 +47,7 @@ from functools import cached_property
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.base import Measure
 
 __all__ = [

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import NONPOOL, JudgedRankings
+from irpref.judging.judged import NONPOOL, JudgedRankings
 from irpref.measures.arithmetic import (
     divide,
     geometric_mean,

@@ -2,7 +2,7 @@
 the interpolated precision curve its IPrec kernels and rules both read
 (:func:`iprec`).
 
-The residual interval of a measure (:mod:`irpref.bounds`) ranges over every
+The residual interval of a measure (:mod:`irpref.measures.bounds`) ranges over every
 assignment of grades ``0 .. top`` to the ``u`` unjudged documents a run
 retrieved. Every measure here is *binary* (a document counts when its grade is
 at least ``rel``), so an assignment matters only through the set of unjudged
@@ -26,8 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from irpref.bounds import assign, top_grade
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import (
     divide,
     lround,
@@ -36,6 +35,7 @@ from irpref.measures.arithmetic import (
     within_segment_cumsum,
 )
 from irpref.measures.base import TREC_RECALLS, Measure
+from irpref.measures.bounds import assign, top_grade
 from irpref.measures.unjudged_scan import Candidates, Pair, candidates, scan_bounds
 
 __all__ = [

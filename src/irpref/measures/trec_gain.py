@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import (
     divide,
     exact_cumsum,

@@ -42,7 +42,7 @@ import pyarrow as pa
 from irpref.errors import UsageError
 from irpref.io.prefs import Preferences, read_prefs
 from irpref.io.records import Qrels, Run
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.arithmetic import exact_cumsum
 from irpref.measures.base import Measure, TrecName, register
 from irpref.measures.pref_judgments import JudgedPreferences, judge_preferences
@@ -147,7 +147,7 @@ def use_preferences(qrels, measures: Sequence[Measure]):
     ``.prefs.gz``, read by :func:`~irpref.io.prefs.read_prefs`): qrels naming
     their judged documents (grade 0, to judge the runs against) and the
     preferences (the judged rankings' ``preferences``:
-    :meth:`~irpref.judged.JudgedRankings.with_preferences`).
+    :meth:`~irpref.judging.judged.JudgedRankings.with_preferences`).
     Preference judgments give the Prefs* measures only: another measure is
     refused (it would read the grade-0 placeholder)."""
     import pandas as pd

@@ -3,8 +3,8 @@ and the scans over them.
 
 A rule (``<family>_bounds.py``) bounds a measure over every assignment of
 grades ``0 .. T`` (``T``: the top grade of the qrels,
-:func:`irpref.bounds.top_grade`) to the unjudged documents a run retrieved
-(:mod:`irpref.bounds`). Most rules rest on an *exchange* argument: with j
+:func:`irpref.measures.bounds.top_grade`) to the unjudged documents a run retrieved
+(:mod:`irpref.measures.bounds`). Most rules rest on an *exchange* argument: with j
 unjudged documents made relevant the denominator is fixed, and relevance
 moved from a lower unjudged document to a higher one never lowers the value,
 so the top j and the bottom j unjudged documents give the extremes for that
@@ -33,9 +33,9 @@ from functools import cached_property
 
 import numpy as np
 
-from irpref.bounds import assign, top_grade, unjudged_items
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.measures.base import Measure
+from irpref.measures.bounds import assign, top_grade, unjudged_items
 
 __all__ = [
     "Candidates",
@@ -56,7 +56,7 @@ Pair = tuple[np.ndarray, np.ndarray]
 
 def holds_value(rule):
     """Mark a rule whose interval contains the plain value by construction (the
-    plain value is the all-non-relevant assignment): :func:`irpref.bounds.
+    plain value is the all-non-relevant assignment): :func:`irpref.measures.bounds.
     residual_bounds` widens the interval by the value computed by the kernel, so
     rounding in the rule's own sums never leaves the value outside it."""
     rule.holds_value = True
@@ -330,7 +330,7 @@ def scan_bounds(judged: JudgedRankings, c: Candidates, base: np.ndarray,
     j = 0) and the per-candidate values ``top`` (top-j, j = nth + 1) and
     ``bottom`` (bottom-j, j = count - nth); only ``base`` when nothing can
     become relevant. NaN values (undefined) are skipped, as by
-    :func:`irpref.bounds.enumerate_bounds`."""
+    :func:`irpref.measures.bounds.enumerate_bounds`."""
     base = np.asarray(base, dtype=np.float64).reshape(-1)
     shape = (judged.n_runs, judged.n_queries)
     if not c.movable or not len(c.index):

@@ -42,7 +42,7 @@ import pandas as pd
 from scipy import stats
 
 from irpref.errors import UsageError
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.meta.pairwise import judged_for
 from irpref.stats import paired_t
 

@@ -6,7 +6,7 @@
   comparisons whose signs, -1/0/+1, are equal), Pearson r of the values
   (RPP Fig. 5 "sa" and "r"; lexirecall Fig. 8) and Kendall's tau-b between
   the system orderings (metric: mean over queries; preference: win rate, MC4
-  or Borda of :mod:`irpref.aggregate`; RPP Table 2, lexirecall Fig. 9).
+  or Borda of :mod:`irpref.preferences.aggregate`; RPP Table 2, lexirecall Fig. 9).
 - :func:`conditional_agreement`: lexirecall Fig. 8, agreement over the
   comparisons the second measure does not tie.
 
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.meta.pairwise import (
     TOL,
     Pairwise,

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-import irpref.progress as progress
+import irpref.runtime.progress as progress
 from irpref.errors import UsageError
-from irpref.hashing import PairIndex
+from irpref.io.hashing import PairIndex
 from irpref.io.subtopics import SubtopicQrels
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.meta.pairwise import (
     TOL,
     check_measures,

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.meta.discounts import parse_discount
 from irpref.meta.pairwise import judged_for
 from irpref.meta.recall_levels import level_comparisons

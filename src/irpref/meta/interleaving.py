@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.meta.pairwise import check_measures, judged_for, pairwise, tolerant_signs
 
 __all__ = ["MODELS", "interleaving_agreement", "offline_interleaving"]

@@ -38,12 +38,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-import irpref.aggregate as aggregate
 import irpref.params as params
+import irpref.preferences.aggregate as aggregate
 from irpref.errors import UsageError
 from irpref.evaluate import judge_inputs
 from irpref.io.subtopics import SubtopicQrels
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 
 __all__ = [
     "AGGREGATES",

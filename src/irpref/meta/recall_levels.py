@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.meta.pairwise import (
     judged_for,
 )

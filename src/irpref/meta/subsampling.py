@@ -10,9 +10,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-import irpref.progress as progress
+import irpref.runtime.progress as progress
 from irpref.errors import UsageError
-from irpref.judged import JudgedRankings
+from irpref.judging.judged import JudgedRankings
 from irpref.meta.pairwise import (
     check_power,
     check_samples,

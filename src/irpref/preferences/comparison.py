@@ -18,7 +18,7 @@ asks for is what is held:
 Every value is the same double whichever block it is computed in: the
 engines' arithmetic does not depend on the other pairs of a block, and a mean
 or a row sum reads one contiguous row of values, as the all-at-once arrays did.
-``map_blocks`` (:mod:`irpref.pairblocks`) runs the blocks in this process or,
+``map_blocks`` (:mod:`irpref.runtime.pairblocks`) runs the blocks in this process or,
 set by :mod:`irpref.distributed`, as Dask tasks.
 """
 
@@ -30,9 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irpref.pairblocks import MapBlocks, local_map, pair_blocks, pair_range
 from irpref.preferences.engines import LexicographicState, RPPState
 from irpref.preferences.registry import Preference
+from irpref.runtime.pairblocks import MapBlocks, local_map, pair_blocks, pair_range
 
 __all__ = ["PAIR_BUDGET", "Comparison", "PairJob", "PairedComparison"]
 
@@ -221,7 +221,7 @@ class Comparison:
         """(Q, R) per-query win rates ``Σ_b Δ_q(a, b)`` of the runs in ``order``
         (default: input order), each the sum of the matrix row, added left to
         right over the columns in that order; NaN values left out (see
-        :func:`irpref.aggregate.win_rates`)."""
+        :func:`irpref.preferences.aggregate.win_rates`)."""
         r = self.n_runs
         order = np.arange(r) if order is None else np.asarray(order, np.int64)
         rows = max(1, PAIR_BUDGET // max(self.n_queries(name) * r, 1))

@@ -18,7 +18,7 @@ proportional to the pairs asked: the R² x Q preferences are never held at once.
   depend on which other pairs, populations or weightings are computed with it),
   times ``p(g) / Σ_{i <= m_g} w_i``, then added over the populations of a
   query in population order (Diaz & Ferraro 2022, Eq. 4-6). The level loop
-  runs in the optional C kernel ``irpref._prefs`` (same doubles as the NumPy
+  runs in the optional C kernel ``irpref._native.prefs`` (same doubles as the NumPy
   loop, :func:`level_sums`; ``IRPREF_KERNELS=numpy`` forces NumPy).
 
 Values come as ``(P, Q)`` arrays (pair-major, contiguous), over the query
@@ -31,10 +31,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from irpref.kernels import c_kernels
 from irpref.preferences.lexicographic import SENTINEL, lexicographic_ranks
 from irpref.preferences.populations import Populations
 from irpref.preferences.rpp import level_weights
+from irpref.runtime.native import native
 
 __all__ = ["LexicographicState", "RPPState", "column_map"]
 
@@ -198,11 +198,11 @@ def level_sums(pos: np.ndarray, a: np.ndarray, b: np.ndarray,
     """(G, P, V) ``Σ_i w_i sgn(f_{b,i} - f_{a,i})`` for pairs ``a < b``, added level
     by level from ``i = 1``: ``pos`` (G, R, L) int32 sorted positions, :data:`PAST`
     when unretrieved; ``weights`` (>= L, V) unnormalised p(i) of V weightings. The
-    C kernel (``irpref._prefs``) and this NumPy loop give the same doubles."""
+    C kernel (``irpref._native.prefs``) and this NumPy loop give the same doubles."""
     g, r, lvl = pos.shape
     v = weights.shape[1]
     out = np.zeros((g, len(a), v))
-    kernels = c_kernels("_prefs")
+    kernels = native("prefs")
     if kernels is not None:
         a, b = np.ascontiguousarray(a, np.int64), np.ascontiguousarray(b, np.int64)
         kernels.level_sums(pos, a, b, np.ascontiguousarray(weights), out, g, r, lvl, len(a),

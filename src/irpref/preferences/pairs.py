@@ -32,9 +32,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from irpref.condense import condensed
 from irpref.io.subtopics import SubtopicQrels
-from irpref.judged import JudgedRankings, LayoutError
+from irpref.judging.condense import condensed
+from irpref.judging.judged import JudgedRankings, LayoutError
 from irpref.params import check_rel
 from irpref.preferences.comparison import Comparison, PairJob
 from irpref.preferences.engines import LexicographicState, RPPState
@@ -71,7 +71,7 @@ def preference_matrices(
 
     Relevance is ``grade >= rel`` with ``rel`` the preference's parameter or
     ``judged.rel``; a preference with ``judged_only=true`` compares the
-    condensed lists (:func:`irpref.condense.condensed`, unjudged documents removed; Sakai
+    condensed lists (:func:`irpref.judging.condense.condensed`, unjudged documents removed; Sakai
     2007). ``subtopics`` (ndeval-format judgments) is needed by
     ``ST-RPP`` only.
     """

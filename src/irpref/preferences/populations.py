@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irpref.io.subtopics import SubtopicQrels
-from irpref.judged import JudgedRankings, matching_rows
+from irpref.judging.judged import JudgedRankings, matching_rows
 from irpref.preferences.lexicographic import SENTINEL
 
 __all__ = [

@@ -76,7 +76,7 @@ ENGINES = ("lexicographic", "rpp")
 RANKINGS = ("mean", "borda")
 """How a leaderboard (``irpref rank``) scores a run by a preference: ``mean``, its mean
 preference over the other runs (the win rate of the RPP paper, Eq. 7, over R - 1), or
-``borda``, its Borda points over the per-query orders (:func:`irpref.aggregate.borda`).
+``borda``, its Borda points over the per-query orders (:func:`irpref.preferences.aggregate.borda`).
 For a sign preference from per-query orders the two order runs alike."""
 
 
@@ -136,7 +136,7 @@ class PrefFamily:
     @property
     def compact(self) -> bool:
         """True when the engine computes it from the compact layout of
-        :class:`~irpref.judged.JudgedRankings` (ranks and grades of the judged
+        :class:`~irpref.judging.judged.JudgedRankings` (ranks and grades of the judged
         items: binary and graded populations); subtopic populations join
         retrieved documents with subtopic judgments and need the full layout."""
         return not self.needs_subtopics
@@ -274,7 +274,7 @@ class Preference:
     @property
     def judged_only(self) -> bool:
         """True when it compares the condensed lists (``judged_only=true``:
-        unjudged documents removed, Sakai 2007; see :mod:`irpref.condense`)."""
+        unjudged documents removed, Sakai 2007; see :mod:`irpref.judging.condense`)."""
         return bool(self.get("judged_only"))
 
     def rel(self, default: int) -> int:

@@ -123,7 +123,7 @@ def mean_ci(results: pd.DataFrame, *, method: str = "t", confidence: float = 0.9
     if method not in CI_METHODS:
         raise UsageError(f"ci must be one of {', '.join(CI_METHODS)}, not {method!r}")
     check_probability(confidence, "confidence")
-    import irpref.progress as progress
+    import irpref.runtime.progress as progress
 
     frames = []
     rng = np.random.default_rng(seed)

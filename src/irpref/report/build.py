@@ -5,7 +5,9 @@ writes it as HTML, Markdown or JSON.
 The sections, in order: the summary against the baseline(s), "How sure are
 we", per-query views, preferences and system orderings, significance and
 discriminative power, ties, how much was judged, the agreement with a second
-set of qrels (``qrels_b``), search lengths, robustness to missing labels.
+set of qrels (``qrels_b``), search lengths, robustness to missing labels, and with
+human labels on a sample of the queries (``human_qrels``) the prediction-powered
+estimates beside the human-only ones.
 One family rule decides every verdict (:mod:`irpref.report.verdicts`); the
 report states it once near the top, with the population (over how many
 queries each run's values are taken).
@@ -40,8 +42,9 @@ def _sections():
 
 SECTIONS = ("summary", "how-sure", "per-query", "preferences", "significance", "leaderboard",
             "ties",
-            "judged", "agreement", "search-lengths", "robustness")
-"""The section ids, in the order the report shows them (agreement only with qrels_b)."""
+            "judged", "agreement", "search-lengths", "robustness", "ppi")
+"""The section ids, in the order the report shows them (agreement only with qrels_b,
+ppi only with human_qrels)."""
 
 
 def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *,
@@ -50,7 +53,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
                  missing: str = DEFAULT_MISSING, corpus_size: int | None = None,
                  judged_only: bool = False, use_tag: bool = False, columns=None,
                  settings: Settings | None = None, judged=None, qrels_b=None,
-                 options: ReportOptions | None = None) -> Report:
+                 human_qrels=None, options: ReportOptions | None = None) -> Report:
     """Evaluate ``runs`` against ``qrels`` and assemble the report's sections.
 
     The judging settings are those of :func:`irpref.evaluate`, by the same names
@@ -66,9 +69,16 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     already read (e.g. saved by ``irpref judge``) instead of ``qrels`` and
     ``runs``; the ties section, which judges the runs again, then says it
     needs the files. ``qrels_b``: a second set of qrels; adds "Agreement
-    between the two judgments" (needs the run files).
+    between the two judgments" (needs the run files). ``human_qrels``: human
+    labels on a sample of the queries, ``qrels`` being a machine judge's on every
+    query; adds "Machine labels with a human sample": per run and measure the
+    prediction-powered estimate and interval beside the human-only ones
+    (:func:`irpref.llm_judged.prediction_powered.ppi_evaluate`; ``options``'
+    ``ppi_lambda``, ``ppi_interval``, ``ppi_confidence``), computed first (a bad
+    sample stops the report before the other sections) on the runs judged once under
+    ``qrels`` and again under ``human_qrels`` only (needs the run files).
     """
-    import irpref.progress as progress
+    import irpref.runtime.progress as progress
     from irpref.errors import UsageError
 
     settings = Settings.resolve(settings, judged.settings if judged is not None else None,
@@ -79,10 +89,18 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
     if qrels_b is not None and judged is not None:
         raise UsageError("--qrels-b needs QRELS RUN... (the runs are judged again under it), "
                          "not a file saved by irpref judge")
+    if human_qrels is not None and judged is not None:
+        raise UsageError("--human-qrels needs QRELS RUN... (the runs are judged under both "
+                         "qrels), not a file saved by irpref judge")
+    from irpref.report.ppi_section import ppi_report_section
+
     builders = _sections()
-    bar = progress.bar(len(builders) + 1, "report", "step")
+    bar = progress.bar(len(builders) + 2, "report", "step")
     try:
         ctx = _context(qrels, runs, measures, baseline, settings, options, judged, qrels_b)
+        ctx.human_qrels = human_qrels
+        bar.update()
+        ppi = ppi_report_section(ctx)  # first: a bad sample stops the report early
         bar.update()
         found = []
         for build in builders:
@@ -90,6 +108,7 @@ def build_report(qrels, runs: Sequence, measures: Sequence[str] | None = None, *
             if section is not None:
                 found.append(section)
             bar.update()
+        found += [ppi] if ppi is not None else []
     finally:
         bar.close()
     return Report(options.title, ctx.names, ctx.measures, ctx.baseline, found, ctx.labels,

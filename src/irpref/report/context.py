@@ -34,7 +34,10 @@ class ReportOptions:
     of the one test result; ``confidence`` of the unadjusted intervals; ``bootstrap``
     resamples (> 0: also a seeded paired bootstrap interval) from ``seed``; ``beta``
     (the topic-set-size verdict detects with power 1 - beta); ``title``;
-    ``preferences`` compared."""
+    ``preferences`` compared; with human labels (``build_report(...,
+    human_qrels=...)``), the PPI section's weight ``ppi_lambda`` (``"auto"``: PPI++),
+    interval ``ppi_interval`` (``t`` or ``normal``) and level ``ppi_confidence``
+    (None: ``confidence``)."""
 
     alpha: float = 0.05
     correction: str = "holm"
@@ -45,9 +48,13 @@ class ReportOptions:
     beta: float = 0.20
     title: str = "irpref report"
     preferences: tuple[str, ...] = PREFERENCES
+    ppi_lambda: str | float = "auto"
+    ppi_interval: str = "t"
+    ppi_confidence: float | None = None
 
     def __post_init__(self) -> None:
         from irpref import params
+        from irpref.llm_judged.ppi import check_interval, check_lambda
         from irpref.report.verdicts import check_report_family
         from irpref.stats.families import check_family
 
@@ -58,6 +65,10 @@ class ReportOptions:
         params.check_seed(self.seed, "seed")
         check_family(self.family, self.correction, by_baseline=True)
         check_report_family(self.family)
+        check_lambda(self.ppi_lambda, "ppi_lambda")
+        check_interval(self.ppi_interval, "ppi_interval")
+        if self.ppi_confidence is not None:
+            params.check_probability(self.ppi_confidence, "ppi_confidence")
 
 
 @dataclass(frozen=True)
@@ -129,7 +140,7 @@ class ReportContext:
     options: ReportOptions
     qrels: object
     runs: object
-    judged: object  # irpref.judged.JudgedRankings
+    judged: object  # irpref.judging.judged.JudgedRankings
     saved: bool  # judged rankings saved by irpref judge (no run files to judge again)
     results: pd.DataFrame  # per-query metric values (run, query, measure, value)
     prefs: pd.DataFrame  # per-query preferences (run_a, run_b, query, measure, value)
@@ -142,6 +153,7 @@ class ReportContext:
     verdicts: Verdicts | None  # None with a single run
     qrels_b: object = None
     name_b: str | None = None
+    human_qrels: object = None  # human labels on some queries: the PPI section
 
     @property
     def baseline(self) -> str:

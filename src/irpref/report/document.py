@@ -115,7 +115,7 @@ def _intro(report: Report, fmt: str, bold) -> str:
 
 def render_html(report: Report) -> str:
     """The report as one self-contained HTML page (figures drawn here)."""
-    import irpref.progress as progress
+    import irpref.runtime.progress as progress
 
     nav = "".join(f'<a href="#{_esc(s.id)}">{_esc(s.title)}</a>' for s in report.sections)
     parts = [
@@ -157,7 +157,7 @@ def _md(text) -> str:
 def write_markdown(report: Report, path) -> list[Path]:
     """Write Markdown to ``path`` and its figures as PNG files beside it
     (``<stem>_figNN.png``); returns the figure paths."""
-    import irpref.progress as progress
+    import irpref.runtime.progress as progress
 
     path = Path(path)
     figures: list[Path] = []

@@ -6,7 +6,7 @@ with a second set of qrels, how far the two agree.
   documents within the rankings kept, from :func:`irpref.meta.ties.coverage`
   (the table ``irpref ties --coverage`` prints), and the queries with the most
   unjudged retrieved documents over all runs.
-- :func:`agreement_section`: :func:`irpref.agreement.agree` of QRELS (A) and
+- :func:`agreement_section`: :func:`irpref.llm_judged.agreement.agree` of QRELS (A) and
   ``--qrels-b`` (B) on the report's runs and measures, its tables named as
   ``irpref agree`` names them: the label statistics (Cohen's kappa,
   Krippendorff's alpha, binarized at each threshold, leniency, coverage), the
@@ -97,10 +97,10 @@ def qrels_name(path) -> str:
 
 
 def agreement_section(ctx, judged_at: int = JUDGED_AT[0]) -> Section | None:
-    """"Agreement between the two judgments": :func:`irpref.agreement.agree` of the
+    """"Agreement between the two judgments": :func:`irpref.llm_judged.agreement.agree` of the
     report's qrels and ``ctx.qrels_b`` on its runs under the measures that order
     systems (a better direction in their record; the others are left out)."""
-    from irpref.agreement import agree
+    from irpref.llm_judged.agreement import agree
     from irpref.measures import parse_measure
 
     if ctx.qrels_b is None:

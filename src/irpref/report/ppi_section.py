@@ -2,8 +2,8 @@
 prediction-powered (PPI++) estimate with its interval next to the human-only
 mean with its t interval and the machine-only mean, as a table and a figure.
 
-It takes the plain table of :func:`irpref.prediction_powered.ppi_evaluate`
-(columns :data:`~irpref.prediction_powered.EVALUATE_COLUMNS`) and draws nothing
+It takes the plain table of :func:`irpref.llm_judged.prediction_powered.ppi_evaluate`
+(columns :data:`~irpref.llm_judged.prediction_powered.EVALUATE_COLUMNS`) and draws nothing
 the table does not hold: the figure's ``irpref_data`` is those rows.
 """
 
@@ -15,7 +15,7 @@ import pandas as pd
 from irpref.report.blocks import Block, Section, png_of
 from irpref.report.figure_kit import MANY, plain_text, pyplot
 
-__all__ = ["interval_data", "ppi_intervals", "ppi_section", "ppi_table"]
+__all__ = ["interval_data", "ppi_intervals", "ppi_report_section", "ppi_section", "ppi_table"]
 
 DRAWN = ["run", "value", "low", "high", "human", "human_low", "human_high", "machine"]
 
@@ -101,3 +101,20 @@ def ppi_section(frame: pd.DataFrame, *, human_source: str, machine_source: str,
         *figures,
         Block("details", "PPI estimates and intervals per run and measure", open=not many,
               children=[Block("table", table=ppi_table(frame))])])
+
+
+def ppi_report_section(ctx) -> Section | None:
+    """The section of a report built with ``human_qrels`` (None without): the runs the
+    report judged under its qrels (the machine labels) are judged again under the
+    human labels only (:func:`irpref.llm_judged.prediction_powered.ppi_evaluate`)."""
+    if ctx.human_qrels is None:
+        return None
+    from irpref.llm_judged.prediction_powered import ppi_evaluate
+    from irpref.report.judgments import qrels_name
+
+    o = ctx.options
+    frame = ppi_evaluate(ctx.qrels, ctx.human_qrels, ctx.runs, ctx.measures, lam=o.ppi_lambda,
+                         confidence=o.ppi_confidence or o.confidence, interval=o.ppi_interval,
+                         settings=ctx.settings, judged=ctx.judged)
+    return ppi_section(frame, human_source=qrels_name(ctx.human_qrels),
+                       machine_source=qrels_name(ctx.qrels))

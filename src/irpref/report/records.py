@@ -35,7 +35,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irpref.threads import WRITE_CAP, worker_count
+from irpref.runtime.threads import WRITE_CAP, worker_count
 
 __all__ = [
     "escape",

@@ -179,8 +179,8 @@ def preference_data(results: pd.DataFrame, measure: str | None = None) -> pd.Dat
     """Mean preference matrix (rows preferred over columns when > 0) of one
     measure of an :func:`irpref.compare` table, computed from its per-query
     rows, rows and columns in system order (mean win rate, Diaz Eq. 7, via
-    :func:`irpref.aggregate.orderings_of`). ``attrs["ordering"]`` holds the order."""
-    from irpref.aggregate import orderings_of
+    :func:`irpref.preferences.aggregate.orderings_of`). ``attrs["ordering"]`` holds the order."""
+    from irpref.preferences.aggregate import orderings_of
 
     table = measure_rows(results, measure, ["run_a", "run_b", "query", "value"])
     a_col = table["run_a"].astype(str).to_numpy(object)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import irpref.progress as progress
+import irpref.runtime.progress as progress
 from irpref.stats.seeds import SeedLike, generator
 
 __all__ = ["BOOTSTRAP_CHUNK", "BOOTSTRAP_METHODS", "DEFAULT_BOOTSTRAP", "bootstrap_ci",
@@ -60,7 +60,7 @@ def bootstrap_ci(
     already drawn by :func:`draw_counts` (blocks of rows then share them;
     ``samples`` and ``seed`` are not read).
 
-    A progress bar (``irpref.progress``) follows the draws and the quantiles.
+    A progress bar (``irpref.runtime.progress``) follows the draws and the quantiles.
     The work is split the same way whether or not a bar is drawn: the
     resamples are drawn in order from one stream (chunks of the same
     ``multinomial`` stream are the one-shot draw), the means stay ONE matrix

@@ -1,4 +1,4 @@
-"""Randomized Tukey HSD (Carterette, TOIS 2012) and its optional C kernels (``irpref._kernels``).
+"""Randomized Tukey HSD (Carterette, TOIS 2012) and its C kernels (``irpref._native.kernels``).
 
 Within each query, permute which run produced which values; the statistic is
 the maximum over pairs of |mean over queries| of the permuted matrix; the
@@ -13,13 +13,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
-import irpref.progress as progress
-from irpref.kernels import KERNELS_ENV, c_kernels
+import irpref.runtime.progress as progress
+from irpref.runtime.native import native
+from irpref.runtime.threads import COMPUTE_CAP, worker_count
 from irpref.stats.pairwise import Pairwise
 from irpref.stats.seeds import SeedLike, generator
-from irpref.threads import COMPUTE_CAP, worker_count
 
-__all__ = ["KERNELS_ENV", "hsd_permutations", "tukey_hsd"]
+__all__ = ["hsd_permutations", "tukey_hsd"]
 
 
 def hsd_permutations(
@@ -55,13 +55,13 @@ _PERMUTE_OK: dict[type, bool] = {}
 
 
 def _kernels():
-    """The C module ``irpref._kernels`` or None (:func:`irpref.kernels.c_kernels`).
+    """The C module ``irpref._native.kernels`` or None (:func:`irpref.runtime.native.native`).
 
     Both paths give the same maxima bit for bit (same permutations, same
     summation order and dtype); the C one runs the gather-accumulate-max loop
     per permutation without temporaries, with the GIL released.
     """
-    return c_kernels()
+    return native("kernels")
 
 
 def _c_permute_ok(rng: np.random.Generator, kernels) -> bool:
@@ -292,7 +292,7 @@ def _map_batches(fn, batches: Iterator[np.ndarray]) -> list[np.ndarray]:
 
 
 def _threads() -> int:
-    """Threads for HSD batches: the one thread policy (:mod:`irpref.threads`), at most 8."""
+    """Threads for HSD batches: the one thread policy (:mod:`irpref.runtime.threads`), at most 8."""
     return worker_count(COMPUTE_CAP)
 
 

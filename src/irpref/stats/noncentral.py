@@ -14,9 +14,9 @@ whose first four cumulants are closed forms in E[S] (about 2 CDF evaluations
 a root). The C path steps with the exact
 dF/ddelta, the NumPy path with secant slopes:
 
-- C (``irpref._kernels``, when built): F and dF/ddelta from one pass of the
+- C (``irpref._native.kernels``, when built): F and dF/ddelta from one pass of the
   Poisson-mixture series of Lenth (AS 243, 1989), summed from the Poisson mode
-  in both directions (Benton & Krishnamoorthy 2003), see ``_nct.c``;
+  in both directions (Benton & Krishnamoorthy 2003), see ``kernels_nct.c``;
 - NumPy: F from SciPy's ``stats.nct.cdf``; the slope of each step is that of
   the last two points (the first step takes the normal approximation's),
   whose convergence is superlinear (order 1.6) inside the same bracket.
@@ -36,8 +36,8 @@ import functools
 
 import numpy as np
 
-from irpref.kernels import c_kernels
-from irpref.threads import COMPUTE_CAP, in_threads
+from irpref.runtime.native import native
+from irpref.runtime.threads import COMPUTE_CAP, in_threads
 
 __all__ = ["GH_POINTS", "noncentrality"]
 
@@ -46,14 +46,14 @@ GH_POINTS = 100
 
 BIG_T, GH_WIDTH, GH_MIN_DELTA = 1000.0, 800.0, 40.0
 """Where the mixture is used (|t| > BIG_T and t^2 > GH_WIDTH nu) and where it is not
-trusted (a root with |delta| < GH_MIN_DELTA is found again by the series); as ``_nct.c``."""
+trusted (a root with |delta| < GH_MIN_DELTA is found again by the series); as ``kernels_nct.c``."""
 
 CHUNK = 1 << 12
 """Values per task of the thread pool (C path)."""
 
 ROOT_COST = 256
 """A root costs about as much as this many rows of array work (the weight the thread
-pool's threshold, :data:`irpref.threads.PARALLEL_MIN`, reads)."""
+pool's threshold, :data:`irpref.runtime.threads.PARALLEL_MIN`, reads)."""
 
 
 @functools.cache
@@ -75,7 +75,7 @@ def noncentrality(t: np.ndarray, df: np.ndarray, level: float) -> np.ndarray:
     t, df = t.ravel(), df.ravel()
     out = np.full(len(t), np.nan)
     z = float(ndtri(level))
-    kernels = c_kernels()
+    kernels = native("kernels")
     if kernels is not None:
         nodes, weights = _nodes()
 
@@ -106,7 +106,7 @@ def cdf(t: np.ndarray, df: np.ndarray, delta: np.ndarray, mode: str = "auto"
     slope is exact for the mixture, a central difference of SciPy's CDF otherwise."""
     t, df, delta = (np.ascontiguousarray(x, dtype=np.float64).ravel()
                     for x in np.broadcast_arrays(t, df, delta))
-    kernels = c_kernels()
+    kernels = native("kernels")
     if kernels is not None:
         f, d = np.empty(len(t)), np.empty(len(t))
         nodes, weights = _nodes()
@@ -130,7 +130,7 @@ def cdf(t: np.ndarray, df: np.ndarray, delta: np.ndarray, mode: str = "auto"
 
 
 def _newton(t: np.ndarray, df: np.ndarray, level: float, z: float, fn) -> np.ndarray:
-    """Safeguarded Newton for every element at once (the NumPy twin of ``_nct.c``'s root)."""
+    """Safeguarded Newton for every element at once (the NumPy twin of ``kernels_nct.c``'s root)."""
     x, spread = _start(t, df, z)
     lo, hi, grow = np.full(len(t), -np.inf), np.full(len(t), np.inf), spread.copy()
     out = np.full(len(t), np.nan)
@@ -173,7 +173,7 @@ def _newton(t: np.ndarray, df: np.ndarray, level: float, z: float, fn) -> np.nda
 
 
 def _start(t: np.ndarray, df: np.ndarray, z: float) -> tuple[np.ndarray, np.ndarray]:
-    """The start of the search and the sd of W = t S - Z (as ``_nct.c``'s ``start``):
+    """The start of the search and the sd of W = t S - Z (as ``kernels_nct.c``'s ``start``):
     F = P(W >= delta), so delta is W's (1 - level) quantile, by Cornish-Fisher from its
     first four cumulants (the normal quantile where the expansion moves it by > 2)."""
     from scipy.special import gammaln

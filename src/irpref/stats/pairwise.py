@@ -208,11 +208,11 @@ class Pairwise:
 
     def win_rates(self) -> np.ndarray:
         """(Q, R) per-query win rates of a preference, ``sum_b Delta_q(a, b)``
-        (:func:`irpref.aggregate.win_rates`), from the ``source`` by blocks of pairs
+        (:func:`irpref.preferences.aggregate.win_rates`), from the ``source`` by blocks of pairs
         when it gives them, else from the matrix."""
         if self.matrix_ is None and hasattr(self.source, "win_rates"):
             return np.asarray(self.source.win_rates(), dtype=np.float64)
-        from irpref.aggregate import win_rates
+        from irpref.preferences.aggregate import win_rates
 
         return win_rates(self.matrix)
 

@@ -294,7 +294,7 @@ def run_scores(pw: Pairwise, ranking: str | None = None) -> np.ndarray:
     a preference's per-query mean preference over the other runs (``ranking="mean"``:
     sum_b Delta_q(a, b) / (R - 1)) or Borda points (``ranking="borda"``: the runs below
     plus half the runs tied, over the per-query mean-preference order; as
-    :func:`irpref.aggregate.borda`), as the preference's record says (``ranking``
+    :func:`irpref.preferences.aggregate.borda`), as the preference's record says (``ranking``
     overrides it)."""
     if pw.kind == "metric":
         return pw.scores
