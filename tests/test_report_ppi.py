@@ -44,14 +44,13 @@ def _ppi_table(report) -> pd.DataFrame:
 def test_build_report_has_the_ppi_section_judging_the_runs_once(pair, monkeypatch):
     machine, human, runs = pair
     calls = []
-    real = EVALUATE.judge_inputs
+    real = EVALUATE.judge_with  # every judging, through judge_inputs or not, goes here
 
     def counting(qrels, runs, settings, **kwargs):
         calls.append((str(getattr(qrels, "source", qrels)), settings.ties))
         return real(qrels, runs, settings, **kwargs)
 
-    monkeypatch.setattr(EVALUATE, "judge_inputs", counting)
-    monkeypatch.setattr(pp, "judge_inputs", counting)
+    monkeypatch.setattr(EVALUATE, "judge_with", counting)
     options = ReportOptions(ppi_lambda="auto", ppi_interval="t", ppi_confidence=0.9)
     report = build_report(machine, runs, MEASURES, rel=2, human_qrels=human, options=options)
     # once under each qrels with the report's settings (the ties section judges the runs
@@ -59,8 +58,7 @@ def test_build_report_has_the_ppi_section_judging_the_runs_once(pair, monkeypatc
     assert sorted(c for c in calls if c[1] == "docid") == sorted(
         [(str(machine), "docid"), (str(human), "docid")]), calls
     got = _ppi_table(report)
-    monkeypatch.setattr(EVALUATE, "judge_inputs", real)
-    monkeypatch.setattr(pp, "judge_inputs", real)
+    monkeypatch.setattr(EVALUATE, "judge_with", real)
     alone = pp.ppi_evaluate(machine, human, runs, MEASURES, rel=2, confidence=0.9)
     pd.testing.assert_frame_equal(got, ppi_table(alone))  # the same numbers, to the bit
 

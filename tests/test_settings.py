@@ -211,7 +211,8 @@ def test_a_column_mapping_is_a_setting_every_entry_point_takes():
     assert set(table["query"]) == {"u1", "u2"}
 
 
-@pytest.mark.parametrize("entry", ["significance", "leaderboard", "evaluate", "compare"])
+@pytest.mark.parametrize("entry", ["significance", "leaderboard", "evaluate", "compare",
+                                   "agree", "design", "search_lengths"])
 def test_a_public_call_resolves_its_settings_once(monkeypatch, entry):
     """The public entry point resolves the keywords once; the functions it calls take
     the Settings value (irpref.evaluate.evaluate_with, irpref.compare.compare_with,
@@ -229,6 +230,12 @@ def test_a_public_call_resolves_its_settings_once(monkeypatch, entry):
     qrels, runs = examples.qrels_path(), examples.run_paths()[:3]
     if entry in ("significance", "leaderboard"):
         getattr(irpref, entry)(qrels=qrels, runs=runs, measures=["AP", "sgnLP"], rel=2)
+    elif entry == "agree":
+        irpref.agree(qrels, qrels, runs=runs, measures=["AP", "sgnLP"], rel=2)
+    elif entry == "design":
+        irpref.design(qrels, runs, ["AP"], rel=2, min_diff=0.05)
+    elif entry == "search_lengths":
+        irpref.search_lengths(qrels, runs, rel=2)
     else:
         getattr(irpref, entry)(qrels, runs, ["AP"] if entry == "evaluate" else ["sgnLP"],
                                rel=2)

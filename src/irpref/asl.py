@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
-from irpref.evaluate import announce_missing, judge_inputs
+from irpref.evaluate import announce_missing, judge_with
 from irpref.judging.judged import JudgedRankings
 from irpref.measures.search_length import search_length_slots
 from irpref.params import DEFAULT_MISSING, Settings
@@ -122,7 +122,7 @@ def search_lengths(
         raise UsageError("per-document search lengths read the rankings as retrieved: "
                          "judged_only is not taken here")
     if judged is None:
-        judged = judge_inputs(qrels, runs, settings)
+        judged = judge_with(qrels, runs, settings)
     if judged.ties == "expected":
         raise ValueError("per-document search lengths need one ranking: use ties='docid' "
                          "or 'input'")

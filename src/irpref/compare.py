@@ -232,6 +232,16 @@ def compare(
                                 rel=rel, depth=depth, ties=ties, missing=missing,
                                 corpus_size=corpus_size, judged_only=judged_only,
                                 use_tag=use_tag, columns=columns)
+    return compare_table_with(qrels, runs, measures, settings, subtopics=subtopics,
+                              judged=judged, client=client, stacklevel=5)
+
+
+def compare_table_with(qrels, runs, measures, settings: Settings, *, subtopics=None,
+                       judged: JudgedRankings | None = None, client=None,
+                       stacklevel: int = 4) -> pd.DataFrame:
+    """:func:`compare` on ``settings`` resolved already: the tidy table, labelled by the
+    names as given (the library's own callers pass the value the public entry point
+    resolved)."""
     labelled = []
     for label, p in parse_labelled(measures if measures is not None else DEFAULT_PREFERENCES,
                                    parse_preference, Preference):
@@ -239,7 +249,7 @@ def compare(
         labelled.append((label if changed == p else str(changed), changed))
     unique = list(dict.fromkeys(p for _, p in labelled))  # two spellings: computed once
     table = compare_with(qrels, runs, unique, settings, subtopics=subtopics, judged=judged,
-                         client=client, stacklevel=4).tidy()
+                         client=client, stacklevel=stacklevel).tidy()
     return _relabel(table, labelled)
 
 

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from irpref.errors import UsageError
-from irpref.evaluate import evaluate, judge_inputs
+from irpref.evaluate import evaluate_with, judge_with
 from irpref.judging.judged import JudgedRankings
 from irpref.measures import parse_measures
 from irpref.params import DEFAULT_MISSING, Settings, check_alpha
@@ -322,8 +322,8 @@ def design(
                                 use_tag=use_tag, columns=columns)
     names = [str(m) for m in parse_measures(measures, judged_only=settings.judged_only)]
     if judged is None:
-        judged = judge_inputs(qrels, runs, settings)
-    table = evaluate(None, None, names, settings=settings, judged=judged)
+        judged = judge_with(qrels, runs, settings)
+    table = evaluate_with(None, None, names, settings, judged=judged)
     rows: list[dict] = []
     for name in names:
         rows += _design_rows(name, residual_variance(table, name), min_diff, alpha, beta,

@@ -129,9 +129,9 @@ def names_with(texts, parse, judged_only: bool) -> list[str]:
 
 def _context(qrels, runs, measures, baseline, settings: Settings, options: ReportOptions,
              judged, qrels_b) -> ReportContext:
-    from irpref.compare import compare
+    from irpref.compare import compare_table_with
     from irpref.errors import InputError, MissingQueries
-    from irpref.evaluate import evaluate, judge_inputs
+    from irpref.evaluate import evaluate_with, judge_with
     from irpref.measures import parse_measures
     from irpref.preferences import parse_preferences
     from irpref.report import plots
@@ -148,9 +148,9 @@ def _context(qrels, runs, measures, baseline, settings: Settings, options: Repor
         name_b, qrels_b = qrels_name(qrels_b), as_qrels(qrels_b)
     saved = judged is not None
     if not saved:
-        judged = judge_inputs(qrels, runs, settings)
-    results = evaluate(None, None, measures, settings=settings.replace(judged_only=False),
-                       judged=judged)  # the names carry judged_only already
+        judged = judge_with(qrels, runs, settings)
+    results = evaluate_with(None, None, measures, settings.replace(judged_only=False),
+                            judged=judged)  # the names carry judged_only already
     names = [str(r) for r in judged.run_names]
     scored = set(results["run"].astype(str))
     empty = [r for r in names if r not in scored]
@@ -165,7 +165,8 @@ def _context(qrels, runs, measures, baseline, settings: Settings, options: Repor
     if len(names) >= 2:
         with warnings.catch_warnings():  # evaluate announced the queries a run lacks
             warnings.simplefilter("ignore", MissingQueries)
-            prefs = compare(None, None, preferences, judged=judged, missing=settings.missing)
+            prefs = compare_table_with(None, None, preferences, settings.replace(judged_only=False),
+                                 judged=judged)
     verdicts = (test_pairs([results, prefs], correction=options.correction,
                            family=options.family, alpha=options.alpha)
                 if len(names) >= 2 else None)

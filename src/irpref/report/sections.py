@@ -246,7 +246,7 @@ def ties_section(ctx) -> Section:
     """Means under docid tie-breaking against their expected values (the runs judged
     again with ``ties="expected"``)."""
     from irpref.errors import MissingQueries
-    from irpref.evaluate import judge_inputs
+    from irpref.evaluate import judge_with
     from irpref.report import plots
 
     if ctx.saved:
@@ -260,7 +260,7 @@ def ties_section(ctx) -> Section:
     with warnings.catch_warnings():  # the report announced the queries a run lacks once
         warnings.simplefilter("ignore", MissingQueries)
         for ties in ("docid", "expected"):
-            again[ties] = ctx.judged if ties == s.ties else judge_inputs(
+            again[ties] = ctx.judged if ties == s.ties else judge_with(
                 ctx.qrels, ctx.runs, s.replace(ties=ties), warn=False)
         data = plots.tie_data(None, None, ctx.measures, judged=again, missing=s.missing)
     return Section(

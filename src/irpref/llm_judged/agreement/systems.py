@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irpref.compare import compare
+from irpref.compare import compare_table_with
 from irpref.errors import UsageError
-from irpref.evaluate import evaluate, judge_inputs, layout_for, summarize
+from irpref.evaluate import evaluate_with, judge_with, layout_for, summarize
 from irpref.llm_judged.agreement.orderings import swapped_pairs, tau_ap, tau_b, top_overlap
 from irpref.measures import parse_measure
 from irpref.measures.base import with_params
@@ -107,12 +107,12 @@ def evaluate_both(qrels_a, qrels_b, runs, measures: Sequence[str], settings: Set
     as_given = settings.replace(judged_only=False)  # the names above carry the modifier
     for side, qrels in zip(SIDES, (qrels_a, qrels_b)):
         layout, count_docs = layout_for(every, prefs, settings=settings)
-        judged = judge_inputs(qrels, runs, settings, layout=layout, count_docs=count_docs)
-        results = (evaluate(None, None, every, settings=as_given, judged=judged)
+        judged = judge_with(qrels, runs, settings, layout=layout, count_docs=count_docs)
+        results = (evaluate_with(None, None, every, as_given, judged=judged)
                    if every else None)
         tables[side] = (
             results,
-            compare(None, None, prefs, settings=as_given, judged=judged) if prefs else None,
+            compare_table_with(None, None, prefs, as_given, judged=judged) if prefs else None,
         )
         if extra:
             got = results[results["measure"].isin([str(m) for m in plain])]
