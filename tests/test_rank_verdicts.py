@@ -479,3 +479,12 @@ def test_preference_ranks_lie_in_their_intervals(case):
                 if means[a] == means[b]:
                     assert board.set_index("run").loc[a, "rank"] == board.set_index(
                         "run").loc[b, "rank"]
+
+
+def test_bad_rank_option_values_are_one_line_refusals():
+    for args, words in ((["--groups", "bogus"], "--groups bogus: must be one of auto, letters"),
+                        (["--family", "bogus"], "--family"),
+                        (["--alpha", "1.5"], "--alpha")):
+        proc = irpref_cli("rank", QRELS, *RUNS, "-m", "AP", *args)
+        assert proc.returncode == 2 and words in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr and proc.stdout == ""
