@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import re
 import shutil
 import sys
@@ -18,7 +19,7 @@ from helpers import irpref_cli
 
 import irpref  # noqa: E402
 from irpref import examples  # noqa: E402
-from irpref.errors import UsageError  # noqa: E402
+from irpref.errors import MissingQueries, UsageError  # noqa: E402
 from irpref.report import build_report  # noqa: E402
 from irpref.report.document import render_html  # noqa: E402
 
@@ -169,3 +170,29 @@ def test_markdown_with_figures_beside(tmp_path):
     for name in SECTIONS:
         assert f"## {name}" in text
     assert "| run |" in text
+
+
+def test_search_lengths_follow_the_reports_missing_rule(tmp_path):
+    """Under --missing zero a run's lacking queries are empty rankings in every section:
+    the search-length table counts their relevant items (all unretrieved) as
+    irpref.search_lengths does, beside the "43, 2 scored 0" it prints."""
+    lacking = tmp_path / "lacking.run"
+    with gzip.open(RUNS[0], "rt") as lines, open(lacking, "w") as out:
+        for line in lines:
+            q, _, d, rank, score, _ = line.split()
+            if q not in ("1037798", "104861"):
+                out.write(f"{q} Q0 {d} {rank} {score} lacking\n")
+    runs = [RUNS[1], str(lacking)]
+    for missing in ("skip", "zero"):
+        with pytest.warns(MissingQueries):
+            report = build_report(QRELS, runs, ["AP"], rel=2, missing=missing)
+        section = next(s for s in report.sections if s.id == "search-lengths")
+        table = next(b for b in section.blocks if b.kind == "details").children[0].table
+        with pytest.warns(MissingQueries):
+            items = irpref.search_lengths(QRELS, runs, rel=2, missing=missing)
+        counts = items.groupby("run", sort=False).size()
+        assert dict(zip(table["run"], table["count"])) == counts.to_dict()
+        assert dict(zip(table["run"], table["mean"])) == pytest.approx(
+            items.groupby("run", sort=False)["search_length"].mean().to_dict())
+        assert counts["lacking"] == (counts[NAMES[1]] if missing == "zero"
+                                     else counts[NAMES[1]] - 118)

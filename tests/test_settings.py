@@ -212,7 +212,7 @@ def test_a_column_mapping_is_a_setting_every_entry_point_takes():
 
 
 @pytest.mark.parametrize("entry", ["significance", "leaderboard", "evaluate", "compare",
-                                   "agree", "design", "search_lengths"])
+                                   "agree", "design", "search_lengths", "report"])
 def test_a_public_call_resolves_its_settings_once(monkeypatch, entry):
     """The public entry point resolves the keywords once; the functions it calls take
     the Settings value (irpref.evaluate.evaluate_with, irpref.compare.compare_with,
@@ -236,6 +236,13 @@ def test_a_public_call_resolves_its_settings_once(monkeypatch, entry):
         irpref.design(qrels, runs, ["AP"], rel=2, min_diff=0.05)
     elif entry == "search_lengths":
         irpref.search_lengths(qrels, runs, rel=2)
+    elif entry == "report":  # every section, ties judged again and search lengths included
+        from irpref.report import build_report
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            report = build_report(qrels, runs, ["AP", "nDCG@10"], rel=2)
+        assert {"ties", "search-lengths"} <= {s.id for s in report.sections}
     else:
         getattr(irpref, entry)(qrels, runs, ["AP"] if entry == "evaluate" else ["sgnLP"],
                                rel=2)

@@ -123,6 +123,15 @@ def search_lengths(
                          "judged_only is not taken here")
     if judged is None:
         judged = judge_with(qrels, runs, settings)
+    return search_lengths_with(judged, settings.missing, unretrieved=unretrieved,
+                               cutoff=cutoff, stacklevel=4)
+
+
+def search_lengths_with(judged: JudgedRankings, missing: str = DEFAULT_MISSING, *,
+                        unretrieved: str = "retrieved", cutoff: int | None = None,
+                        stacklevel: int = 3) -> pd.DataFrame:
+    """:func:`search_lengths` of rankings already judged, with queries a run lacks
+    following ``missing`` (the library's own callers, whose settings are resolved)."""
     if judged.ties == "expected":
         raise ValueError("per-document search lengths need one ranking: use ties='docid' "
                          "or 'input'")
@@ -144,8 +153,8 @@ def search_lengths(
     got = np.isin(seg * n_d + d_all, judged.segment[rel_item] * n_d + rel_doc)
     order = np.argsort(seg[~got], kind="stable")
     doc[~pos.retrieved] = d_all[~got][order]
-    announce_missing(judged, settings.missing, stacklevel=3)
-    mask = judged.query_mask(settings.missing).ravel()
+    announce_missing(judged, missing, stacklevel=stacklevel)
+    mask = judged.query_mask(missing).ravel()
     take = mask[pos.segment]
     s = pos.segment[take]
     runs_arr = np.asarray(judged.run_names, dtype=object)

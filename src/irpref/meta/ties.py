@@ -281,7 +281,7 @@ def coverage(judged: JudgedRankings, cutoffs: Sequence[int] = DEFAULT_JUDGED_AT,
     unjudged / retrieved over all those queries. Queries follow ``missing``.
     """
     from irpref.errors import MissingQueries
-    from irpref.evaluate import evaluate
+    from irpref.evaluate import evaluate_with
 
     cuts = tuple(dict.fromkeys(int(k) for k in cutoffs))
     depth = max(int(judged.n_retrieved.max(initial=0)), 1)
@@ -289,7 +289,9 @@ def coverage(judged: JudgedRankings, cutoffs: Sequence[int] = DEFAULT_JUDGED_AT,
     every = list(dict.fromkeys([*names, "NumRet", f"Judged@{depth}"]))
     with warnings.catch_warnings():  # the caller announces the queries a run lacks
         warnings.simplefilter("ignore", MissingQueries)
-        tidy = evaluate(None, None, every, judged=judged, missing=missing)
+        tidy = evaluate_with(None, None, every,
+                             judged.settings.replace(missing=missing, judged_only=False),
+                             judged=judged)
     wide = tidy.pivot_table(index=["run", "query"], columns="measure", values="value",
                             aggfunc="first", sort=False)
     per_query = pd.DataFrame({"run": wide.index.get_level_values(0).astype(object),

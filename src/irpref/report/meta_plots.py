@@ -7,7 +7,8 @@ Figs. 8-9).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -26,9 +27,12 @@ from irpref.report.figure_kit import (
     pyplot,
 )
 
+if TYPE_CHECKING:
+    from irpref.judging.judged import JudgedRankings
+
 __all__ = [
     "search_length_data", "search_length_distributions", "search_length_change",
-    "tie_data", "tie_effects",
+    "tie_data", "tie_effects", "tie_means",
     "discriminative_data", "discriminative_bars",
     "meta_curve_data", "meta_curves",
 ]
@@ -108,13 +112,33 @@ def tie_data(qrels, runs, measures: Sequence[str], *, rel: int = 1,
     difference (docid - expected). Means are taken over the per-query rows
     (queries a run lacks: ``missing``, as :func:`irpref.evaluate`).
     ``judged`` may map ``"docid"`` / ``"expected"`` to inputs already judged so."""
-    from irpref.evaluate import evaluate
+    from irpref.evaluate import judge_with
+    from irpref.measures import parse_measure
+    from irpref.params import Settings
+
+    for m in measures:  # every name checked before any input is read
+        parse_measure(m)
+    judged = dict(judged or {})
+    for ties in ("docid", "expected"):
+        given = judged.get(ties)
+        settings = Settings.resolve(None, given.settings if given is not None else None,
+                                    rel=rel, ties=ties, missing=missing)
+        if given is None:
+            judged[ties] = judge_with(qrels, runs, settings, stacklevel=3)
+    return tie_means(judged, measures, missing)
+
+
+def tie_means(judged: Mapping[str, JudgedRankings], measures: Sequence[str],
+              missing: str = "skip") -> pd.DataFrame:
+    """:func:`tie_data` of rankings judged under each tie policy (``judged["docid"]``,
+    ``judged["expected"]``), queries a run lacks following ``missing``."""
+    from irpref.evaluate import evaluate_with
 
     frames = {}
     for ties in ("docid", "expected"):
-        given = (judged or {}).get(ties)
-        res = evaluate(qrels, runs, list(measures), rel=rel, ties=ties, judged=given,
-                       missing=missing)
+        j = judged[ties]
+        res = evaluate_with(None, None, list(measures),
+                            j.settings.replace(missing=missing, judged_only=False), judged=j)
         frames[ties] = res.groupby(["run", "measure"], sort=False)["value"].mean()
     out = pd.concat(frames, axis=1).reset_index()
     out["difference"] = out["docid"] - out["expected"]

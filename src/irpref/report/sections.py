@@ -248,6 +248,7 @@ def ties_section(ctx) -> Section:
     from irpref.errors import MissingQueries
     from irpref.evaluate import judge_with
     from irpref.report import plots
+    from irpref.report.meta_plots import tie_means
 
     if ctx.saved:
         return Section(
@@ -262,7 +263,7 @@ def ties_section(ctx) -> Section:
         for ties in ("docid", "expected"):
             again[ties] = ctx.judged if ties == s.ties else judge_with(
                 ctx.qrels, ctx.runs, s.replace(ties=ties), warn=False)
-        data = plots.tie_data(None, None, ctx.measures, judged=again, missing=s.missing)
+        data = tie_means(again, ctx.measures, s.missing)
     return Section(
         "ties", "Ties",
         "Mean of each measure with trec_eval's docid tie-break against its expected value "
@@ -275,10 +276,10 @@ def ties_section(ctx) -> Section:
 
 def search_lengths_section(ctx) -> Section:
     """Per-item atomized search lengths and their change against the baseline."""
-    from irpref.asl import search_lengths
+    from irpref.asl import search_lengths_with
     from irpref.report import plots
 
-    sl = search_lengths(judged=ctx.judged)
+    sl = search_lengths_with(ctx.judged, ctx.settings.missing)
     per_run = plots.search_length_data(sl).groupby("run", sort=False)["search_length"].agg(
         ["count", "mean", "median"]).reset_index()
     changed = [r for r in ctx.names if r != ctx.baseline]
