@@ -23,6 +23,7 @@ from irpref.errors import InputError, UsageError
 from irpref.io.columns import check_columns
 from irpref.io.trec import read_qrels
 from irpref.judging.interning import intern
+from irpref.params import Settings
 from irpref.report.records import write_parquet
 
 STYLES = {
@@ -82,9 +83,9 @@ def test_qrels_pass_is_intern(tmp_path, style, seed):
     assert np.array_equal(got.qrels_doc_key, ref.qrels_doc_key)
     assert got.docs.to_pylist() == ref.docs.to_pylist()
     for ties in ("docid", "input", "expected"):
-        ours, _ = scan.judge_file(index, str(run_path), ties=ties)
+        ours, _ = scan.judge_file(index, str(run_path), Settings(ties=ties))
         theirs, _ = scan.judge_file(scan.QrelsIndex(read_qrels(str(qrels_path))),
-                                    str(run_path), ties=ties)
+                                    str(run_path), Settings(ties=ties))
         for a, b in zip(ours[1:-1], theirs[1:-1]):
             assert (a is None and b is None) or np.array_equal(a, b)
 

@@ -247,3 +247,26 @@ def test_a_public_call_resolves_its_settings_once(monkeypatch, entry):
         getattr(irpref, entry)(qrels, runs, ["AP"] if entry == "evaluate" else ["sgnLP"],
                                rel=2)
     assert len(calls) == 1, calls
+
+
+def test_only_public_entry_points_declare_the_setting_keywords():
+    """Below the public boundary the settings travel as one value: a function that
+    declares three or more of the setting keywords takes ``settings=`` too and is a
+    public name (in its module's ``__all__``); internal ones take the Settings value."""
+    offenders = []
+    for path in SRC.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        public = set()
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+                public = set(ast.literal_eval(node.value))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            args = node.args
+            params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+            if len(params & set(SETTING_NAMES)) >= 3 and (
+                    "settings" not in params or node.name not in public):
+                offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {node.name}")
+    assert not offenders, offenders

@@ -163,19 +163,18 @@ def _judge_compact(qrels, runs, settings: Settings, count_docs: bool, block_runs
     """The compact layout of ``runs``: run files one C pass each, in-memory runs
     ``block_runs`` at a time; and the run queries absent from the qrels."""
     blocks, unjudged, docs = [], {}, None
-    ties, depth, use_tag = settings.ties, settings.depth, settings.use_tag
     if not count_docs and scan.takes(runs, columns):  # run files, one at a time
         index = scan.qrels_index(qrels, columns=columns)
         interned = index.collection
-        blocks, unjudged = scan.judge_files(index, runs, ties=ties, depth=depth, use_tag=use_tag)
+        blocks, unjudged = scan.judge_files(index, runs, settings)
         index.close()
     else:
         interned = qrels = as_qrels(qrels, columns=columns)
-        for block in _run_blocks(runs, use_tag, max(1, int(block_runs)), columns):
+        for block in _run_blocks(runs, settings, max(1, int(block_runs))):
             collection = intern(qrels, block)
             del block
             unjudged.update(collection.unjudged_queries)
-            b = judge_block(collection, ties=ties, depth=depth, count_docs=count_docs)
+            b = judge_block(collection, settings, count_docs=count_docs)
             del collection
             if count_docs:
                 docs = merge_docs(docs, b.docs)
@@ -209,9 +208,11 @@ def refuse_unshared(judged: JudgedRankings, unjudged: dict[str, list[str]]) -> N
             f"{', '.join(ours)}{', ...' if judged.n_queries > 3 else ''}")
 
 
-def _run_blocks(runs, use_tag: bool, size: int, columns=None):
-    """The runs as lists of :class:`~irpref.io.trec.Run`, ``size`` at a time;
-    a list of paths is read block by block (other inputs are in memory already)."""
+def _run_blocks(runs, settings: Settings, size: int):
+    """The runs as lists of :class:`~irpref.io.trec.Run`, ``size`` at a time, read
+    under ``settings`` (use_tag, columns); a list of paths is read block by block
+    (other inputs are in memory already)."""
+    use_tag, columns = settings.use_tag, settings.column_map
     if isinstance(runs, (list, tuple)) and all(isinstance(r, (str, os.PathLike)) for r in runs):
         for i in range(0, len(runs), size):
             yield as_runs(list(runs[i : i + size]), use_tag=use_tag, columns=columns)

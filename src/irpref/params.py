@@ -403,3 +403,7 @@ def check_flag(value, flag: str) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise UsageError(f"{_who(flag, value)}: must be True or False")
+
+
+DEFAULT_SETTINGS = Settings()
+"""Every setting at its default (the default of an internal ``settings`` parameter)."""

@@ -27,7 +27,7 @@ from irpref.io.hashing import PairIndex
 from irpref.io.records import Qrels
 from irpref.judging.interning import Collection, intern, refuse_repeated_names
 from irpref.judging.judged import NONPOOL, JudgedRankings, deferred_rankings
-from irpref.params import DEFAULT_MISSING, Settings
+from irpref.params import DEFAULT_MISSING, DEFAULT_SETTINGS, Settings
 
 __all__ = ["CompactBlock", "concat_blocks", "judge", "judge_block"]
 
@@ -387,14 +387,15 @@ class CompactBlock(NamedTuple):
 
 
 def judge_block(
-    coll: Collection, *, ties: str = "docid", depth: int | None = None, count_docs: bool = False
+    coll: Collection, settings: Settings = DEFAULT_SETTINGS, *, count_docs: bool = False
 ) -> CompactBlock:
     """:func:`judge` ``coll`` and keep only what the compact layout needs:
     the items the qrels mention (any grade), with their rank, qrels row and
     tie group, and per segment the number retrieved. The ranking is the one
     :func:`judge` computes (same tie-break, same depth cut), so every kept
-    item has the rank it has in the full layout."""
-    offsets, doc, score, query, present = _ranked(coll, ties, depth, in_place=True)
+    item has the rank it has in the full layout (``settings``: ties and depth)."""
+    ties = settings.ties
+    offsets, doc, score, query, present = _ranked(coll, ties, settings.depth, in_place=True)
     _, row = _join_grades(coll, query, doc, rows=True)
     keep = np.flatnonzero(row >= 0)
     num_ret = np.diff(offsets)

@@ -45,7 +45,7 @@ from irpref.io.tables import table_format
 from irpref.io.trec import QRELS_SOURCES, read_run
 from irpref.judging.interning import Collection, intern, qrels_collection, refuse_repeated_names
 from irpref.judging.ranking import CompactBlock, judge_block
-from irpref.params import check_depth, check_ties
+from irpref.params import DEFAULT_SETTINGS, Settings
 from irpref.runtime.native import SCAN_ENV, native
 from irpref.runtime.threads import IO_CAP, worker_count
 
@@ -187,20 +187,22 @@ def _documents(offsets: np.ndarray, data) -> Callable[[], pa.Array]:
 
 
 def judge_file(
-    index: QrelsIndex, path, *, ties: str = "docid", depth: int | None = None,
-    use_tag: bool = False,
+    index: QrelsIndex, path, settings: Settings = DEFAULT_SETTINGS
 ) -> tuple[CompactBlock, list[str]]:
-    """The compact block of one run file and the query ids the qrels lack
-    (sorted); a file the C pass refuses goes through the Python reader."""
+    """The compact block of one run file ranked and cut under ``settings`` (ties,
+    depth, use_tag) and the query ids the qrels lack (sorted); a file the C pass
+    refuses goes through the Python reader."""
+    ties, depth = settings.ties, settings.depth
     data = read_buffer(path)
     try:
-        out = native("scan").judge(data, index.capsule, _TIE_CODES[ties], depth or 0, use_tag,
+        out = native("scan").judge(data, index.capsule, _TIE_CODES[ties], depth or 0,
+                                   settings.use_tag,
                           isinstance(data, mmap.mmap))
     finally:
         if hasattr(data, "close"):
             data.close()
     if out[0] != 0:
-        return _judge_in_python(index, path, ties=ties, depth=depth, use_tag=use_tag)
+        return _judge_in_python(index, path, settings)
     _, counts, kept, rank, row, first, size, unknown, tag = out
     counts = np.frombuffer(counts, np.int64)
     name = tag.decode() if tag is not None else run_name_from_path(path)
@@ -220,38 +222,35 @@ def judge_file(
 
 
 def _judge_in_python(
-    index: QrelsIndex, path, *, ties: str, depth: int | None, use_tag: bool
+    index: QrelsIndex, path, settings: Settings
 ) -> tuple[CompactBlock, list[str]]:
     """:func:`judge_file` by the careful reader and :func:`judge_block`."""
-    coll = intern(index.qrels, [read_run(path, use_tag=use_tag)])
-    block = judge_block(coll, ties=ties, depth=depth)
+    coll = intern(index.qrels, [read_run(path, use_tag=settings.use_tag)])
+    block = judge_block(coll, settings)
     return block, next(iter(coll.unjudged_queries.values()), [])
 
 
 def judge_files(
     qrels: Qrels | QrelsIndex,
     paths: Sequence,
+    settings: Settings = DEFAULT_SETTINGS,
     *,
-    ties: str = "docid",
-    depth: int | None = None,
-    use_tag: bool = False,
     threads: int | None = None,
 ) -> tuple[list[CompactBlock], dict[str, list[str]]]:
-    """One compact block per run file (in the order of ``paths``) and, per run
+    """One compact block per run file (in the order of ``paths``), ranked and cut
+    under ``settings`` (ties, depth, use_tag), and, per run
     name, the query ids the qrels lack (``qrels`` may be a :class:`QrelsIndex`
     built already, whose ``collection`` then feeds
     :func:`irpref.judging.ranking.concat_blocks`). Files are judged on ``threads``
     threads (default: the CPUs available, at most 4); the first failing file
     in the order of ``paths`` raises its error."""
-    ties = check_ties(ties, "ties")
-    depth = check_depth(depth, "depth")
     index = qrels if isinstance(qrels, QrelsIndex) else QrelsIndex(qrels)
     paths = list(paths)
     threads = max(1, min(threads or worker_count(IO_CAP), len(paths)))
     judge = judge_file if index.capsule is not None else _judge_in_python
 
     def one(path) -> tuple[CompactBlock, list[str]]:
-        return judge(index, path, ties=ties, depth=depth, use_tag=use_tag)
+        return judge(index, path, settings)
 
     with ThreadPoolExecutor(threads, thread_name_prefix="irpref-scan") as pool:
         futures = [pool.submit(one, p) for p in paths]

@@ -242,7 +242,7 @@ def _compact_inputs(req: Request, qrels_path: str, run_path: str,
     if any(r.gains for r in requested):
         refuse_ambiguous_gains(requested, rows, coll.qrels_grade)
     try:
-        block, _ = scan.judge_file(index, run_path, depth=req.depth)
+        block, _ = scan.judge_file(index, run_path, Settings(depth=req.depth))
     except (TrecFormatError, InputError):
         return None
     present = np.array(block.present[0], bool)
