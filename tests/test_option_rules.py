@@ -150,3 +150,42 @@ def test_cli_announces_the_queries_a_run_lacks(lacking):
     assert zero.returncode == 0
     assert "scored as empty rankings (--missing zero)" in zero.stderr
     assert "part\tRR\t0.1" in zero.stdout
+
+
+BEST_ASL = ("ASL is 0, its best value (lower is better), on an empty ranking: the 4 queries "
+            "run part lacks raise its mean under --missing zero; --missing skip leaves them out")
+
+
+@pytest.mark.parametrize("bounds", [False, True])
+def test_zero_warns_where_an_empty_ranking_scores_the_best_value(lacking, bounds):
+    """ASL (Eq. 3) gives an unretrieved relevant item the number of non-relevant items
+    retrieved: on an empty ranking 0, below even a perfect ranking's 1. Under
+    --missing zero a run's lacking queries then improve its mean: said, per measure
+    whose record (orientation, range) makes the value its best; AP's 0 is its worst."""
+    qrels, runs = lacking
+    measures = ["ASL", "AP", "ASL(missing=corpus)", "RR"]
+    with pytest.warns(MissingQueries) as caught:
+        zero = irpref.evaluate(qrels, runs, measures, missing="zero", bounds=bounds)
+    texts = [str(w.message) for w in caught if w.category is MissingQueries]
+    assert texts[1:] == [BEST_ASL], texts
+    with pytest.warns(MissingQueries) as caught:
+        skip = irpref.evaluate(qrels, runs, measures, bounds=bounds)
+    assert not [w for w in caught if "best value" in str(w.message)]
+    means = {m: irpref.summarize(t).set_index(["run", "measure"])["value"]
+             for m, t in (("zero", zero), ("skip", skip))}
+    # the mean the warning is about: part, worse than full on the query it answers,
+    # comes out better (lower) once its four empty rankings count 0
+    assert means["skip"][("part", "ASL")] == pytest.approx(1.5)
+    assert means["zero"][("part", "ASL")] == pytest.approx(0.3)
+    assert means["zero"][("full", "ASL")] == means["skip"][("full", "ASL")] == 1.0
+    assert means["zero"][("part", "AP")] < means["skip"][("part", "AP")]
+
+
+@pytest.mark.slow
+def test_cli_warns_where_an_empty_ranking_scores_the_best_value(lacking):
+    qrels, runs = lacking
+    zero = irpref_cli("evaluate", qrels, *runs, "-m", "ASL", "AP", "--missing", "zero")
+    assert zero.returncode == 0, zero.stderr
+    assert f"irpref: warning: {BEST_ASL}" in zero.stderr.splitlines()
+    quiet = irpref_cli("evaluate", qrels, *runs, "-m", "ASL", "--missing", "zero", "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr

@@ -25,7 +25,7 @@ from irpref.judging.ranking import concat_blocks, judge_block
 from irpref.judging.ranking import judge_with as judge_with_settings
 from irpref.measures import Measure, parse_measure
 from irpref.measures.arithmetic import mean_aggregate
-from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
+from irpref.measures.base import parse_labelled, range_bounds, reads_compact, reads_n_docs
 from irpref.measures.bounds import residual_bounds
 from irpref.measures.subtopic_judgments import check_subtopics, use_subtopics, with_subtopics
 from irpref.measures.trec_prefs import use_preferences
@@ -34,6 +34,7 @@ from irpref.preferences import parse_preference
 from irpref.runtime.memory import release_block
 
 __all__ = [
+    "announce_best_for_lacking",
     "announce_missing",
     "computing",
     "refuse_unshared",
@@ -276,6 +277,44 @@ def announce_missing(judged: JudgedRankings, missing: str, stacklevel: int = 2) 
                       stacklevel=stacklevel)
 
 
+def best_value(m: Measure) -> float | None:
+    """The best value ``m`` can take, from its record (orientation and range): the
+    low end of the range when lower is better, the high end when higher is; None
+    where the record gives no finite one."""
+    fam = m.family
+    if fam.range is None or fam.orientation not in ("higher", "lower"):
+        return None
+    low, _, high, _ = range_bounds(fam.range)
+    best = low if fam.orientation == "lower" else high
+    return best if np.isfinite(best) else None
+
+
+def announce_best_for_lacking(label: str, m: Measure, judged: JudgedRankings,
+                              values: np.ndarray, stacklevel: int = 2) -> None:
+    """Under ``missing="zero"`` a query a run lacks is scored as an empty ranking;
+    where that scores a measure's *best* value (ASL counts the non-relevant
+    retrieved above each relevant item: none, so 0), the lacking queries raise
+    the run's mean instead of lowering it. Warn once per such measure, naming the
+    runs (:class:`~irpref.errors.MissingQueries`)."""
+    best = best_value(m)
+    absent = ~judged.present
+    if best is None or not absent.any():
+        return
+    at_best = absent & (values == best)
+    runs = [judged.run_names[r] for r in np.flatnonzero(at_best.any(axis=1))]
+    if not runs:
+        return
+    shown = ", ".join(runs[:3]) + (", ..." if len(runs) > 3 else "")
+    n, one = int(at_best.sum()), len(runs) == 1
+    better = "lower" if m.family.orientation == "lower" else "higher"
+    warnings.warn(MissingQueries(
+        f"{label} is {best:g}, its best value ({better} is better), on an empty ranking: "
+        f"the {n} quer{'y' if n == 1 else 'ies'} run{'' if one else 's'} {shown} "
+        f"lack{'s' if one else ''} raise {'its' if one else 'their'} mean under --missing "
+        "zero; --missing skip leaves them out"),
+        stacklevel=stacklevel)
+
+
 def tidy(
     judged: JudgedRankings,
     values: dict[str, np.ndarray | Callable[[], np.ndarray]],
@@ -353,26 +392,30 @@ def _gathered(arrays: list[np.ndarray], r_idx: np.ndarray | None,
     return out
 
 
-def computing(labelled: Sequence[tuple[str, Measure]], judged: JudgedRankings
+def computing(labelled: Sequence[tuple[str, Measure]], judged: JudgedRankings,
+              check: Callable[[str, Measure, np.ndarray], None] | None = None
               ) -> dict[str, Callable[[], np.ndarray]]:
     """``{label: function computing the measure's (R, Q) values on judged}``, for
     :func:`tidy`: a measure named by two labels is computed once and kept only
-    until its last label's rows are filled."""
+    until its last label's rows are filled; ``check(label, measure, values)`` sees
+    each label's values as they are computed."""
     labels = dict(labelled)
     left = Counter(labels.values())
     kept: dict[Measure, np.ndarray] = {}
 
-    def value_of(m: Measure) -> Callable[[], np.ndarray]:
+    def value_of(label: str, m: Measure) -> Callable[[], np.ndarray]:
         def compute() -> np.ndarray:
             values = kept.pop(m) if m in kept else m.compute(judged)
             left[m] -= 1
             if left[m]:
                 kept[m] = values
+            if check is not None:
+                check(label, m, values)
             return values
 
         return compute
 
-    return {label: value_of(m) for label, m in labels.items()}
+    return {label: value_of(label, m) for label, m in labels.items()}
 
 
 def evaluate(
@@ -522,14 +565,20 @@ def evaluate_with(qrels, runs, measures, settings: Settings, *,
         judged = judged.with_preferences(prefs)
     mask = judged.query_mask(settings.missing)
     announce_missing(judged, settings.missing, stacklevel=stacklevel)
+    check = None
+    if settings.missing == "zero":
+        def check(label: str, m: Measure, values: np.ndarray) -> None:
+            announce_best_for_lacking(label, m, judged, values, stacklevel=stacklevel + 2)
     if not bounds:  # each measure computed as its rows are filled: one array held at a time
-        return tidy(judged, computing(labelled, judged), mask)
+        return tidy(judged, computing(labelled, judged, check), mask)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once
     values = {}
     for label, m in labelled:
         if m not in computed:
             computed[m] = m.compute(judged)
         values[label] = computed[m]
+        if check is not None:
+            check(label, m, values[label])
     found = residual_bounds(judged, list(computed), values=computed)
     return tidy(judged, values, mask, {label: found[m] for label, m in labelled})
 
