@@ -25,7 +25,7 @@ from irpref.judging.ranking import concat_blocks, judge_block
 from irpref.judging.ranking import judge_with as judge_with_settings
 from irpref.measures import Measure, parse_measure
 from irpref.measures.arithmetic import mean_aggregate
-from irpref.measures.base import parse_labelled, range_bounds, reads_compact, reads_n_docs
+from irpref.measures.base import parse_labelled, reads_compact, reads_n_docs
 from irpref.measures.bounds import residual_bounds
 from irpref.measures.subtopic_judgments import check_subtopics, use_subtopics, with_subtopics
 from irpref.measures.trec_prefs import use_preferences
@@ -277,39 +277,26 @@ def announce_missing(judged: JudgedRankings, missing: str, stacklevel: int = 2) 
                       stacklevel=stacklevel)
 
 
-def best_value(m: Measure) -> float | None:
-    """The best value ``m`` can take, from its record (orientation and range): the
-    low end of the range when lower is better, the high end when higher is; None
-    where the record gives no finite one."""
-    fam = m.family
-    if fam.range is None or fam.orientation not in ("higher", "lower"):
-        return None
-    low, _, high, _ = range_bounds(fam.range)
-    best = low if fam.orientation == "lower" else high
-    return best if np.isfinite(best) else None
-
-
 def announce_best_for_lacking(label: str, m: Measure, judged: JudgedRankings,
-                              values: np.ndarray, stacklevel: int = 2) -> None:
-    """Under ``missing="zero"`` a query a run lacks is scored as an empty ranking;
-    where that scores a measure's *best* value (ASL counts the non-relevant
-    retrieved above each relevant item: none, so 0), the lacking queries raise
-    the run's mean instead of lowering it. Warn once per such measure, naming the
-    runs (:class:`~irpref.errors.MissingQueries`)."""
-    best = best_value(m)
-    absent = ~judged.present
-    if best is None or not absent.any():
+                              values: np.ndarray, lacking: np.ndarray,
+                              stacklevel: int = 2) -> None:
+    """Under ``missing="zero"`` a query a run lacks (``lacking``, (R, Q)) is scored as
+    an empty ranking; where that scores a measure's *best* value (ASL counts the
+    non-relevant retrieved above each relevant item: none, so 0), the lacking
+    queries raise the run's mean instead of lowering it. Warn once per such
+    measure, naming the runs (:class:`~irpref.errors.MissingQueries`)."""
+    best = m.best
+    if best is None:
         return
-    at_best = absent & (values == best)
+    at_best = lacking & (values == best)
     runs = [judged.run_names[r] for r in np.flatnonzero(at_best.any(axis=1))]
     if not runs:
         return
     shown = ", ".join(runs[:3]) + (", ..." if len(runs) > 3 else "")
     n, one = int(at_best.sum()), len(runs) == 1
-    better = "lower" if m.family.orientation == "lower" else "higher"
     warnings.warn(MissingQueries(
-        f"{label} is {best:g}, its best value ({better} is better), on an empty ranking: "
-        f"the {n} quer{'y' if n == 1 else 'ies'} run{'' if one else 's'} {shown} "
+        f"{label} is {best:g}, its best value ({m.orientation} is better), on an empty "
+        f"ranking: the {n} quer{'y' if n == 1 else 'ies'} run{'' if one else 's'} {shown} "
         f"lack{'s' if one else ''} raise {'its' if one else 'their'} mean under --missing "
         "zero; --missing skip leaves them out"),
         stacklevel=stacklevel)
@@ -566,9 +553,11 @@ def evaluate_with(qrels, runs, measures, settings: Settings, *,
     mask = judged.query_mask(settings.missing)
     announce_missing(judged, settings.missing, stacklevel=stacklevel)
     check = None
-    if settings.missing == "zero":
+    lacking = ~judged.present
+    if settings.missing == "zero" and lacking.any():
         def check(label: str, m: Measure, values: np.ndarray) -> None:
-            announce_best_for_lacking(label, m, judged, values, stacklevel=stacklevel + 2)
+            announce_best_for_lacking(label, m, judged, values, lacking,
+                                      stacklevel=stacklevel + 2)
     if not bounds:  # each measure computed as its rows are filled: one array held at a time
         return tidy(judged, computing(labelled, judged, check), mask)
     computed: dict[Measure, np.ndarray] = {}  # two spellings of one measure: computed once

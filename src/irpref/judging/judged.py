@@ -465,6 +465,12 @@ class JudgedRankings(Documents):
         levels = np.tile(np.arange(top, top - span, -1, dtype=g.dtype), self.n_queries)
         return offsets, np.repeat(levels, counts)
 
+    def evaluation(self, missing: str) -> Settings:
+        """The settings of an evaluation of these rankings by names already parsed:
+        their judging settings, queries a run lacks following ``missing``, and no
+        ``judged_only`` modifier applied again (the names carry it)."""
+        return self.settings.replace(missing=missing, judged_only=False)
+
     def query_mask(self, missing: str) -> np.ndarray:
         """(R, Q) which run x query values enter means under the rule ``missing``
         (the evaluation's: ``Settings.missing``): ``skip`` -> queries the run

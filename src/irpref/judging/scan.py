@@ -196,8 +196,7 @@ def judge_file(
     data = read_buffer(path)
     try:
         out = native("scan").judge(data, index.capsule, _TIE_CODES[ties], depth or 0,
-                                   settings.use_tag,
-                          isinstance(data, mmap.mmap))
+                                   settings.use_tag, isinstance(data, mmap.mmap))
     finally:
         if hasattr(data, "close"):
             data.close()

@@ -468,6 +468,17 @@ class Measure:
         difference by it and a positive value always means "better"."""
         return orientation_sign(self.family.orientation)
 
+    @property
+    def best(self) -> float | None:
+        """The best value the record allows: the low end of its range when lower is
+        better, the high end when higher is; None when it gives no finite one."""
+        fam = self.family
+        if fam.range is None or not self.sign:
+            return None
+        low, _, high, _ = range_bounds(fam.range)
+        best = low if self.sign < 0 else high
+        return best if np.isfinite(best) else None
+
     def get(self, key: str) -> Any:
         """The parameter ``key`` (its default when not given)."""
         for k, v in self.params:

@@ -289,9 +289,7 @@ def coverage(judged: JudgedRankings, cutoffs: Sequence[int] = DEFAULT_JUDGED_AT,
     every = list(dict.fromkeys([*names, "NumRet", f"Judged@{depth}"]))
     with warnings.catch_warnings():  # the caller announces the queries a run lacks
         warnings.simplefilter("ignore", MissingQueries)
-        tidy = evaluate_with(None, None, every,
-                             judged.settings.replace(missing=missing, judged_only=False),
-                             judged=judged)
+        tidy = evaluate_with(None, None, every, judged.evaluation(missing), judged=judged)
     wide = tidy.pivot_table(index=["run", "query"], columns="measure", values="value",
                             aggfunc="first", sort=False)
     per_query = pd.DataFrame({"run": wide.index.get_level_values(0).astype(object),

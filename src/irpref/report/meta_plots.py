@@ -137,8 +137,7 @@ def tie_means(judged: Mapping[str, JudgedRankings], measures: Sequence[str],
     frames = {}
     for ties in ("docid", "expected"):
         j = judged[ties]
-        res = evaluate_with(None, None, list(measures),
-                            j.settings.replace(missing=missing, judged_only=False), judged=j)
+        res = evaluate_with(None, None, list(measures), j.evaluation(missing), judged=j)
         frames[ties] = res.groupby(["run", "measure"], sort=False)["value"].mean()
     out = pd.concat(frames, axis=1).reset_index()
     out["difference"] = out["docid"] - out["expected"]
